@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install loom's build and test dependencies from Debian packages, only
+# those missing (safe to run again). Needs root or sudo for apt-get.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang
+  zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
+  libjansson-dev libyaml-dev uuid-dev libroaring-dev
+  nodejs npm
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# Node and npm may come from outside Debian (already on the machine).
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  filtered=()
+  for p in "${missing[@]}"; do
+    [ "$p" = nodejs ] || [ "$p" = npm ] || filtered+=("$p")
+  done
+  missing=("${filtered[@]+"${filtered[@]}"}")
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

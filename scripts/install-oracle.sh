@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install the independent Delta oracle's node modules (DuckDB) into the
+# build tree; shared/ is read-only in CI. Skips the install when present.
+#   scripts/install-oracle.sh [BUILD_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-$here/build}"
+oracle_dir="$here/../shared/tools/delta-oracle"
+dest="$build/oracle-deps"
+if [ ! -f "$oracle_dir/oracle.mjs" ]; then
+  echo "install-oracle: $oracle_dir/oracle.mjs not found (shared/ must sit beside the repo)" >&2
+  exit 1
+fi
+if [ -d "$dest/node_modules/@duckdb/node-api" ] &&
+   cmp -s "$oracle_dir/package-lock.json" "$dest/package-lock.json"; then
+  echo "install-oracle: already installed in $dest"
+  exit 0
+fi
+mkdir -p "$dest"
+bash "$oracle_dir/install.sh" "$dest"

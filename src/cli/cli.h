@@ -1,0 +1,24 @@
+/* cli/cli.h - shared declarations of the loom command-line tool. The CLI
+ * uses only the public headers of libloom (include/loom/). */
+#ifndef LOOM_CLI_H
+#define LOOM_CLI_H
+
+#include <stdio.h>
+
+/* Exit statuses: 0 ok; 1 an operation or table failed; 2 usage/config. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAILED 1
+#define CLI_EXIT_USAGE 2
+
+typedef struct cli_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+} cli_command;
+
+int cmd_version(int argc, char **argv);
+
+/* Print the thread's last library error as "loom: <context>: <message>". */
+void cli_print_error(const char *context);
+
+#endif

@@ -1,0 +1,41 @@
+/* cli/main.c - the loom command-line tool: dispatch to subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const cli_command commands[] = {
+	{ "version", "print the loom version", cmd_version },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+	fprintf(out, "usage: loom <command> [options]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nloom <command> --help shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+		return cmd_version(argc - 1, argv + 1);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "loom: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,577 @@
+/* store/local.c - the local filesystem object store.
+ *
+ * Writes go to a hidden temp file beside the target, are fsynced, then
+ * published: rename() to replace, link() to publish only if absent (link
+ * fails with EEXIST atomically, even against other processes), then the
+ * directory is fsynced. A crash leaves either the old state or the new
+ * object, plus at worst a hidden temp file that vacuum ignores. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/store_int.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/uuid.h"
+#include "util/vec.h"
+
+typedef struct local_store {
+	loom_store base;
+	char *root;       /* realpath of the root, no trailing '/' */
+	size_t root_len;
+} local_store;
+
+static int full_path(const local_store *ls, const char *key, loom_buf *out)
+{
+	loom_buf_clear(out);
+	LOOM_TRY(loom_buf_put(out, ls->root, ls->root_len));
+	LOOM_TRY(loom_buf_putc(out, '/'));
+	return loom_buf_puts(out, key);
+}
+
+/* Resolve the directory that would hold `path` and check it lies inside the
+ * root, so a symlinked directory cannot lead a write or delete outside. A
+ * missing directory is fine (nothing to escape through yet). */
+static int check_parent_inside(const local_store *ls, const char *path, const char *key)
+{
+	char resolved[PATH_MAX];
+	char *dir = loom_strdup(path);
+	char *slash;
+	int rc = 0;
+
+	if (!dir)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (realpath(dir, resolved)) {
+		size_t n = strlen(resolved);
+		if (n < ls->root_len || memcmp(resolved, ls->root, ls->root_len) != 0 ||
+		    (resolved[ls->root_len] != '\0' && resolved[ls->root_len] != '/'))
+			rc = loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
+			              "%s: resolves to %s, outside the table root %s; refusing to touch it",
+			              key, resolved, ls->root);
+	}
+	loom_free(dir);
+	return rc;
+}
+
+static int local_read_range(loom_store *s, const char *key, uint64_t offset,
+                            size_t len, void *dst, size_t *nread)
+{
+	local_store *ls = (local_store *)s;
+	loom_buf path = LOOM_BUF_INIT;
+	size_t got = 0;
+	int fd, rc = 0;
+
+	*nread = 0;
+	LOOM_TRY(loom_store_check_key(key, "read"));
+	if ((rc = full_path(ls, key, &path)) < 0)
+		goto done;
+	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot open %s", path.ptr);
+		goto done;
+	}
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)dst + got, len - got, (off_t)(offset + got));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = loom_err_os(LOOM_EIO, errno, "read of %s at offset %llu failed",
+			                 path.ptr, (unsigned long long)(offset + got));
+			break;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*nread = got;
+done:
+	loom_buf_dispose(&path);
+	return rc;
+}
+
+static int64_t mtime_ms(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+}
+
+static int local_stat(loom_store *s, const char *key, loom_store_entry *out)
+{
+	local_store *ls = (local_store *)s;
+	loom_buf path = LOOM_BUF_INIT;
+	struct stat st;
+	int rc;
+
+	LOOM_TRY(loom_store_check_key(key, "stat"));
+	if ((rc = full_path(ls, key, &path)) < 0)
+		goto done;
+	if (stat(path.ptr, &st) != 0) {
+		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot stat %s", path.ptr);
+		goto done;
+	}
+	out->key = key;
+	out->size = (uint64_t)st.st_size;
+	out->mtime_ms = mtime_ms(&st);
+	out->is_dir = S_ISDIR(st.st_mode) ? 1 : 0;
+done:
+	loom_buf_dispose(&path);
+	return rc;
+}
+
+/* mkdir -p for the parent directories of `path` (inside the root). */
+static int make_parents(const local_store *ls, char *path)
+{
+	char *p = path + ls->root_len + 1;
+	for (; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			int e = errno;
+			*p = '/';
+			return loom_err_os(loom_err_from_errno(e), e, "cannot create directory for %s", path);
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+static int fsync_parent(const char *path)
+{
+	char *dir = loom_strdup(path);
+	char *slash;
+	int fd;
+
+	if (!dir)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	loom_free(dir);
+	return 0;
+}
+
+typedef struct local_writer {
+	loom_store_writer base;
+	char *final_path;
+	char *tmp_path;
+	int fd;
+	unsigned int flags;
+} local_writer;
+
+static void writer_release(local_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	loom_free(w->final_path);
+	loom_free(w->tmp_path);
+	loom_free(w);
+}
+
+static int writer_write(loom_store_writer *base, const void *data, size_t len)
+{
+	local_writer *w = (local_writer *)base;
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return loom_err_os(LOOM_EIO, errno, "write to %s failed", w->tmp_path);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int writer_commit(loom_store_writer *base)
+{
+	local_writer *w = (local_writer *)base;
+	int rc = 0;
+
+	if (fsync(w->fd) != 0) {
+		rc = loom_err_os(LOOM_EIO, errno, "fsync of %s failed", w->tmp_path);
+		goto fail;
+	}
+	close(w->fd);
+	w->fd = -1;
+	if (w->flags & LOOM_PUT_IF_ABSENT) {
+		/* link() is the atomic create-if-absent: it never replaces. */
+		if (link(w->tmp_path, w->final_path) != 0) {
+			int e = errno;
+			if (e == EEXIST)
+				rc = loom_err(LOOM_EEXISTS, LOOM_ERRCLASS_STORE, "%s already exists",
+				              w->final_path);
+			else
+				rc = loom_err_os(loom_err_from_errno(e), e, "cannot publish %s",
+				                 w->final_path);
+			goto fail;
+		}
+		unlink(w->tmp_path);
+	} else if (rename(w->tmp_path, w->final_path) != 0) {
+		rc = loom_err_os(LOOM_EIO, errno, "cannot rename %s to %s", w->tmp_path,
+		                 w->final_path);
+		goto fail;
+	}
+	fsync_parent(w->final_path);
+	writer_release(w);
+	return 0;
+fail:
+	unlink(w->tmp_path);
+	writer_release(w);
+	return rc;
+}
+
+static void writer_abort(loom_store_writer *base)
+{
+	local_writer *w = (local_writer *)base;
+	unlink(w->tmp_path);
+	writer_release(w);
+}
+
+static int local_writer_open(loom_store *s, const char *key, unsigned int flags,
+                             loom_store_writer **out)
+{
+	local_store *ls = (local_store *)s;
+	loom_buf path = LOOM_BUF_INIT, tmp = LOOM_BUF_INIT;
+	local_writer *w = NULL;
+	char uuid[37];
+	char *slash;
+	int rc;
+
+	LOOM_TRY(loom_store_check_key(key, "write"));
+	if ((rc = full_path(ls, key, &path)) < 0 ||
+	    (rc = make_parents(ls, path.ptr)) < 0 ||
+	    (rc = check_parent_inside(ls, path.ptr, key)) < 0 ||
+	    (rc = loom_uuid_v4_string(uuid)) < 0)
+		goto fail;
+	/* The temp file is hidden (leading '.') so listings for vacuum and log
+	 * replay skip it, and sits in the same directory so link/rename stay on
+	 * one filesystem. */
+	slash = strrchr(path.ptr, '/');
+	if ((rc = loom_buf_put(&tmp, path.ptr, (size_t)(slash - path.ptr) + 1)) < 0 ||
+	    (rc = loom_buf_printf(&tmp, ".%s.%s.tmp", slash + 1, uuid)) < 0)
+		goto fail;
+	w = loom_calloc(1, sizeof(*w));
+	if (!w) {
+		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+		goto fail;
+	}
+	w->fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (w->fd < 0) {
+		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot create %s", tmp.ptr);
+		loom_free(w);
+		goto fail;
+	}
+	w->base.write = writer_write;
+	w->base.commit = writer_commit;
+	w->base.abort = writer_abort;
+	w->flags = flags;
+	w->final_path = loom_buf_detach(&path);
+	w->tmp_path = loom_buf_detach(&tmp);
+	*out = &w->base;
+	return 0;
+fail:
+	loom_buf_dispose(&path);
+	loom_buf_dispose(&tmp);
+	return rc;
+}
+
+static int local_put(loom_store *s, const char *key, const void *data, size_t len,
+                     unsigned int flags)
+{
+	loom_store_writer *w;
+	int rc;
+
+	if (flags & LOOM_PUT_IF_ABSENT) {
+		/* Cheap early answer; link() in commit is what makes it atomic. */
+		loom_store_entry st;
+		if (s->stat(s, key, &st) == 0)
+			return loom_err(LOOM_EEXISTS, LOOM_ERRCLASS_STORE, "%s already exists", key);
+	}
+	LOOM_TRY(local_writer_open(s, key, flags, &w));
+	if ((rc = w->write(w, data, len)) < 0) {
+		w->abort(w);
+		return rc;
+	}
+	return w->commit(w);
+}
+
+typedef struct list_item {
+	char *key;
+	uint64_t size;
+	int64_t mtime_ms;
+	int is_dir;
+} list_item;
+
+static int cmp_items(const void *a, const void *b)
+{
+	return strcmp(((const list_item *)a)->key, ((const list_item *)b)->key);
+}
+
+typedef struct list_ctx {
+	const local_store *ls;
+	const char *prefix;
+	size_t prefix_len;
+	const char *start_after;
+	int recursive;
+	loom_vec items;
+	loom_buf key;      /* key of the directory being walked, with trailing '/' or "" */
+} list_ctx;
+
+static int keep_key(const list_ctx *c, const char *key, size_t key_len)
+{
+	if (key_len < c->prefix_len && strncmp(c->prefix, key, key_len) == 0)
+		return 1; /* a directory on the way to the prefix */
+	if (strncmp(key, c->prefix, c->prefix_len) != 0)
+		return 0;
+	return 1;
+}
+
+static int walk_dir(list_ctx *c, int dirfd)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		close(dirfd);
+		return loom_err_os(LOOM_EIO, errno, "cannot list %s/%s", c->ls->root, c->key.ptr ? c->key.ptr : "");
+	}
+	while ((de = readdir(d)) != NULL) {
+		size_t base_len = c->key.size;
+		struct stat st;
+		list_item it;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((rc = loom_buf_puts(&c->key, de->d_name)) < 0)
+			break;
+		if (!keep_key(c, c->key.ptr, c->key.size))
+			goto next;
+		/* lstat: a symlink is listed as itself, never followed, so a walk
+		 * cannot leave the root or loop. */
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno == ENOENT)
+				goto next; /* deleted while we listed */
+			rc = loom_err_os(LOOM_EIO, errno, "cannot stat %s/%s", c->ls->root, c->key.ptr);
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int within_prefix = c->key.size >= c->prefix_len;
+			if (c->recursive || !within_prefix) {
+				int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+				if (sub < 0) {
+					rc = loom_err_os(LOOM_EIO, errno, "cannot open %s/%s", c->ls->root, c->key.ptr);
+					break;
+				}
+				if ((rc = loom_buf_putc(&c->key, '/')) < 0 || (rc = walk_dir(c, sub)) < 0)
+					break;
+				goto next;
+			}
+			it.is_dir = 1;
+		} else {
+			it.is_dir = 0;
+		}
+		if (c->key.size < c->prefix_len)
+			goto next;
+		if (c->start_after && strcmp(c->key.ptr, c->start_after) <= 0)
+			goto next;
+		it.key = loom_strndup(c->key.ptr, c->key.size);
+		if (!it.key) {
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory listing");
+			break;
+		}
+		it.size = (uint64_t)st.st_size;
+		it.mtime_ms = mtime_ms(&st);
+		if ((rc = loom_vec_push(&c->items, &it)) < 0) {
+			loom_free(it.key);
+			break;
+		}
+next:
+		c->key.size = base_len;
+		c->key.ptr[base_len] = '\0';
+	}
+	closedir(d);
+	return rc;
+}
+
+static int local_list(loom_store *s, const char *prefix, const char *start_after,
+                      unsigned int flags, loom_store_list_cb cb, void *payload)
+{
+	local_store *ls = (local_store *)s;
+	list_ctx c;
+	size_t i;
+	int fd, rc = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.ls = ls;
+	c.prefix = prefix ? prefix : "";
+	c.prefix_len = strlen(c.prefix);
+	c.start_after = start_after;
+	c.recursive = (flags & LOOM_LIST_RECURSIVE) != 0;
+	loom_vec_init(&c.items, sizeof(list_item));
+	if (c.prefix_len) {
+		/* The prefix obeys the key rules, less a trailing '/'. */
+		char *p = loom_strndup(c.prefix, c.prefix[c.prefix_len - 1] == '/'
+		                                     ? c.prefix_len - 1 : c.prefix_len);
+		if (!p)
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+		rc = loom_store_check_key(p, "list");
+		loom_free(p);
+		if (rc < 0)
+			return rc;
+	}
+
+	/* Start the walk at the deepest directory named by the prefix. */
+	{
+		const char *slash = strrchr(c.prefix, '/');
+		size_t dir_len = slash ? (size_t)(slash - c.prefix) + 1 : 0;
+		loom_buf dir = LOOM_BUF_INIT;
+		if ((rc = loom_buf_put(&dir, ls->root, ls->root_len)) < 0 ||
+		    (rc = loom_buf_putc(&dir, '/')) < 0 ||
+		    (rc = loom_buf_put(&dir, c.prefix, dir_len)) < 0 ||
+		    (rc = loom_buf_put(&c.key, c.prefix, dir_len)) < 0) {
+			loom_buf_dispose(&dir);
+			goto done;
+		}
+		if (!c.key.ptr && (rc = loom_buf_grow(&c.key, 1)) < 0) {
+			loom_buf_dispose(&dir);
+			goto done;
+		}
+		c.key.ptr[c.key.size] = '\0';
+		fd = open(dir.ptr, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0) {
+			int e = errno;
+			loom_buf_dispose(&dir);
+			if (e == ENOENT || e == ENOTDIR)
+				goto done; /* nothing under a missing prefix */
+			rc = loom_err_os(LOOM_EIO, e, "cannot list %s/%.*s", ls->root, (int)dir_len, c.prefix);
+			goto done;
+		}
+		loom_buf_dispose(&dir);
+	}
+	if ((rc = walk_dir(&c, fd)) < 0)
+		goto done;
+	loom_vec_sort(&c.items, cmp_items);
+	for (i = 0; i < c.items.len; i++) {
+		list_item *it = &LOOM_VEC_AT(&c.items, list_item, i);
+		loom_store_entry e = { it->key, it->size, it->mtime_ms, it->is_dir };
+		rc = cb(&e, payload);
+		if (rc != 0)
+			break;
+	}
+done:
+	for (i = 0; i < c.items.len; i++)
+		loom_free(LOOM_VEC_AT(&c.items, list_item, i).key);
+	loom_vec_dispose(&c.items);
+	loom_buf_dispose(&c.key);
+	return rc;
+}
+
+static int local_remove(loom_store *s, const char *key)
+{
+	local_store *ls = (local_store *)s;
+	loom_buf path = LOOM_BUF_INIT;
+	int rc;
+
+	LOOM_TRY(loom_store_check_key(key, "delete"));
+	if ((rc = full_path(ls, key, &path)) < 0 ||
+	    (rc = check_parent_inside(ls, path.ptr, key)) < 0)
+		goto done;
+	if (unlink(path.ptr) != 0 && errno != ENOENT)
+		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot delete %s", path.ptr);
+done:
+	loom_buf_dispose(&path);
+	return rc;
+}
+
+static int local_remove_empty_dir(loom_store *s, const char *prefix)
+{
+	local_store *ls = (local_store *)s;
+	loom_buf path = LOOM_BUF_INIT;
+	size_t n = strlen(prefix);
+	char *key = loom_strndup(prefix, n && prefix[n - 1] == '/' ? n - 1 : n);
+	int rc;
+
+	if (!key)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	if ((rc = loom_store_check_key(key, "remove directory")) < 0 ||
+	    (rc = full_path(ls, key, &path)) < 0 ||
+	    (rc = check_parent_inside(ls, path.ptr, key)) < 0)
+		goto done;
+	if (rmdir(path.ptr) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot remove directory %s", path.ptr);
+done:
+	loom_free(key);
+	loom_buf_dispose(&path);
+	return rc;
+}
+
+static void local_free(loom_store *s)
+{
+	local_store *ls = (local_store *)s;
+	loom_free(ls->root);
+	loom_free(ls);
+}
+
+LOOM_EXTERN(int) loom_store_open_local(loom_store **out, const char *root_dir)
+{
+	char resolved[PATH_MAX];
+	struct stat st;
+	local_store *ls;
+
+	if (!root_dir || !*root_dir)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "empty table path");
+	if (!realpath(root_dir, resolved))
+		return loom_err_os(loom_err_from_errno(errno), errno, "table root %s", root_dir);
+	if (stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode))
+		return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_STORE, "table root %s is not a directory",
+		                root_dir);
+	ls = loom_calloc(1, sizeof(*ls));
+	if (!ls)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	ls->root = loom_strdup(resolved);
+	if (!ls->root) {
+		loom_free(ls);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	}
+	ls->root_len = strlen(ls->root);
+	if (ls->root_len == 1) /* "/" */
+		ls->root_len = 0;
+	ls->base.version = LOOM_STORE_VERSION;
+	ls->base.name = "local";
+	ls->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ;
+	ls->base.read_range = local_read_range;
+	ls->base.stat = local_stat;
+	ls->base.put = local_put;
+	ls->base.writer_open = local_writer_open;
+	ls->base.list = local_list;
+	ls->base.remove = local_remove;
+	ls->base.remove_empty_dir = local_remove_empty_dir;
+	ls->base.free = local_free;
+	*out = &ls->base;
+	return 0;
+}
+
+LOOM_EXTERN(const char *) loom_store_local_root(const loom_store *s)
+{
+	if (!s || strcmp(s->name, "local") != 0)
+		return NULL;
+	return ((const local_store *)s)->root;
+}
