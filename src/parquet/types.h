@@ -118,4 +118,23 @@ typedef struct pq_logical_type {
 	int int_is_signed;                           /* INTEGER */
 } pq_logical_type;
 
+/* One element of the flattened schema, as Parquet stores it in the footer
+ * (SchemaElement): the tree in depth-first order, the root first, a group's
+ * children right after it. The reader produces this array from a footer;
+ * the writer takes one to describe the file it writes. */
+typedef struct pq_schema_node {
+	const char *name;               /* owned by whoever built the array */
+	int has_repetition;             /* 0 for the root */
+	pq_repetition repetition;
+	int is_group;                   /* groups have children and no type */
+	pq_physical_type type;          /* leaves only */
+	int32_t type_length;            /* FIXED_LEN_BYTE_ARRAY width */
+	int32_t num_children;           /* groups only */
+	pq_converted_type converted_type;   /* PQ_CT_NONE if absent */
+	pq_logical_type logical_type;       /* kind PQ_LT_NONE if absent */
+	int32_t scale, precision;       /* legacy DECIMAL annotation */
+	int has_field_id;
+	int32_t field_id;
+} pq_schema_node;
+
 #endif
