@@ -1,0 +1,117 @@
+/* cli/cmd_vacuum.c - `loom vacuum URI [--retention-hours N] [--full]
+ * [--no-dry-run] [--no-retention-check] [--json]`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+#include "loom/ops.h"
+
+static void vacuum_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: loom vacuum URI [options]\n\n"
+	        "Delete data files that no retained table version needs. Dry run by default.\n\n"
+	        "  --retention-hours N     keep files removed less than N hours ago\n"
+	        "                          (default: the table's delta.deletedFileRetentionDuration, 168)\n"
+	        "  --full                  also delete unreferenced files older than the retention\n"
+	        "                          (default lite: only files the log records as removed)\n"
+	        "  --dry-run               list what would be deleted (the default)\n"
+	        "  --no-dry-run            delete the files\n"
+	        "  --no-retention-check    allow a retention below the table's configured one\n"
+	        "  --json                  machine-readable output\n");
+}
+
+static void print_json(const char *uri, const loom_op_result *r)
+{
+	size_t i;
+	printf("{\"table\":");
+	cli_print_json_string(uri);
+	printf(",\"dry_run\":%s,\"num_files\":%zu,\"bytes\":%lld,\"version\":%lld,\"files\":[",
+	       r->dry_run ? "true" : "false", r->n_files_deleted,
+	       (long long)loom_op_result_metric(r, "sizeOfDataToDelete", 0),
+	       (long long)loom_op_result_metric(r, "version", -1));
+	for (i = 0; i < r->n_files_deleted; i++) {
+		if (i)
+			putchar(',');
+		cli_print_json_string(r->files_deleted[i]);
+	}
+	printf("],\"directories_removed\":%lld}\n",
+	       (long long)loom_op_result_metric(r, "numVacuumedDirectories", 0));
+}
+
+static void print_human(const char *uri, const loom_op_result *r)
+{
+	size_t i;
+	char size[32];
+	cli_format_bytes(loom_op_result_metric(r, "sizeOfDataToDelete", 0), size, sizeof(size));
+	for (i = 0; i < r->n_files_deleted; i++)
+		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
+	if (r->dry_run)
+		printf("%s: %zu files (%s) would be deleted; run with --no-dry-run to delete them\n", uri,
+		       r->n_files_deleted, size);
+	else
+		printf("%s: deleted %zu files (%s), %lld empty directories\n", uri, r->n_files_deleted, size,
+		       (long long)loom_op_result_metric(r, "numVacuumedDirectories", 0));
+}
+
+int cmd_vacuum(int argc, char **argv)
+{
+	loom_vacuum_opts opts = LOOM_VACUUM_OPTS_INIT;
+	loom_op_result result;
+	const char *uri = NULL;
+	int json = 0, i, rc;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			vacuum_usage(stdout);
+			return CLI_EXIT_OK;
+		} else if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
+			char *end;
+			opts.retention_hours = strtoll(argv[++i], &end, 10);
+			if (*end || opts.retention_hours < 0) {
+				fprintf(stderr, "loom vacuum: --retention-hours needs a whole number >= 0, got '%s'\n",
+				        argv[i]);
+				return CLI_EXIT_USAGE;
+			}
+		} else if (strcmp(a, "--full") == 0) {
+			opts.full = 1;
+		} else if (strcmp(a, "--dry-run") == 0) {
+			opts.dry_run = 1;
+		} else if (strcmp(a, "--no-dry-run") == 0) {
+			opts.dry_run = 0;
+		} else if (strcmp(a, "--no-retention-check") == 0) {
+			opts.retention_check = 0;
+		} else if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "loom vacuum: unknown option '%s'\n", a);
+			vacuum_usage(stderr);
+			return CLI_EXIT_USAGE;
+		} else if (!uri) {
+			uri = a;
+		} else {
+			fprintf(stderr, "loom vacuum: one table at a time (got '%s' and '%s')\n", uri, a);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (!uri) {
+		vacuum_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	memset(&result, 0, sizeof(result));
+	rc = loom_vacuum(&result, uri, &opts, NULL, NULL);
+	if (rc < 0) {
+		cli_print_error("vacuum");
+		loom_op_result_clear(&result);
+		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+	}
+	if (json)
+		print_json(uri, &result);
+	else
+		print_human(uri, &result);
+	loom_op_result_clear(&result);
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,298 @@
+/* delta/commit_write.c - put-if-absent commits with conflict checks and
+ * retries. */
+#include "delta/commit_write.h"
+
+#include <string.h>
+
+#include "delta/actions.h"
+#include "delta/log_names.h"
+#include "loom/common.h"
+#include "store/store_int.h"
+#include "util/error.h"
+#include "util/uuid.h"
+
+#define DEFAULT_ATTEMPTS 15
+#define DELTA_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_DELTA, __VA_ARGS__)
+
+void delta_commit_init(delta_commit *c, delta_commit_kind kind, int64_t read_version,
+                       const char *operation)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->read_version = read_version;
+	c->operation = operation;
+}
+
+static void commit_key(int64_t version, char out[64])
+{
+	char digits[21];
+	delta_log_format_version(version, digits);
+	snprintf(out, 64, "_delta_log/%s.json", digits);
+}
+
+/* Spark writes operationParameters and operationMetrics as string maps:
+ * every non-string value becomes its compact JSON text. */
+static json_t *stringified(json_t *obj)
+{
+	json_t *out = json_object(), *v;
+	const char *k;
+	if (!out || !obj)
+		return out;
+	json_object_foreach(obj, k, v) {
+		if (json_is_string(v)) {
+			json_object_set(out, k, v);
+		} else {
+			char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+			if (text) {
+				json_object_set_new(out, k, json_string(text));
+				free(text);
+			}
+		}
+	}
+	return out;
+}
+
+/* The in-commit timestamp of `version`'s commit, or -1 if it has none. */
+static int64_t read_ict(loom_store *store, int64_t version)
+{
+	char key[64];
+	loom_buf raw = LOOM_BUF_INIT;
+	int64_t ict = -1;
+	const char *nl;
+	json_t *root, *ci, *ts;
+
+	commit_key(version, key);
+	if (loom_store_read_all(store, key, &raw) < 0) {
+		loom_buf_dispose(&raw);
+		return -1;
+	}
+	/* commitInfo is the first action when ICT is enabled */
+	nl = raw.ptr ? memchr(raw.ptr, '\n', raw.size) : NULL;
+	root = raw.ptr ? json_loadb(raw.ptr, nl ? (size_t)(nl - raw.ptr) : raw.size, 0, NULL) : NULL;
+	ci = root ? json_object_get(root, "commitInfo") : NULL;
+	ts = ci ? json_object_get(ci, "inCommitTimestamp") : NULL;
+	if (ts && json_is_integer(ts))
+		ict = json_integer_value(ts);
+	json_decref(root);
+	loom_buf_dispose(&raw);
+	return ict;
+}
+
+static const char *const reserved_commit_keys[] = {
+	"timestamp", "inCommitTimestamp", "operation", "operationParameters",
+	"operationMetrics", "readVersion", "isolationLevel", "isBlindAppend",
+	"engineInfo", "txnId", NULL
+};
+
+static int is_reserved(const char *key)
+{
+	size_t i;
+	for (i = 0; reserved_commit_keys[i]; i++)
+		if (strcmp(key, reserved_commit_keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The config's commit block: custom_metadata.X becomes commitInfo key X,
+ * user_metadata / userMetadata becomes userMetadata; core keys are never
+ * overridden. */
+static void add_user_metadata(json_t *ci, const delta_commit *c)
+{
+	size_t i;
+	for (i = 0; i < c->n_user_metadata; i++) {
+		const char *k = c->user_metadata[i].key, *v = c->user_metadata[i].value;
+		const char *name = NULL;
+		if (!k || !v)
+			continue;
+		if (strncmp(k, "custom_metadata.", 16) == 0)
+			name = k + 16;
+		else if (strcmp(k, "user_metadata") == 0 || strcmp(k, "userMetadata") == 0)
+			name = "userMetadata";
+		if (name && *name && !is_reserved(name))
+			json_object_set_new(ci, name, json_string(v));
+	}
+}
+
+static int build_commit(loom_store *store, const delta_commit *c, int64_t version,
+                        loom_buf *out)
+{
+	int64_t now = loom_clock_wall_ms(c->clock);
+	json_t *root = json_object(), *ci = json_object();
+	char uuid[37], *text;
+	int rc;
+
+	if (!root || !ci) {
+		json_decref(root);
+		json_decref(ci);
+		return DELTA_ERR(LOOM_ENOMEM, "out of memory building commitInfo");
+	}
+	if ((rc = loom_uuid_v4_string(uuid)) < 0) {
+		json_decref(root);
+		json_decref(ci);
+		return rc;
+	}
+	if (c->in_commit_timestamps && version > 0) {
+		int64_t prev = read_ict(store, version - 1);
+		if (prev >= now)
+			now = prev + 1; /* ICT must increase strictly */
+	}
+	json_object_set_new(ci, "timestamp", json_integer(now));
+	if (c->in_commit_timestamps)
+		json_object_set_new(ci, "inCommitTimestamp", json_integer(now));
+	json_object_set_new(ci, "operation", json_string(c->operation));
+	json_object_set_new(ci, "operationParameters", stringified(c->operation_parameters));
+	if (c->kind != DELTA_COMMIT_CREATE && c->read_version >= 0)
+		json_object_set_new(ci, "readVersion", json_integer(c->read_version));
+	if (c->isolation_level)
+		json_object_set_new(ci, "isolationLevel", json_string(c->isolation_level));
+	json_object_set_new(ci, "isBlindAppend", json_boolean(c->is_blind_append));
+	if (c->operation_metrics)
+		json_object_set_new(ci, "operationMetrics", stringified(c->operation_metrics));
+	{
+		char engine[64];
+		snprintf(engine, sizeof(engine), "loom/%s", loom_version());
+		json_object_set_new(ci, "engineInfo", json_string(engine));
+	}
+	json_object_set_new(ci, "txnId", json_string(uuid));
+	add_user_metadata(ci, c);
+	json_object_set_new(root, "commitInfo", ci);
+	text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (!text)
+		return DELTA_ERR(LOOM_ENOMEM, "out of memory serialising commitInfo");
+	loom_buf_clear(out);
+	rc = loom_buf_puts(out, text);
+	free(text);
+	if (rc == 0)
+		rc = loom_buf_putc(out, '\n');
+	if (rc == 0 && c->actions_len) {
+		rc = loom_buf_put(out, c->actions, c->actions_len);
+		if (rc == 0 && c->actions[c->actions_len - 1] != '\n')
+			rc = loom_buf_putc(out, '\n');
+	}
+	return rc;
+}
+
+/* Does winning commit `version` conflict with `c`? 0 if not. */
+static int check_winner(loom_store *store, const delta_commit *c, int64_t version)
+{
+	char key[64], where[128];
+	loom_buf raw = LOOM_BUF_INIT;
+	delta_parse_scratch scratch;
+	size_t pos = 0;
+	int line_no = 0, rc = 0;
+
+	if (c->kind == DELTA_COMMIT_INFO_ONLY)
+		return 0;
+	commit_key(version, key);
+	if ((rc = loom_store_read_all(store, key, &raw)) < 0)
+		return loom_err_wrap("reading winning commit %lld", (long long)version);
+	delta_parse_scratch_init(&scratch);
+	while (pos < raw.size && rc == 0) {
+		const char *line = raw.ptr + pos;
+		const char *nl = memchr(line, '\n', raw.size - pos);
+		size_t len = nl ? (size_t)(nl - line) : raw.size - pos;
+		delta_action act;
+		json_t *root = NULL;
+
+		pos += len + (nl ? 1 : 0);
+		line_no++;
+		if (len == 0 || (len == 1 && line[0] == '\r'))
+			continue;
+		snprintf(where, sizeof(where), "%s line %d", key, line_no);
+		delta_parse_scratch_reset(&scratch);
+		if ((rc = delta_action_parse_line(line, len, where, &scratch, &root, &act)) < 0)
+			break;
+		switch (act.type) {
+		case DELTA_ACT_METADATA:
+			rc = DELTA_ERR(LOOM_ECONFLICT,
+			               "concurrent commit %lld changed the table metadata; %s aborted, table unchanged",
+			               (long long)version, c->operation);
+			break;
+		case DELTA_ACT_PROTOCOL:
+			rc = DELTA_ERR(LOOM_ECONFLICT,
+			               "concurrent commit %lld changed the table protocol; %s aborted, table unchanged",
+			               (long long)version, c->operation);
+			break;
+		case DELTA_ACT_REMOVE:
+			if (c->kind == DELTA_COMMIT_REARRANGE && c->removed_keys &&
+			    loom_map_gets(c->removed_keys, act.u.file.path))
+				rc = DELTA_ERR(LOOM_ECONFLICT,
+				               "concurrent commit %lld removed %s, which %s rewrites; "
+				               "aborted, table unchanged",
+				               (long long)version, act.u.file.path, c->operation);
+			break;
+		default:
+			break;
+		}
+		json_decref(root);
+	}
+	delta_parse_scratch_dispose(&scratch);
+	loom_buf_dispose(&raw);
+	return rc;
+}
+
+typedef struct latest_ctx {
+	int64_t latest;
+} latest_ctx;
+
+static int note_commit(const loom_store_entry *e, void *payload)
+{
+	latest_ctx *lc = payload;
+	const char *base = strrchr(e->key, '/');
+	delta_log_name name;
+	base = base ? base + 1 : e->key;
+	if (delta_log_name_parse(base, strlen(base), &name) && name.kind == DELTA_LOG_COMMIT &&
+	    name.version > lc->latest)
+		lc->latest = name.version;
+	return 0;
+}
+
+int delta_commit_write(loom_store *store, const delta_commit *c, int64_t *out_version)
+{
+	int attempts = c->max_attempts > 0 ? c->max_attempts : DEFAULT_ATTEMPTS;
+	int64_t version = c->kind == DELTA_COMMIT_CREATE ? 0 : c->read_version + 1;
+	loom_buf body = LOOM_BUF_INIT;
+	char key[64];
+	int attempt, rc = 0;
+
+	if (c->kind != DELTA_COMMIT_CREATE && c->read_version < 0)
+		return DELTA_ERR(LOOM_EINVAL, "commit of %s without a read version", c->operation);
+	for (attempt = 0; attempt < attempts; attempt++) {
+		latest_ctx lc;
+		int64_t v;
+
+		if ((rc = build_commit(store, c, version, &body)) < 0)
+			break;
+		commit_key(version, key);
+		rc = store->put(store, key, body.ptr, body.size, LOOM_PUT_IF_ABSENT);
+		if (rc == 0) {
+			*out_version = version;
+			break;
+		}
+		if (rc != LOOM_EEXISTS)
+			break;
+		if (c->kind == DELTA_COMMIT_CREATE) {
+			rc = DELTA_ERR(LOOM_ECONFLICT, "another writer created the table first (%s exists)", key);
+			break;
+		}
+		/* Lost the race: check every commit that won, then retry after them. */
+		lc.latest = version;
+		{
+			char start[64];
+			commit_key(version - 1, start);
+			if ((rc = store->list(store, "_delta_log/", start, 0, note_commit, &lc)) < 0)
+				break;
+		}
+		for (v = version; v <= lc.latest && rc == 0; v++)
+			rc = check_winner(store, c, v);
+		if (rc < 0)
+			break;
+		version = lc.latest + 1;
+	}
+	if (rc == LOOM_EEXISTS || (rc == 0 && attempt == attempts))
+		rc = DELTA_ERR(LOOM_ECONFLICT, "%s: gave up after %d commit attempts lost to concurrent writers",
+		               c->operation, attempts);
+	loom_buf_dispose(&body);
+	return rc;
+}
