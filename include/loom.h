@@ -7,5 +7,6 @@
 #include "loom/common.h"
 #include "loom/errors.h"
 #include "loom/store.h"
+#include "loom/table.h"
 
 #endif

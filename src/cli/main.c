@@ -6,6 +6,7 @@
 
 static const cli_command commands[] = {
 	{ "version", "print the loom version", cmd_version },
+	{ "inspect", "show the state of a Delta table", cmd_inspect },
 };
 
 static void usage(FILE *out)

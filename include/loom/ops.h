@@ -1,0 +1,184 @@
+/*
+ * loom/ops.h - maintenance operation options, results, and the maintainer
+ * backend that executes them.
+ *
+ * The seed's DeltaTableMaintainer becomes `loom_maintainer`: a struct of
+ * function pointers (vacuum, compact, z_order), each taking the table URI,
+ * its resolved location (storage options, writer and commit settings) and
+ * the operation's options, and filling a `loom_op_result`. The native engine
+ * (src/ops) implements it and is returned by loom_maintainer_native(); tests
+ * and embedders may supply their own.
+ *
+ * Option structs are transparent and only ever grow at the end. Initialise
+ * them with their *_INIT macro (or *_init function): a struct whose version
+ * is not set is rejected with LOOM_EINVAL, so a zero-filled struct can never
+ * silently mean "not a dry run".
+ */
+#ifndef LOOM_OPS_H
+#define LOOM_OPS_H
+
+#include "common.h"
+
+LOOM_BEGIN_DECL
+
+/* ---- options ------------------------------------------------------------ */
+
+/* retention_hours value meaning "use the table's
+ * delta.deletedFileRetentionDuration (default 168 h)". */
+#define LOOM_RETENTION_TABLE_DEFAULT (-1)
+
+#define LOOM_VACUUM_OPTS_VERSION 1
+typedef struct loom_vacuum_opts {
+	unsigned int version;    /* LOOM_VACUUM_OPTS_VERSION */
+	int64_t retention_hours; /* >= 0, or LOOM_RETENTION_TABLE_DEFAULT */
+	int dry_run;             /* default 1: list eligible files, delete nothing */
+	int full;                /* default 0 (lite: only files the log removed);
+	                          * 1: also unreferenced files older than retention */
+} loom_vacuum_opts;
+#define LOOM_VACUUM_OPTS_INIT { LOOM_VACUUM_OPTS_VERSION, LOOM_RETENTION_TABLE_DEFAULT, 1, 0 }
+
+#define LOOM_COMPACT_OPTS_VERSION 1
+typedef struct loom_compact_opts {
+	unsigned int version;    /* LOOM_COMPACT_OPTS_VERSION */
+	int64_t target_size;     /* bytes; 0 = table/engine default; < 0 invalid */
+} loom_compact_opts;
+#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0 }
+
+#define LOOM_ZORDER_OPTS_VERSION 1
+typedef struct loom_zorder_opts {
+	unsigned int version;        /* LOOM_ZORDER_OPTS_VERSION */
+	const char *const *columns;  /* borrowed for the call; at least one */
+	size_t n_columns;
+	int64_t target_size;         /* bytes; 0 = default; < 0 invalid */
+} loom_zorder_opts;
+#define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0 }
+
+/** Fill `o` with defaults. LOOM_EINVAL if `version` is not one this
+ *  library knows. */
+LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version);
+LOOM_EXTERN(int) loom_compact_opts_init(loom_compact_opts *o, unsigned int version);
+LOOM_EXTERN(int) loom_zorder_opts_init(loom_zorder_opts *o, unsigned int version);
+
+/** Check options: version set, retention >= 0 or the table default,
+ *  target sizes >= 0, at least one non-empty Z-order column and no
+ *  duplicates. LOOM_EINVAL with a message naming the bad field. */
+LOOM_EXTERN(int) loom_vacuum_opts_check(const loom_vacuum_opts *o);
+LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o);
+LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o);
+
+/* ---- where a table lives ------------------------------------------------ */
+
+/* One string setting (storage option, writer/commit/delta_config entry).
+ * Nested YAML mappings are flattened with dots: commit.custom_metadata.team. */
+typedef struct loom_kv {
+	const char *key;
+	const char *value;
+} loom_kv;
+
+/* The physical location of one table, as resolved from the storage config
+ * (the seed's TableLocation). Everything is borrowed from the config (or
+ * from the caller that built it) and valid during the call it is passed to. */
+typedef struct loom_table_location {
+	const char *uri;                 /* table root: a path, file://, s3://... */
+	const loom_kv *storage_options;  /* object-store settings (credentials!) */
+	size_t n_storage_options;
+	const loom_kv *writer;           /* Parquet writer settings */
+	size_t n_writer;
+	const loom_kv *delta_config;     /* table properties to set on write */
+	size_t n_delta_config;
+	const loom_kv *commit;           /* commit properties (custom metadata, retries) */
+	size_t n_commit;
+	int64_t target_file_size;        /* bytes; 0 = unset */
+} loom_table_location;
+
+/* ---- cancellation ------------------------------------------------------- */
+
+/* A cancel token owned by the runner. Operations poll it between files
+ * (and at any other safe point) and return LOOM_ECANCELLED when it is set,
+ * leaving the table as it was or fully committed, never half-written. */
+typedef struct loom_cancel loom_cancel;
+
+/** 1 when cancellation was requested; 0 otherwise and for NULL.
+ *  Thread-safe (an atomic load). */
+LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c);
+
+/* ---- results ------------------------------------------------------------ */
+
+typedef enum loom_result_kind {
+	LOOM_RESULT_NONE = 0,
+	LOOM_RESULT_VACUUM = 1,   /* the seed's VacuumResult */
+	LOOM_RESULT_OPTIMIZE = 2  /* the seed's OptimizeResult (compact, Z-order) */
+} loom_result_kind;
+
+/* A named integer, for results that extend the two base kinds
+ * (bytes rewritten, committed version, a custom op's counters). */
+typedef struct loom_metric {
+	char *name;   /* owned by the result */
+	int64_t value;
+} loom_metric;
+
+/* The result of one operation on one table. The runner zero-fills it,
+ * the operation sets `kind` and fills the matching part with the helper
+ * functions below (which allocate with loom's allocator), and the runner
+ * releases it with loom_op_result_clear. */
+typedef struct loom_op_result {
+	int kind;                       /* a loom_result_kind */
+	/* LOOM_RESULT_VACUUM: paths (relative to the table root) deleted, or
+	 * that would be deleted when the run was dry. */
+	char **files_deleted;
+	size_t n_files_deleted;
+	int dry_run;
+	/* LOOM_RESULT_OPTIMIZE */
+	int64_t num_files_added;
+	int64_t num_files_removed;
+	/* Extensions, in insertion order. */
+	loom_metric *metrics;
+	size_t n_metrics;
+} loom_op_result;
+
+/** Set kind = LOOM_RESULT_VACUUM and append one deleted path (copied). */
+LOOM_EXTERN(int) loom_op_result_add_deleted(loom_op_result *r, const char *path);
+/** Append (or replace) a named metric; the name is copied. */
+LOOM_EXTERN(int) loom_op_result_set_metric(loom_op_result *r, const char *name, int64_t value);
+/** The value of a metric, or `dflt` when absent. */
+LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *name, int64_t dflt);
+/** Free everything the result owns and zero it. NULL is fine. */
+LOOM_EXTERN(void) loom_op_result_clear(loom_op_result *r);
+/** Deep copy `src` into `dst` (which must be zero or cleared). */
+LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *src);
+
+/* ---- the maintainer backend --------------------------------------------- */
+
+#define LOOM_MAINTAINER_VERSION 1
+
+typedef struct loom_maintainer loom_maintainer;
+
+/* Each function runs one operation on the table at `uri` and fills `out`
+ * (zero-filled by the caller). Return 0, or a negative LOOM_E* code after
+ * recording the cause with the thread's error (the runner copies it into
+ * the table's result on the worker thread). Functions are called
+ * concurrently from several worker threads, for different tables: they must
+ * be thread-safe. `cancel` may be NULL. */
+struct loom_maintainer {
+	unsigned int version;   /* LOOM_MAINTAINER_VERSION */
+	const char *name;       /* "native", "test", ... */
+	int (*vacuum)(loom_op_result *out, const loom_maintainer *self,
+	              const char *uri, const loom_table_location *loc,
+	              const loom_vacuum_opts *opts, const loom_cancel *cancel);
+	int (*compact)(loom_op_result *out, const loom_maintainer *self,
+	               const char *uri, const loom_table_location *loc,
+	               const loom_compact_opts *opts, const loom_cancel *cancel);
+	int (*z_order)(loom_op_result *out, const loom_maintainer *self,
+	               const char *uri, const loom_table_location *loc,
+	               const loom_zorder_opts *opts, const loom_cancel *cancel);
+	void *payload;          /* the backend's own state */
+};
+
+/** The native engine (src/ops). On success *out is a static maintainer
+ *  (never freed). Until src/ops provides the engine this returns
+ *  LOOM_EUNSUPPORTED with a message saying so. */
+LOOM_EXTERN(int) loom_maintainer_native(const loom_maintainer **out);
+
+LOOM_END_DECL
+
+#endif

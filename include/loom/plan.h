@@ -1,0 +1,255 @@
+/*
+ * loom/plan.h - the declarative maintenance layer (seed: MaintainTable,
+ * MaintainSchema, OpSpec, OperationDeclaration, MaintenanceStep,
+ * MaintenanceRunner, MaintenanceReport).
+ *
+ *   loom_decl *d;
+ *   loom_maintain_schema(&d, "raw");
+ *   loom_vacuum_opts v = LOOM_VACUUM_OPTS_INIT;
+ *   v.retention_hours = 168; v.dry_run = 0;
+ *   loom_decl_vacuum(d, &v);
+ *   loom_decl_compact(d, NULL);
+ *   loom_step_add(step, d);                 // the step owns d now
+ *   loom_runner_from_config(&r, cfg, maintainer, LOOM_MISSING_SKIP);
+ *   loom_runner_run(&report, r, step, NULL);
+ *   if (loom_report_has_errors(report)) ...
+ *
+ * Errors are never silent: a builder call that breaks a rule returns
+ * LOOM_EINVAL *and* leaves the declaration marked, so resolving or running
+ * it fails again with the same message even if the caller ignored the
+ * first return value.
+ */
+#ifndef LOOM_PLAN_H
+#define LOOM_PLAN_H
+
+#include "common.h"
+#include "config.h"
+#include "ops.h"
+
+LOOM_BEGIN_DECL
+
+/* ---- operations (OpSpec) ------------------------------------------------- */
+
+typedef struct loom_op loom_op;
+
+/* Run the operation on one table. `m` is the runner's maintainer; `out` is
+ * zero-filled; set out->kind (VACUUM or OPTIMIZE) and fill it. Return 0 or a
+ * negative LOOM_E* code with the thread's error set. Called on worker
+ * threads, possibly concurrently for different tables. */
+typedef int (*loom_op_execute_fn)(loom_op_result *out, const loom_maintainer *m,
+                                  const char *uri, const loom_table_location *loc,
+                                  const loom_cancel *cancel, void *payload);
+
+/** A custom operation named `name` (which keys its result; copied).
+ *  `payload` is passed to execute and released with `free_payload` (may be
+ *  NULL) when the last reference goes. *out starts with one reference. */
+LOOM_EXTERN(int) loom_op_new(loom_op **out, const char *name,
+                             loom_op_execute_fn execute, void *payload,
+                             void (*free_payload)(void *payload));
+/** Built-in operations: they call the maintainer's vacuum / compact /
+ *  z_order. Options are checked and copied. Names: "vacuum", "compact",
+ *  "z_order". */
+LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts);
+LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts);
+LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts);
+
+LOOM_EXTERN(const char *) loom_op_name(const loom_op *op);
+/** Take another reference (ops are shared by the specs of a schema). */
+LOOM_EXTERN(loom_op *) loom_op_ref(loom_op *op);
+/** Drop a reference; NULL is fine. Thread-safe. */
+LOOM_EXTERN(void) loom_op_free(loom_op *op);
+/** Run `op` directly (what the runner does per table). */
+LOOM_EXTERN(int) loom_op_execute(const loom_op *op, loom_op_result *out,
+                                 const loom_maintainer *m, const char *uri,
+                                 const loom_table_location *loc,
+                                 const loom_cancel *cancel);
+
+/* ---- specs (MaintenanceSpec) ------------------------------------------- */
+
+/* One table and the ops to run on it, in order. */
+typedef struct loom_spec loom_spec;
+/* An ordered list of specs, produced by resolving declarations. */
+typedef struct loom_spec_list loom_spec_list;
+
+LOOM_EXTERN(int) loom_spec_new(loom_spec **out, const char *table_ref);
+/** Append an op; the spec takes a new reference (the caller keeps its own).
+ *  LOOM_EINVAL when an op with the same name is already in the spec
+ *  (results are keyed by name) or when compact and z_order would both be
+ *  in it. */
+LOOM_EXTERN(int) loom_spec_add_op(loom_spec *s, loom_op *op);
+LOOM_EXTERN(const char *) loom_spec_table_ref(const loom_spec *s);
+LOOM_EXTERN(size_t) loom_spec_op_count(const loom_spec *s);
+LOOM_EXTERN(loom_op *) loom_spec_op_at(const loom_spec *s, size_t i);
+LOOM_EXTERN(void) loom_spec_free(loom_spec *s);
+
+LOOM_EXTERN(int) loom_spec_list_new(loom_spec_list **out);
+/** Append a spec; the list owns it afterwards (also on failure). */
+LOOM_EXTERN(int) loom_spec_list_push(loom_spec_list *l, loom_spec *s);
+LOOM_EXTERN(size_t) loom_spec_list_count(const loom_spec_list *l);
+LOOM_EXTERN(loom_spec *) loom_spec_list_at(const loom_spec_list *l, size_t i);
+LOOM_EXTERN(void) loom_spec_list_free(loom_spec_list *l);
+
+/* ---- declarations (OperationDeclaration) --------------------------------- */
+
+typedef struct loom_decl loom_decl;
+
+/* Append this declaration's specs to `out` (never remove or reorder what is
+ * there). Return 0 or a negative code with the thread's error set. */
+typedef int (*loom_decl_resolve_fn)(loom_spec_list *out, const loom_config *cfg,
+                                    void *payload);
+
+/** MaintainTable(ref): one explicitly named table. LOOM_EINVAL for an
+ *  empty or NULL ref. *out owned by the caller (or by a step after
+ *  loom_step_add). */
+LOOM_EXTERN(int) loom_maintain_table(loom_decl **out, const char *table_ref);
+/** MaintainSchema(prefix): every `tables[]` route named "<prefix>.<rest>"
+ *  (so "raw" matches raw.events and raw.a.b, not raw_backup.events and not
+ *  a route named just "raw"). No filesystem scan; the default table_path
+ *  alone contributes nothing. */
+LOOM_EXTERN(int) loom_maintain_schema(loom_decl **out, const char *schema_prefix);
+/** A custom declaration (e.g. one that wraps another and appends an op to
+ *  each of its specs). `payload` is released with free_payload. */
+LOOM_EXTERN(int) loom_decl_new(loom_decl **out, loom_decl_resolve_fn resolve,
+                               void *payload, void (*free_payload)(void *payload));
+
+/** Builders for table/schema declarations; NULL opts = defaults
+ *  (vacuum: table retention, dry run, lite). Errors (LOOM_EINVAL, sticky):
+ *  invalid options, an op scheduled twice, compact together with z-order,
+ *  a builder call on a custom declaration. */
+LOOM_EXTERN(int) loom_decl_vacuum(loom_decl *d, const loom_vacuum_opts *opts);
+LOOM_EXTERN(int) loom_decl_compact(loom_decl *d, const loom_compact_opts *opts);
+/** Columns are copied; n_columns must be > 0; target_size 0 = default. */
+LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
+                                      size_t n_columns, int64_t target_size);
+/** Append any op (built-in or custom) to a table/schema declaration. */
+LOOM_EXTERN(int) loom_decl_add_op(loom_decl *d, loom_op *op);
+
+/** Re-check the declaration (sticky builder errors, empty op list, compact
+ *  with z-order). LOOM_EINVAL with the first problem. */
+LOOM_EXTERN(int) loom_decl_validate(const loom_decl *d);
+/** Append the declaration's specs to `out`. Validates first. */
+LOOM_EXTERN(int) loom_decl_resolve(const loom_decl *d, const loom_config *cfg,
+                                   loom_spec_list *out);
+LOOM_EXTERN(void) loom_decl_free(loom_decl *d);
+
+/* ---- steps (MaintenanceStep) -------------------------------------------- */
+
+typedef struct loom_step loom_step;
+
+/* operations_for(params): add declarations to `into` with loom_step_add. */
+typedef int (*loom_step_build_fn)(loom_step *into, const void *params, void *payload);
+
+/** A static step: a list of declarations added with loom_step_add. */
+LOOM_EXTERN(int) loom_step_new(loom_step **out, const char *name);
+/** A dynamic step: `build` makes the declaration list for each run from
+ *  the params given to loom_runner_run. */
+LOOM_EXTERN(int) loom_step_new_dynamic(loom_step **out, const char *name,
+                                       loom_step_build_fn build, void *payload,
+                                       void (*free_payload)(void *payload));
+/** Append a declaration; the step owns it afterwards (also on failure). */
+LOOM_EXTERN(int) loom_step_add(loom_step *step, loom_decl *d);
+LOOM_EXTERN(const char *) loom_step_name(const loom_step *step);
+LOOM_EXTERN(size_t) loom_step_decl_count(const loom_step *step);
+/** Resolve every declaration of the step (built for `params` if dynamic)
+ *  against `cfg`, in declaration order. *out owned by the caller. */
+LOOM_EXTERN(int) loom_step_resolve(loom_spec_list **out, const loom_step *step,
+                                   const void *params, const loom_config *cfg);
+LOOM_EXTERN(void) loom_step_free(loom_step *step);
+
+/* ---- plan files ---------------------------------------------------------- */
+
+/* A YAML plan file: named steps, each a list of table/schema declarations
+ * with their ops (see docs/plan-file.md). */
+typedef struct loom_plan loom_plan;
+
+LOOM_EXTERN(int) loom_plan_load_file(loom_plan **out, const char *path);
+LOOM_EXTERN(int) loom_plan_load_string(loom_plan **out, const char *yaml,
+                                       size_t len, const char *name);
+LOOM_EXTERN(size_t) loom_plan_step_count(const loom_plan *p);
+/** Step i, borrowed from the plan. */
+LOOM_EXTERN(const loom_step *) loom_plan_step_at(const loom_plan *p, size_t i);
+/** The step called `name`, or NULL (LOOM_ENOTFOUND recorded). */
+LOOM_EXTERN(const loom_step *) loom_plan_step(const loom_plan *p, const char *name);
+LOOM_EXTERN(void) loom_plan_free(loom_plan *p);
+
+/* ---- runner and report ---------------------------------------------------- */
+
+typedef enum loom_missing_policy {
+	/* Tables not in the config, or not Delta tables yet (no _delta_log),
+	 * are reported as skipped with a reason; not an error. */
+	LOOM_MISSING_SKIP = 0,
+	/* Such tables are reported as failed (LOOM_ENOTFOUND / LOOM_EINVAL). */
+	LOOM_MISSING_ERROR = 1
+} loom_missing_policy;
+
+typedef struct loom_runner loom_runner;
+typedef struct loom_report loom_report;
+
+/** A runner over `cfg` (borrowed: keep it alive while the runner lives).
+ *  `maintainer` (borrowed) executes the built-in ops; NULL means the native
+ *  engine (loom_maintainer_native) -- while that is not built, NULL fails
+ *  here with LOOM_EINVAL. Also LOOM_EINVAL when the config has no path
+ *  route at all (only catalog refs): maintenance needs paths. */
+LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *cfg,
+                                         const loom_maintainer *maintainer,
+                                         int missing_table_policy);
+/** Tables run concurrently on up to `jobs` worker threads (default 1;
+ *  0 = one per CPU). Results stay in declaration order whatever the count. */
+LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs);
+/** Ask a running (or the next) run to stop: no new table or op starts, and
+ *  ops see it through their cancel token. Safe from any thread or a signal
+ *  handler (an atomic store). */
+LOOM_EXTERN(void) loom_runner_cancel(loom_runner *r);
+/** Clear a previous cancel so the runner can be used again. */
+LOOM_EXTERN(void) loom_runner_reset_cancel(loom_runner *r);
+
+/** Run a step. Returns 0 with *out set (owned by the caller) when the step
+ *  resolved, even if tables failed (see loom_report_has_errors). Negative
+ *  when the step itself is invalid (builder errors, unknown tables under
+ *  the error policy are NOT this: they fail their table only). */
+LOOM_EXTERN(int) loom_runner_run(loom_report **out, loom_runner *r,
+                                 const loom_step *step, const void *params);
+/** Run the config's maintenance block: its vacuum/compact/z_order_by over
+ *  every table of its schemas. An empty report when there is no block. */
+LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r);
+LOOM_EXTERN(void) loom_runner_free(loom_runner *r);
+
+/* Per-table outcome (TableMaintenanceResult). Borrowed from the report. */
+typedef struct loom_table_result loom_table_result;
+
+LOOM_EXTERN(size_t) loom_report_count(const loom_report *rep);
+LOOM_EXTERN(const loom_table_result *) loom_report_at(const loom_report *rep, size_t i);
+/** 1 when any table failed or the run was cancelled. */
+LOOM_EXTERN(int) loom_report_has_errors(const loom_report *rep);
+LOOM_EXTERN(int) loom_report_cancelled(const loom_report *rep);
+LOOM_EXTERN(size_t) loom_report_error_count(const loom_report *rep);
+/** JSON rendering, schema in docs/report-schema.md ("loom.report/1").
+ *  Free *out with loom_string_free. */
+LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out);
+LOOM_EXTERN(void) loom_report_free(loom_report *rep);
+
+LOOM_EXTERN(const char *) loom_table_result_ref(const loom_table_result *t);
+/** Resolved table URI, or NULL when the table could not be located. */
+LOOM_EXTERN(const char *) loom_table_result_uri(const loom_table_result *t);
+/** 0 = ok; else the first error's code (the table stopped there). */
+LOOM_EXTERN(int) loom_table_result_error_code(const loom_table_result *t);
+/** The first error's message ("" when ok); secrets masked. */
+LOOM_EXTERN(const char *) loom_table_result_error_message(const loom_table_result *t);
+/** Name of the op that failed, or NULL. */
+LOOM_EXTERN(const char *) loom_table_result_failed_op(const loom_table_result *t);
+LOOM_EXTERN(int) loom_table_result_ok(const loom_table_result *t);
+LOOM_EXTERN(int) loom_table_result_skipped(const loom_table_result *t);
+/** Why the table was skipped, or NULL. */
+LOOM_EXTERN(const char *) loom_table_result_skip_reason(const loom_table_result *t);
+LOOM_EXTERN(double) loom_table_result_duration_seconds(const loom_table_result *t);
+/** Results of the ops that completed, in run order. */
+LOOM_EXTERN(size_t) loom_table_result_op_count(const loom_table_result *t);
+LOOM_EXTERN(const char *) loom_table_result_op_name(const loom_table_result *t, size_t i);
+LOOM_EXTERN(const loom_op_result *) loom_table_result_op_at(const loom_table_result *t, size_t i);
+/** The result keyed by op name, or NULL. */
+LOOM_EXTERN(const loom_op_result *) loom_table_result_op(const loom_table_result *t,
+                                                         const char *op_name);
+
+LOOM_END_DECL
+
+#endif

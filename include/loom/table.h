@@ -1,0 +1,214 @@
+/*
+ * loom/table.h - reading the state of a Delta table.
+ *
+ *   loom_table *t;  loom_snapshot *s;
+ *   loom_table_open(&t, "/data/orders");          // or a file:// URI
+ *   loom_snapshot_load(&s, t, -1);                 // -1: latest version
+ *   for (size_t i = 0; i < loom_snapshot_num_files(s); i++) {
+ *       loom_file_info f;
+ *       loom_snapshot_file(s, i, &f);              // f borrows from s
+ *       ...
+ *   }
+ *   loom_snapshot_free(s);
+ *   loom_table_free(t);
+ *
+ * A snapshot is the table state at one version, rebuilt from the newest
+ * complete checkpoint at or before it plus the contiguous commits after it
+ * (the _delta_log listing decides; _last_checkpoint is only a hint).
+ * A snapshot is immutable and may be read from several threads at once.
+ * Every string and array a snapshot hands out is borrowed from it: valid
+ * until loom_snapshot_free. All functions returning int give 0 or a
+ * negative LOOM_E* code with the detail in loom_error_last().
+ */
+#ifndef LOOM_TABLE_H
+#define LOOM_TABLE_H
+
+#include "common.h"
+#include "store.h"
+
+LOOM_BEGIN_DECL
+
+typedef struct loom_table loom_table;
+typedef struct loom_snapshot loom_snapshot;
+
+/* A string -> string map entry; value NULL = null. */
+typedef struct loom_kv {
+	const char *key;
+	const char *value;
+} loom_kv;
+
+/** Open the table at `uri` (a directory path or file:// URI). Does not
+ *  read the log yet. *out is owned by the caller: loom_table_free. */
+LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri);
+
+/** Open a table over a store the caller already has (rooted at the table
+ *  directory). The store is borrowed: it must outlive the table. */
+LOOM_EXTERN(int) loom_table_open_store(loom_table **out, loom_store *store,
+                                       const char *uri);
+
+/** Release a table; NULL is accepted. Snapshots loaded from it must be
+ *  freed first. */
+LOOM_EXTERN(void) loom_table_free(loom_table *t);
+
+/** The store of the table (borrowed). */
+LOOM_EXTERN(loom_store *) loom_table_store(loom_table *t);
+
+/** Load the snapshot at `version` (-1: the latest). LOOM_ENOTFOUND for a
+ *  directory without _delta_log or a version that does not exist or can no
+ *  longer be rebuilt; LOOM_ECORRUPT for a damaged log (the message names
+ *  the file and line, or the missing version); LOOM_EUNSUPPORTED when the
+ *  protocol cannot be read by loom or a needed checkpoint cannot be read.
+ *  *out is owned by the caller: loom_snapshot_free. */
+LOOM_EXTERN(int) loom_snapshot_load(loom_snapshot **out, loom_table *t,
+                                    int64_t version);
+
+/** Release a snapshot; NULL is accepted. */
+LOOM_EXTERN(void) loom_snapshot_free(loom_snapshot *s);
+
+LOOM_EXTERN(int64_t) loom_snapshot_version(const loom_snapshot *s);
+
+/* --- protocol and metadata ------------------------------------------- */
+
+LOOM_EXTERN(int) loom_snapshot_min_reader_version(const loom_snapshot *s);
+LOOM_EXTERN(int) loom_snapshot_min_writer_version(const loom_snapshot *s);
+/** Explicit reader/writer feature names (NULL-terminated array; NULL when
+ *  the protocol has no such list). */
+LOOM_EXTERN(const char *const *) loom_snapshot_reader_features(const loom_snapshot *s);
+LOOM_EXTERN(const char *const *) loom_snapshot_writer_features(const loom_snapshot *s);
+
+/** Table id, name (may be NULL), schema JSON (the schemaString). */
+LOOM_EXTERN(const char *) loom_snapshot_table_id(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_table_name(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_schema_json(const loom_snapshot *s);
+LOOM_EXTERN(int64_t) loom_snapshot_created_time(const loom_snapshot *s);
+
+/** Partition column names (NULL-terminated; *n receives the count if not
+ *  NULL). */
+LOOM_EXTERN(const char *const *) loom_snapshot_partition_columns(const loom_snapshot *s,
+                                                                 size_t *n);
+
+/** Table properties (metaData.configuration). */
+LOOM_EXTERN(size_t) loom_snapshot_num_properties(const loom_snapshot *s);
+LOOM_EXTERN(const loom_kv *) loom_snapshot_properties(const loom_snapshot *s);
+/** One property's value, or NULL when unset. */
+LOOM_EXTERN(const char *) loom_snapshot_property(const loom_snapshot *s, const char *key);
+
+/* --- live files and tombstones --------------------------------------- */
+
+typedef struct loom_file_info {
+	const char *path;          /* percent-decoded; relative to the table
+	                              root, or an absolute URI */
+	const char *path_raw;      /* as written in the log */
+	int64_t size;              /* bytes; -1 unknown (some tombstones) */
+	int64_t modification_time; /* ms; -1 unknown */
+	int64_t deletion_timestamp;/* tombstones: ms; -1 unknown */
+	int64_t num_records;       /* stats numRecords, -1 unknown */
+	const char *stats;         /* stats JSON or NULL */
+	size_t num_partition_values;
+	const loom_kv *partition_values;
+	char dv_storage_type;      /* 'u', 'i', 'p' or 0 (no deletion vector) */
+	int64_t dv_cardinality;    /* rows deleted by the DV, 0 without */
+	const char *dv_path_or_inline;
+	int32_t dv_offset;
+	int32_t dv_size_in_bytes;
+	int data_change;
+} loom_file_info;
+
+LOOM_EXTERN(size_t) loom_snapshot_num_files(const loom_snapshot *s);
+/** Sum of the sizes of the live files. */
+LOOM_EXTERN(uint64_t) loom_snapshot_total_bytes(const loom_snapshot *s);
+/** Live file i (files are sorted by path). LOOM_EINVAL if out of range. */
+LOOM_EXTERN(int) loom_snapshot_file(const loom_snapshot *s, size_t i, loom_file_info *out);
+
+/** Tombstones (remove actions still in the state, none expired by age). */
+LOOM_EXTERN(size_t) loom_snapshot_num_tombstones(const loom_snapshot *s);
+LOOM_EXTERN(int) loom_snapshot_tombstone(const loom_snapshot *s, size_t i,
+                                         loom_file_info *out);
+
+/** The deleted row indexes of live file i's deletion vector, ascending.
+ *  *rows is owned by the caller (free with loom_snapshot_rows_free);
+ *  *n = 0 and *rows = NULL without a DV. LOOM_ECORRUPT for a bad DV
+ *  (checksum, size, format). */
+LOOM_EXTERN(int) loom_snapshot_deleted_rows(const loom_snapshot *s, size_t i,
+                                            uint64_t **rows, size_t *n);
+LOOM_EXTERN(void) loom_snapshot_rows_free(uint64_t *rows);
+
+/* --- other state ------------------------------------------------------ */
+
+/** Application transaction ids: appId and latest version. */
+LOOM_EXTERN(size_t) loom_snapshot_num_txns(const loom_snapshot *s);
+LOOM_EXTERN(int) loom_snapshot_txn(const loom_snapshot *s, size_t i,
+                                   const char **app_id, int64_t *version);
+
+/** Domain metadata (removed domains are not listed). */
+LOOM_EXTERN(size_t) loom_snapshot_num_domains(const loom_snapshot *s);
+LOOM_EXTERN(int) loom_snapshot_domain(const loom_snapshot *s, size_t i,
+                                      const char **domain, const char **configuration);
+
+/** commitInfo JSON of the snapshot's version, or NULL when absent. */
+LOOM_EXTERN(const char *) loom_snapshot_commit_info(const loom_snapshot *s);
+
+/** The checkpoint the snapshot was rebuilt from: its version (-1: none,
+ *  replayed from commits) and kind ("classic", "multi-part", "v2-json",
+ *  "v2-parquet", "none"); `parts`/`sidecars` may be NULL. */
+LOOM_EXTERN(int64_t) loom_snapshot_checkpoint(const loom_snapshot *s, const char **kind,
+                                              size_t *parts, size_t *sidecars);
+/** The version in _last_checkpoint, -1 when absent or unreadable. */
+LOOM_EXTERN(int64_t) loom_snapshot_last_checkpoint_hint(const loom_snapshot *s);
+/** Number of commit files replayed. */
+LOOM_EXTERN(size_t) loom_snapshot_num_commits_replayed(const loom_snapshot *s);
+
+/** Warnings collected while loading (e.g. a checkpoint that could not be
+ *  read and was replaced by replaying commits). */
+LOOM_EXTERN(size_t) loom_snapshot_num_warnings(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_warning(const loom_snapshot *s, size_t i);
+
+/* --- protocol gating --------------------------------------------------- */
+
+typedef enum loom_table_op {
+	LOOM_OP_READ = 0,        /* read the table (snapshot + data + DVs) */
+	LOOM_OP_VACUUM,
+	LOOM_OP_COMPACT,         /* bin-packing rewrite, dataChange=false */
+	LOOM_OP_ZORDER,          /* Z-order rewrite, dataChange=false */
+	LOOM_OP_CHECKPOINT,      /* write a checkpoint */
+	LOOM_OP_LOG_CLEANUP,     /* delete expired log files */
+	LOOM_OP__COUNT
+} loom_table_op;
+
+/** "read", "vacuum", "compact", "zorder", "checkpoint", "log-cleanup". */
+LOOM_EXTERN(const char *) loom_table_op_name(loom_table_op op);
+
+/** 0 when loom may perform `op` on this snapshot's protocol; otherwise
+ *  LOOM_EUNSUPPORTED with a message naming the feature (or version) and
+ *  the operation. */
+LOOM_EXTERN(int) loom_snapshot_check_op(const loom_snapshot *s, loom_table_op op);
+
+/** Table properties with their defaults applied, as milliseconds/counts.
+ *  LOOM_EINVAL naming the property when a value cannot be parsed. */
+typedef struct loom_table_props {
+	int64_t deleted_file_retention_ms;  /* delta.deletedFileRetentionDuration, 1 week */
+	int64_t log_retention_ms;           /* delta.logRetentionDuration, 30 days */
+	int64_t checkpoint_interval;        /* delta.checkpointInterval, 10 */
+	int64_t target_file_size;           /* delta.targetFileSize, -1 unset */
+	int64_t data_skipping_num_indexed_cols; /* delta.dataSkippingNumIndexedCols, 32 */
+	const char *data_skipping_stats_columns; /* NULL unset */
+	const char *column_mapping_mode;    /* "none", "id", "name" */
+	int enable_deletion_vectors;        /* 0/1 */
+	const char *checkpoint_policy;      /* "classic" or "v2" */
+	int enable_in_commit_timestamps;
+	int enable_row_tracking;
+	int append_only;
+	int enable_change_data_feed;
+	int enable_expired_log_cleanup;     /* default 1 */
+} loom_table_props;
+
+LOOM_EXTERN(int) loom_snapshot_props(const loom_snapshot *s, loom_table_props *out);
+
+/** Parse a Spark interval string ("interval 7 days", "168 hours", "1 week",
+ *  "interval 1 day 12 hours") to milliseconds. Months and years are
+ *  refused (not a fixed length), as are negative totals. */
+LOOM_EXTERN(int) loom_interval_parse_ms(const char *s, int64_t *out_ms);
+
+LOOM_END_DECL
+
+#endif

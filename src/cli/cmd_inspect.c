@@ -1,0 +1,448 @@
+/* cli/cmd_inspect.c - `loom inspect URI [--json] [--files] [--version N]
+ * [--deleted-rows]`: the state of a Delta table at one version. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+
+typedef struct inspect_opts {
+	const char *uri;
+	int json, files, deleted_rows;
+	int64_t version;
+} inspect_opts;
+
+static void json_str(FILE *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!s) {
+		fputs("null", o);
+		return;
+	}
+	fputc('"', o);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", o); break;
+		case '\\': fputs("\\\\", o); break;
+		case '\n': fputs("\\n", o); break;
+		case '\r': fputs("\\r", o); break;
+		case '\t': fputs("\\t", o); break;
+		default:
+			if (*p < 0x20)
+				fprintf(o, "\\u%04x", *p);
+			else
+				fputc(*p, o);
+		}
+	}
+	fputc('"', o);
+}
+
+static void json_kv_object(FILE *o, const loom_kv *kv, size_t n)
+{
+	size_t i;
+	fputc('{', o);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(',', o);
+		json_str(o, kv[i].key);
+		fputc(':', o);
+		json_str(o, kv[i].value);
+	}
+	fputc('}', o);
+}
+
+static void json_str_array(FILE *o, const char *const *a)
+{
+	size_t i;
+	if (!a) {
+		fputs("null", o);
+		return;
+	}
+	fputc('[', o);
+	for (i = 0; a[i]; i++) {
+		if (i)
+			fputc(',', o);
+		json_str(o, a[i]);
+	}
+	fputc(']', o);
+}
+
+static void json_i64_or_null(FILE *o, int64_t v)
+{
+	if (v < 0)
+		fputs("null", o);
+	else
+		fprintf(o, "%" PRId64, v);
+}
+
+/* File-size histogram bins (upper bounds, bytes). */
+static const uint64_t bins[] = {
+	1024ull * 1024, 8ull * 1024 * 1024, 32ull * 1024 * 1024, 128ull * 1024 * 1024,
+	512ull * 1024 * 1024, 1024ull * 1024 * 1024, UINT64_MAX,
+};
+static const char *const bin_names[] = {
+	"<1MiB", "1-8MiB", "8-32MiB", "32-128MiB", "128-512MiB", "512MiB-1GiB", ">=1GiB",
+};
+#define NBINS (sizeof(bins) / sizeof(bins[0]))
+
+typedef struct summary {
+	uint64_t hist_count[NBINS], hist_bytes[NBINS];
+	int64_t num_records;         /* sum over files with stats */
+	size_t without_stats;
+	size_t dv_count;
+	int64_t dv_rows;
+	uint64_t tomb_bytes;
+} summary;
+
+static void summarize(const loom_snapshot *s, summary *sm)
+{
+	size_t i, n = loom_snapshot_num_files(s);
+	memset(sm, 0, sizeof(*sm));
+	for (i = 0; i < n; i++) {
+		loom_file_info f;
+		size_t b = 0;
+		loom_snapshot_file(s, i, &f);
+		while (b + 1 < NBINS && (uint64_t)f.size >= bins[b])
+			b++;
+		sm->hist_count[b]++;
+		sm->hist_bytes[b] += (uint64_t)f.size;
+		if (f.num_records >= 0)
+			sm->num_records += f.num_records;
+		else
+			sm->without_stats++;
+		if (f.dv_storage_type) {
+			sm->dv_count++;
+			sm->dv_rows += f.dv_cardinality;
+		}
+	}
+	n = loom_snapshot_num_tombstones(s);
+	for (i = 0; i < n; i++) {
+		loom_file_info f;
+		loom_snapshot_tombstone(s, i, &f);
+		if (f.size > 0)
+			sm->tomb_bytes += (uint64_t)f.size;
+	}
+}
+
+static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
+{
+	summary sm;
+	size_t i, n;
+	const char *kind;
+	size_t parts, sidecars;
+	int64_t ck;
+	int first;
+
+	summarize(s, &sm);
+	fprintf(o, "{\"table\":");
+	json_str(o, io->uri);
+	fprintf(o, ",\"version\":%" PRId64, loom_snapshot_version(s));
+	fprintf(o, ",\"protocol\":{\"minReaderVersion\":%d,\"minWriterVersion\":%d",
+	        loom_snapshot_min_reader_version(s), loom_snapshot_min_writer_version(s));
+	fputs(",\"readerFeatures\":", o);
+	json_str_array(o, loom_snapshot_reader_features(s));
+	fputs(",\"writerFeatures\":", o);
+	json_str_array(o, loom_snapshot_writer_features(s));
+	fputs("},\"metadata\":{\"id\":", o);
+	json_str(o, loom_snapshot_table_id(s));
+	fputs(",\"name\":", o);
+	json_str(o, loom_snapshot_table_name(s));
+	/* the schemaString is JSON itself: embed it as a value */
+	fprintf(o, ",\"schema\":%s,\"partitionColumns\":", loom_snapshot_schema_json(s));
+	json_str_array(o, loom_snapshot_partition_columns(s, NULL));
+	fputs(",\"configuration\":", o);
+	json_kv_object(o, loom_snapshot_properties(s), loom_snapshot_num_properties(s));
+	fputs(",\"createdTime\":", o);
+	json_i64_or_null(o, loom_snapshot_created_time(s));
+	fprintf(o, "},\"numFiles\":%zu,\"totalBytes\":%" PRIu64, loom_snapshot_num_files(s),
+	        loom_snapshot_total_bytes(s));
+	fprintf(o, ",\"numRecords\":%" PRId64 ",\"filesWithoutStats\":%zu", sm.num_records,
+	        sm.without_stats);
+	fprintf(o, ",\"rows\":%" PRId64, sm.num_records - sm.dv_rows);
+	fprintf(o, ",\"deletionVectors\":{\"count\":%zu,\"cardinality\":%" PRId64 "}",
+	        sm.dv_count, sm.dv_rows);
+	fprintf(o, ",\"tombstones\":{\"count\":%zu,\"bytes\":%" PRIu64 "}",
+	        loom_snapshot_num_tombstones(s), sm.tomb_bytes);
+	fputs(",\"fileSizeHistogram\":[", o);
+	for (i = 0; i < NBINS; i++)
+		fprintf(o, "%s{\"bin\":\"%s\",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
+		        i ? "," : "", bin_names[i], sm.hist_count[i], sm.hist_bytes[i]);
+	fputc(']', o);
+	ck = loom_snapshot_checkpoint(s, &kind, &parts, &sidecars);
+	if (ck >= 0)
+		fprintf(o, ",\"checkpoint\":{\"version\":%" PRId64 ",\"kind\":\"%s\",\"parts\":%zu,"
+		        "\"sidecars\":%zu}", ck, kind, parts, sidecars);
+	else
+		fputs(",\"checkpoint\":null", o);
+	fputs(",\"lastCheckpoint\":", o);
+	json_i64_or_null(o, loom_snapshot_last_checkpoint_hint(s));
+	fprintf(o, ",\"commitsReplayed\":%zu", loom_snapshot_num_commits_replayed(s));
+	fputs(",\"txns\":{", o);
+	n = loom_snapshot_num_txns(s);
+	for (i = 0; i < n; i++) {
+		const char *app;
+		int64_t v;
+		loom_snapshot_txn(s, i, &app, &v);
+		if (i)
+			fputc(',', o);
+		json_str(o, app);
+		fprintf(o, ":%" PRId64, v);
+	}
+	fputs("},\"domainMetadata\":{", o);
+	n = loom_snapshot_num_domains(s);
+	for (i = 0; i < n; i++) {
+		const char *d, *c;
+		loom_snapshot_domain(s, i, &d, &c);
+		if (i)
+			fputc(',', o);
+		json_str(o, d);
+		fputc(':', o);
+		json_str(o, c);
+	}
+	fputs("},\"operations\":{", o);
+	for (i = 0; i < LOOM_OP__COUNT; i++) {
+		int rc = loom_snapshot_check_op(s, (loom_table_op)i);
+		if (i)
+			fputc(',', o);
+		json_str(o, loom_table_op_name((loom_table_op)i));
+		fputc(':', o);
+		json_str(o, rc == 0 ? "allowed" : loom_error_last()->message);
+	}
+	fputs("},\"warnings\":[", o);
+	n = loom_snapshot_num_warnings(s);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(',', o);
+		json_str(o, loom_snapshot_warning(s, i));
+	}
+	fputc(']', o);
+	if (io->files || io->deleted_rows) {
+		fputs(",\"files\":[", o);
+		n = loom_snapshot_num_files(s);
+		for (i = 0; i < n; i++) {
+			loom_file_info f;
+			loom_snapshot_file(s, i, &f);
+			fputs(i ? ",{\"path\":" : "{\"path\":", o);
+			json_str(o, f.path);
+			fprintf(o, ",\"size\":%" PRId64 ",\"partitionValues\":", f.size);
+			json_kv_object(o, f.partition_values, f.num_partition_values);
+			fputs(",\"numRecords\":", o);
+			json_i64_or_null(o, f.num_records);
+			fputs(",\"modificationTime\":", o);
+			json_i64_or_null(o, f.modification_time);
+			if (f.dv_storage_type) {
+				fprintf(o, ",\"deletionVector\":{\"storageType\":\"%c\",\"pathOrInlineDv\":",
+				        f.dv_storage_type);
+				json_str(o, f.dv_path_or_inline);
+				fprintf(o, ",\"cardinality\":%" PRId64 "}", f.dv_cardinality);
+			} else {
+				fputs(",\"deletionVector\":null", o);
+			}
+			if (io->deleted_rows && f.dv_storage_type) {
+				uint64_t *rows;
+				size_t nr, k;
+				if (loom_snapshot_deleted_rows(s, i, &rows, &nr) < 0)
+					return -1;
+				fputs(",\"deletedRows\":[", o);
+				for (k = 0; k < nr; k++)
+					fprintf(o, "%s%" PRIu64, k ? "," : "", rows[k]);
+				fputc(']', o);
+				loom_snapshot_rows_free(rows);
+			}
+			fputc('}', o);
+		}
+		fputs("],\"tombstoneFiles\":[", o);
+		n = loom_snapshot_num_tombstones(s);
+		for (i = 0; i < n; i++) {
+			loom_file_info f;
+			loom_snapshot_tombstone(s, i, &f);
+			fputs(i ? ",{\"path\":" : "{\"path\":", o);
+			json_str(o, f.path);
+			fputs(",\"size\":", o);
+			json_i64_or_null(o, f.size);
+			fputs(",\"deletionTimestamp\":", o);
+			json_i64_or_null(o, f.deletion_timestamp);
+			if (f.dv_storage_type) {
+				fprintf(o, ",\"deletionVector\":{\"storageType\":\"%c\",\"pathOrInlineDv\":",
+				        f.dv_storage_type);
+				json_str(o, f.dv_path_or_inline);
+				fputs("}", o);
+			} else {
+				fputs(",\"deletionVector\":null", o);
+			}
+			fputc('}', o);
+		}
+		fputc(']', o);
+	}
+	(void)first;
+	fputs("}\n", o);
+	return 0;
+}
+
+static void human_bytes(char *out, size_t n, uint64_t b)
+{
+	const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int i = 0;
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(out, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
+{
+	summary sm;
+	size_t i, n, parts, sidecars;
+	const char *kind;
+	const char *const *feat;
+	char hb[32];
+	int64_t ck;
+
+	summarize(s, &sm);
+	fprintf(o, "table:        %s\n", io->uri);
+	fprintf(o, "version:      %" PRId64 "\n", loom_snapshot_version(s));
+	fprintf(o, "protocol:     reader %d, writer %d\n", loom_snapshot_min_reader_version(s),
+	        loom_snapshot_min_writer_version(s));
+	if ((feat = loom_snapshot_reader_features(s)) && feat[0]) {
+		fputs("reader features:", o);
+		for (i = 0; feat[i]; i++)
+			fprintf(o, " %s", feat[i]);
+		fputc('\n', o);
+	}
+	if ((feat = loom_snapshot_writer_features(s)) && feat[0]) {
+		fputs("writer features:", o);
+		for (i = 0; feat[i]; i++)
+			fprintf(o, " %s", feat[i]);
+		fputc('\n', o);
+	}
+	fprintf(o, "table id:     %s\n", loom_snapshot_table_id(s));
+	fprintf(o, "schema:       %s\n", loom_snapshot_schema_json(s));
+	feat = loom_snapshot_partition_columns(s, &n);
+	fputs("partitioned:  ", o);
+	if (!n)
+		fputs("no", o);
+	for (i = 0; i < n; i++)
+		fprintf(o, "%s%s", i ? ", " : "by ", feat[i]);
+	fputc('\n', o);
+	human_bytes(hb, sizeof(hb), loom_snapshot_total_bytes(s));
+	fprintf(o, "live files:   %zu (%s)\n", loom_snapshot_num_files(s), hb);
+	fprintf(o, "records:      %" PRId64 " in stats", sm.num_records);
+	if (sm.without_stats)
+		fprintf(o, " (%zu files without stats)", sm.without_stats);
+	fprintf(o, ", %" PRId64 " after deletion vectors\n", sm.num_records - sm.dv_rows);
+	fputs("file sizes:  ", o);
+	for (i = 0; i < NBINS; i++)
+		if (sm.hist_count[i])
+			fprintf(o, " %s: %" PRIu64, bin_names[i], sm.hist_count[i]);
+	fputc('\n', o);
+	fprintf(o, "deletion vectors: %zu (%" PRId64 " rows deleted)\n", sm.dv_count, sm.dv_rows);
+	human_bytes(hb, sizeof(hb), sm.tomb_bytes);
+	fprintf(o, "tombstones:   %zu (%s)\n", loom_snapshot_num_tombstones(s), hb);
+	ck = loom_snapshot_checkpoint(s, &kind, &parts, &sidecars);
+	if (ck >= 0)
+		fprintf(o, "checkpoint:   version %" PRId64 " (%s, %zu file%s, %zu sidecar%s), "
+		        "%zu commits after it\n", ck, kind, parts, parts == 1 ? "" : "s", sidecars,
+		        sidecars == 1 ? "" : "s", loom_snapshot_num_commits_replayed(s));
+	else
+		fprintf(o, "checkpoint:   none used (%zu commits replayed)\n",
+		        loom_snapshot_num_commits_replayed(s));
+	if (loom_snapshot_last_checkpoint_hint(s) >= 0)
+		fprintf(o, "_last_checkpoint: version %" PRId64 "\n",
+		        loom_snapshot_last_checkpoint_hint(s));
+	for (i = 0; i < LOOM_OP__COUNT; i++) {
+		int rc = loom_snapshot_check_op(s, (loom_table_op)i);
+		fprintf(o, "%-13s %s\n", loom_table_op_name((loom_table_op)i),
+		        rc == 0 ? "allowed" : loom_error_last()->message);
+	}
+	n = loom_snapshot_num_warnings(s);
+	for (i = 0; i < n; i++)
+		fprintf(o, "warning: %s\n", loom_snapshot_warning(s, i));
+	if (io->files) {
+		n = loom_snapshot_num_files(s);
+		for (i = 0; i < n; i++) {
+			loom_file_info f;
+			size_t k;
+			loom_snapshot_file(s, i, &f);
+			fprintf(o, "%12" PRId64 "  %s", f.size, f.path);
+			for (k = 0; k < f.num_partition_values; k++)
+				fprintf(o, "%s%s=%s", k ? "," : "  [", f.partition_values[k].key,
+				        f.partition_values[k].value ? f.partition_values[k].value : "null");
+			if (f.num_partition_values)
+				fputc(']', o);
+			if (f.num_records >= 0)
+				fprintf(o, "  records=%" PRId64, f.num_records);
+			if (f.dv_storage_type)
+				fprintf(o, "  dv=%" PRId64, f.dv_cardinality);
+			fputc('\n', o);
+		}
+	}
+	return 0;
+}
+
+static void inspect_usage(FILE *o)
+{
+	fprintf(o, "usage: loom inspect URI [--json] [--files] [--version N] [--deleted-rows]\n"
+	           "  --json          machine-readable output\n"
+	           "  --files         list the live files (and, with --json, tombstones)\n"
+	           "  --version N     the table as of version N (time travel)\n"
+	           "  --deleted-rows  decode deletion vectors (JSON only)\n");
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+	inspect_opts io;
+	loom_table *t = NULL;
+	loom_snapshot *s = NULL;
+	int i, rc;
+
+	memset(&io, 0, sizeof(io));
+	io.version = -1;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			io.json = 1;
+		} else if (strcmp(argv[i], "--files") == 0) {
+			io.files = 1;
+		} else if (strcmp(argv[i], "--deleted-rows") == 0) {
+			io.deleted_rows = 1;
+		} else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
+			char *end;
+			long long v = strtoll(argv[++i], &end, 10);
+			if (*end || v < 0) {
+				fprintf(stderr, "loom inspect: bad --version '%s'\n", argv[i]);
+				return CLI_EXIT_USAGE;
+			}
+			io.version = v;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			inspect_usage(stdout);
+			return CLI_EXIT_OK;
+		} else if (argv[i][0] == '-' || io.uri) {
+			fprintf(stderr, "loom inspect: unexpected argument '%s'\n", argv[i]);
+			inspect_usage(stderr);
+			return CLI_EXIT_USAGE;
+		} else {
+			io.uri = argv[i];
+		}
+	}
+	if (!io.uri) {
+		inspect_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	rc = loom_table_open(&t, io.uri);
+	if (rc == 0)
+		rc = loom_snapshot_load(&s, t, io.version);
+	if (rc < 0) {
+		cli_print_error("inspect");
+		loom_table_free(t);
+		return CLI_EXIT_FAILED;
+	}
+	rc = io.json ? print_json(s, &io, stdout) : print_human(s, &io, stdout);
+	if (rc < 0)
+		cli_print_error("inspect");
+	loom_snapshot_free(s);
+	loom_table_free(t);
+	return rc < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}

@@ -1,0 +1,309 @@
+/* delta/log_listing.c - list _delta_log/, find complete checkpoints, build
+ * the segment (checkpoint + contiguous commits) for a version. */
+#include "delta/log_listing.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_int.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+const char *delta_checkpoint_kind_name(delta_checkpoint_kind k)
+{
+	switch (k) {
+	case DELTA_CKPT_CLASSIC: return "classic";
+	case DELTA_CKPT_MULTIPART: return "multi-part";
+	case DELTA_CKPT_V2_JSON: return "v2-json";
+	case DELTA_CKPT_V2_PARQUET: return "v2-parquet";
+	default: return "none";
+	}
+}
+
+typedef struct list_ctx {
+	delta_log_listing *l;
+	int rc;
+} list_ctx;
+
+static int on_entry(const loom_store_entry *e, void *payload)
+{
+	list_ctx *c = payload;
+	const char *base;
+	delta_log_file f;
+
+	if (e->is_dir)
+		return 0;
+	base = strrchr(e->key, '/');
+	base = base ? base + 1 : e->key;
+	memset(&f, 0, sizeof(f));
+	if (!delta_log_name_parse(base, strlen(base), &f.name))
+		return 0;
+	f.key = loom_strdup(e->key);
+	if (!f.key) {
+		c->rc = LOOM_ENOMEM;
+		return 1;
+	}
+	f.size = e->size;
+	f.mtime_ms = e->mtime_ms;
+	if (loom_vec_push(&c->l->files, &f) < 0) {
+		loom_free(f.key);
+		c->rc = LOOM_ENOMEM;
+		return 1;
+	}
+	return 0;
+}
+
+static int kind_rank(delta_checkpoint_kind k)
+{
+	return k == DELTA_CKPT_V2_JSON || k == DELTA_CKPT_V2_PARQUET ? 3
+	     : k == DELTA_CKPT_MULTIPART ? 2 : 1;
+}
+
+static int cmp_ckpt(const void *a, const void *b)
+{
+	const delta_checkpoint_ref *x = a, *y = b;
+	if (x->version != y->version)
+		return x->version > y->version ? -1 : 1;
+	if (kind_rank(x->kind) != kind_rank(y->kind))
+		return kind_rank(x->kind) > kind_rank(y->kind) ? -1 : 1;
+	if (x->count != y->count) /* more parts first */
+		return x->count > y->count ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Multi-part checkpoints: within one version, names sort by part number then
+ * total, so the parts of one set are not adjacent when two sets with
+ * different totals exist; check each total separately. */
+static int add_multipart(delta_log_listing *l, size_t begin, size_t end)
+{
+	size_t i, j;
+	for (i = begin; i < end; i++) {
+		const delta_log_file *f = loom_vec_at(&l->files, i);
+		int32_t parts = f->name.parts, want = 1;
+		size_t first = (size_t)-1;
+		int seen_earlier = 0;
+		if (f->name.kind != DELTA_LOG_CHECKPOINT_PART || f->name.part != 1)
+			continue;
+		for (j = begin; j < i; j++) {
+			const delta_log_file *g = loom_vec_at(&l->files, j);
+			if (g->name.kind == DELTA_LOG_CHECKPOINT_PART && g->name.parts == parts)
+				seen_earlier = 1;
+		}
+		if (seen_earlier)
+			continue;
+		/* the parts of this total must be contiguous in key order: same
+		 * version, 10-digit part numbers sort numerically, and a part with
+		 * another total sorts between only if it has the same part number */
+		for (j = begin; j < end && want <= parts; j++) {
+			const delta_log_file *g = loom_vec_at(&l->files, j);
+			if (g->name.kind != DELTA_LOG_CHECKPOINT_PART || g->name.parts != parts)
+				continue;
+			if (g->name.part != want || g->size == 0)
+				break;
+			if (want == 1)
+				first = j;
+			want++;
+		}
+		if (want == parts + 1) {
+			delta_checkpoint_ref r = { f->name.version, DELTA_CKPT_MULTIPART, first,
+			                           (size_t)parts };
+			/* parts must be adjacent for the [first, first+count) range */
+			size_t k;
+			int adjacent = 1;
+			for (k = 0; k < (size_t)parts; k++) {
+				const delta_log_file *g = loom_vec_at(&l->files, first + k);
+				if (g->name.kind != DELTA_LOG_CHECKPOINT_PART ||
+				    g->name.parts != parts || g->name.part != (int32_t)k + 1)
+					adjacent = 0;
+			}
+			if (adjacent)
+				LOOM_TRY(loom_vec_push(&l->checkpoints, &r));
+		}
+	}
+	return 0;
+}
+
+static void read_hint(loom_store *store, delta_log_listing *l)
+{
+	loom_buf b = LOOM_BUF_INIT;
+	json_t *root, *v;
+	json_error_t jerr;
+
+	l->last_checkpoint_hint = -1;
+	if (loom_store_read_all(store, DELTA_LOG_DIR "_last_checkpoint", &b) < 0) {
+		loom_error_clear();
+		loom_buf_dispose(&b);
+		return;
+	}
+	root = json_loadb(b.ptr ? b.ptr : "", b.size, 0, &jerr);
+	loom_buf_dispose(&b);
+	if (!root)
+		return;
+	v = json_object_get(root, "version");
+	if (json_is_integer(v) && json_integer_value(v) >= 0)
+		l->last_checkpoint_hint = json_integer_value(v);
+	json_decref(root);
+}
+
+int delta_log_list(loom_store *store, delta_log_listing *out)
+{
+	list_ctx c = { out, 0 };
+	size_t i, n, vstart;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	loom_vec_init(&out->files, sizeof(delta_log_file));
+	loom_vec_init(&out->checkpoints, sizeof(delta_checkpoint_ref));
+	out->latest_commit = out->earliest_commit = -1;
+	out->last_checkpoint_hint = -1;
+
+	rc = store->list(store, DELTA_LOG_DIR, NULL, 0, on_entry, &c);
+	if (c.rc < 0)
+		rc = c.rc;
+	if (rc < 0) {
+		delta_log_listing_dispose(out);
+		return loom_err_wrap("listing " DELTA_LOG_DIR);
+	}
+	n = out->files.len;
+	for (i = 0; i < n; i++) {
+		const delta_log_file *f = loom_vec_at(&out->files, i);
+		if (f->name.kind == DELTA_LOG_COMMIT) {
+			if (out->earliest_commit < 0)
+				out->earliest_commit = f->name.version;
+			out->latest_commit = f->name.version;
+		}
+	}
+	/* checkpoints, version by version (keys sort by version first) */
+	for (vstart = 0; vstart < n;) {
+		const delta_log_file *f0 = loom_vec_at(&out->files, vstart);
+		size_t vend = vstart + 1;
+		while (vend < n) {
+			const delta_log_file *g = loom_vec_at(&out->files, vend);
+			if (g->name.version != f0->name.version ||
+			    g->name.kind == DELTA_LOG_LAST_CHECKPOINT)
+				break;
+			vend++;
+		}
+		for (i = vstart; i < vend; i++) {
+			const delta_log_file *f = loom_vec_at(&out->files, i);
+			delta_checkpoint_ref r = { f->name.version, DELTA_CKPT_NONE, i, 1 };
+			if (f->size == 0) /* a 0-byte checkpoint is a failed write */
+				continue;
+			if (f->name.kind == DELTA_LOG_CHECKPOINT)
+				r.kind = DELTA_CKPT_CLASSIC;
+			else if (f->name.kind == DELTA_LOG_CHECKPOINT_V2)
+				r.kind = f->name.is_json ? DELTA_CKPT_V2_JSON : DELTA_CKPT_V2_PARQUET;
+			else
+				continue;
+			if (loom_vec_push(&out->checkpoints, &r) < 0) {
+				delta_log_listing_dispose(out);
+				return LOOM_ENOMEM;
+			}
+		}
+		if (add_multipart(out, vstart, vend) < 0) {
+			delta_log_listing_dispose(out);
+			return LOOM_ENOMEM;
+		}
+		vstart = vend;
+	}
+	loom_vec_sort(&out->checkpoints, cmp_ckpt);
+	if (out->latest_commit < 0 && out->checkpoints.len == 0) {
+		delta_log_listing_dispose(out);
+		return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_DELTA,
+		                "not a Delta table: no commit or checkpoint in " DELTA_LOG_DIR);
+	}
+	read_hint(store, out);
+	return 0;
+}
+
+void delta_log_listing_dispose(delta_log_listing *l)
+{
+	size_t i;
+	if (!l)
+		return;
+	for (i = 0; i < l->files.len; i++)
+		loom_free(((delta_log_file *)loom_vec_at(&l->files, i))->key);
+	loom_vec_dispose(&l->files);
+	loom_vec_dispose(&l->checkpoints);
+}
+
+static int cmp_file_version(const void *key, const void *elem)
+{
+	int64_t v = *(const int64_t *)key;
+	const delta_log_file *f = elem;
+	return v < f->name.version ? -1 : v > f->name.version;
+}
+
+const delta_log_file *delta_log_find_commit(const delta_log_listing *l,
+                                            int64_t version)
+{
+	/* keys sort by version, so binary search for any file of the version,
+	 * then scan its neighbours for the commit */
+	const delta_log_file *files = l->files.data, *hit;
+	size_t i, lo, hi, n = l->files.len;
+	/* _last_checkpoint (version -1) sorts last: leave it out */
+	if (n && files[n - 1].name.kind == DELTA_LOG_LAST_CHECKPOINT)
+		n--;
+	if (!n)
+		return NULL;
+	hit = bsearch(&version, files, n, sizeof(*files), cmp_file_version);
+	if (!hit)
+		return NULL;
+	i = (size_t)(hit - files);
+	lo = i;
+	while (lo > 0 && files[lo - 1].name.version == version)
+		lo--;
+	for (hi = lo; hi < l->files.len && files[hi].name.version == version; hi++)
+		if (files[hi].name.kind == DELTA_LOG_COMMIT)
+			return &files[hi];
+	return NULL;
+}
+
+int delta_log_segment_build(const delta_log_listing *l, int64_t version,
+                            const delta_checkpoint_ref *ckpt,
+                            delta_log_segment *out)
+{
+	int64_t from = ckpt ? ckpt->version + 1 : 0, v;
+	size_t n = version >= from ? (size_t)(version - from + 1) : 0, i = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->version = version;
+	if (ckpt)
+		out->checkpoint = *ckpt;
+	if (n) {
+		out->commits = loom_calloc(n, sizeof(*out->commits));
+		if (!out->commits)
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory");
+	}
+	for (v = from; v <= version; v++) {
+		const delta_log_file *f = delta_log_find_commit(l, v);
+		if (!f) {
+			char name[21], from_txt[64] = "";
+			delta_log_format_version(v, name);
+			if (ckpt)
+				snprintf(from_txt, sizeof(from_txt),
+				         " from the checkpoint at version %lld",
+				         (long long)ckpt->version);
+			delta_log_segment_dispose(out);
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+			                "log gap: commit " DELTA_LOG_DIR "%s.json (version %lld) "
+			                "is missing but needed to rebuild version %lld%s",
+			                name, (long long)v, (long long)version, from_txt);
+		}
+		out->commits[i++] = f;
+	}
+	out->num_commits = i;
+	return 0;
+}
+
+void delta_log_segment_dispose(delta_log_segment *seg)
+{
+	if (!seg)
+		return;
+	loom_free(seg->commits);
+	seg->commits = NULL;
+	seg->num_commits = 0;
+}

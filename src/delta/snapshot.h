@@ -1,0 +1,88 @@
+/* delta/snapshot.h - the state of a table at one version (log replay).
+ *
+ * This is the internal view the ops layer (vacuum, compaction, checkpoint
+ * writing, log cleanup) builds on; the public loom_snapshot wraps it.
+ *
+ * Replay follows PROTOCOL.md "Action Reconciliation" and runs newest first:
+ * commits from the snapshot version down to the checkpoint, then the
+ * checkpoint. The first action seen for a logical file key (percent-decoded
+ * path + DV unique id) is the latest and wins; older ones are skipped
+ * without being copied, so memory is proportional to the live state
+ * (live files + tombstones), not to the log. */
+#ifndef LOOM_DELTA_SNAPSHOT_H
+#define LOOM_DELTA_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delta/actions.h"
+#include "delta/log_listing.h"
+#include "delta/schema.h"
+#include "loom/store.h"
+#include "util/arena.h"
+
+typedef struct delta_load_opts {
+	int keep_stats;          /* keep add/remove stats text (default 1) */
+	int ignore_checkpoints;  /* replay JSON commits from version 0 only */
+	int skip_protocol_check; /* do not refuse unreadable protocols */
+} delta_load_opts;
+
+/* Defaults: keep_stats = 1, others 0. */
+void delta_load_opts_init(delta_load_opts *o);
+
+typedef struct delta_snapshot {
+	loom_arena arena;            /* every string and array below */
+	loom_store *store;           /* borrowed: the table's store */
+	int64_t version;
+
+	delta_protocol protocol;
+	delta_metadata metadata;
+	delta_schema schema;         /* parsed metadata.schema_string */
+
+	delta_file **files;          /* live files (adds), sorted by path */
+	size_t num_files;
+	uint64_t total_bytes;        /* sum of live file sizes */
+	delta_file **tombstones;     /* removes still in the state, sorted by
+	                                path; none dropped by age */
+	size_t num_tombstones;
+
+	delta_txn *txns;             /* latest version per appId */
+	size_t num_txns;
+	delta_domain *domains;       /* live (non-removed) domains */
+	size_t num_domains;
+
+	const char *commit_info;     /* commitInfo JSON of `version`, or NULL */
+	int64_t in_commit_timestamp; /* commitInfo.inCommitTimestamp, -1 */
+	int64_t commit_file_mtime;   /* mtime of version's commit file, -1 */
+
+	/* where the state came from */
+	delta_checkpoint_kind checkpoint_kind; /* NONE: commits from 0 */
+	int64_t checkpoint_version;  /* -1 none */
+	size_t checkpoint_parts;     /* files of the checkpoint */
+	size_t num_sidecars;
+	int64_t last_checkpoint_hint;/* from _last_checkpoint, -1 */
+	size_t num_commits_replayed;
+	int64_t latest_version;      /* newest version in the listing */
+
+	char **warnings;             /* arena strings */
+	size_t num_warnings;
+} delta_snapshot;
+
+/* Load the snapshot at `version` (-1 latest) of the table in `store`.
+ * opts may be NULL (defaults). *out owned by the caller:
+ * delta_snapshot_free. Errors: see loom_snapshot_load (loom/table.h). */
+int delta_snapshot_load(delta_snapshot **out, loom_store *store, int64_t version,
+                        const delta_load_opts *opts);
+void delta_snapshot_free(delta_snapshot *s);
+
+/* The live file whose decoded path is `path` (NULL if none). Binary
+ * search; O(log n). */
+const delta_file *delta_snapshot_find_file(const delta_snapshot *s, const char *path);
+
+/* Table property value or NULL. */
+const char *delta_snapshot_property(const delta_snapshot *s, const char *key);
+
+/* Column mapping mode from the properties: 0 none, 1 id, 2 name. */
+int delta_snapshot_column_mapping(const delta_snapshot *s);
+
+#endif

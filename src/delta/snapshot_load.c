@@ -1,0 +1,634 @@
+/* delta/snapshot_load.c - choose the files that rebuild a version, replay
+ * them newest first, and assemble the snapshot. */
+#include "delta/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delta/checkpoint.h"
+#include "delta/protocol.h"
+#include "store/store_int.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/hashmap.h"
+#include "util/percent.h"
+#include "util/vec.h"
+
+void delta_load_opts_init(delta_load_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->keep_stats = 1;
+}
+
+typedef struct replay {
+	delta_snapshot *snap;
+	const delta_load_opts *opts;
+	loom_map seen;              /* file key -> delta_file* */
+	loom_vec files, tombs;      /* delta_file* */
+	loom_map txn_map;           /* app id -> delta_txn* */
+	loom_vec txns;              /* delta_txn* */
+	loom_map domain_map;        /* domain -> delta_domain* */
+	loom_vec domains;           /* delta_domain* */
+	loom_vec sidecars;          /* char* (arena): sidecar store keys */
+	int have_protocol, have_metadata;
+	int in_checkpoint;
+	int64_t ckpt_meta_version;  /* checkpointMetadata.version, -1 */
+	int64_t cur_version;
+	delta_parse_scratch sc;
+} replay;
+
+static void replay_init(replay *r, delta_snapshot *snap, const delta_load_opts *opts)
+{
+	memset(r, 0, sizeof(*r));
+	r->snap = snap;
+	r->opts = opts;
+	loom_vec_init(&r->files, sizeof(delta_file *));
+	loom_vec_init(&r->tombs, sizeof(delta_file *));
+	loom_vec_init(&r->txns, sizeof(delta_txn *));
+	loom_vec_init(&r->domains, sizeof(delta_domain *));
+	loom_vec_init(&r->sidecars, sizeof(char *));
+	r->ckpt_meta_version = -1;
+	delta_parse_scratch_init(&r->sc);
+}
+
+static void replay_dispose(replay *r)
+{
+	loom_map_dispose(&r->seen);
+	loom_map_dispose(&r->txn_map);
+	loom_map_dispose(&r->domain_map);
+	loom_vec_dispose(&r->files);
+	loom_vec_dispose(&r->tombs);
+	loom_vec_dispose(&r->txns);
+	loom_vec_dispose(&r->domains);
+	loom_vec_dispose(&r->sidecars);
+	delta_parse_scratch_dispose(&r->sc);
+}
+
+static int oom(void)
+{
+	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory during log replay");
+}
+
+/* The reconciliation step for one action (newest first: first seen wins). */
+static int replay_action(void *ctx, const delta_action *a)
+{
+	replay *r = ctx;
+	delta_snapshot *s = r->snap;
+	loom_arena *ar = &s->arena;
+
+	switch (a->type) {
+	case DELTA_ACT_ADD:
+	case DELTA_ACT_REMOVE: {
+		const delta_file *f = &a->u.file;
+		delta_file *d;
+		if (loom_map_get(&r->seen, f->key, f->key_len))
+			return 0;
+		d = loom_arena_alloc(ar, sizeof(*d));
+		if (!d || delta_file_copy(ar, d, f, r->opts->keep_stats) < 0)
+			return oom();
+		d->version = r->cur_version;
+		if (loom_map_put(&r->seen, d->key, d->key_len, d, NULL) < 0)
+			return oom();
+		if (loom_vec_push(d->is_add ? &r->files : &r->tombs, &d) < 0)
+			return oom();
+		return 0;
+	}
+	case DELTA_ACT_PROTOCOL:
+		if (r->have_protocol)
+			return 0;
+		r->have_protocol = 1;
+		return delta_protocol_copy(ar, &s->protocol, &a->u.protocol) < 0 ? oom() : 0;
+	case DELTA_ACT_METADATA:
+		if (r->have_metadata)
+			return 0;
+		r->have_metadata = 1;
+		return delta_metadata_copy(ar, &s->metadata, &a->u.metadata) < 0 ? oom() : 0;
+	case DELTA_ACT_TXN: {
+		delta_txn *t;
+		if (loom_map_gets(&r->txn_map, a->u.txn.app_id))
+			return 0;
+		t = loom_arena_alloc(ar, sizeof(*t));
+		if (!t)
+			return oom();
+		*t = a->u.txn;
+		t->app_id = loom_arena_strdup(ar, a->u.txn.app_id);
+		if (!t->app_id || loom_map_puts(&r->txn_map, t->app_id, t) < 0 ||
+		    loom_vec_push(&r->txns, &t) < 0)
+			return oom();
+		return 0;
+	}
+	case DELTA_ACT_DOMAIN: {
+		delta_domain *d;
+		if (loom_map_gets(&r->domain_map, a->u.domain.domain))
+			return 0;
+		d = loom_arena_alloc(ar, sizeof(*d));
+		if (!d)
+			return oom();
+		*d = a->u.domain;
+		d->domain = loom_arena_strdup(ar, a->u.domain.domain);
+		d->configuration = loom_arena_strdup(ar, a->u.domain.configuration);
+		if (!d->domain || !d->configuration ||
+		    loom_map_puts(&r->domain_map, d->domain, d) < 0 ||
+		    loom_vec_push(&r->domains, &d) < 0)
+			return oom();
+		return 0;
+	}
+	case DELTA_ACT_COMMIT_INFO:
+		if (!r->in_checkpoint && r->cur_version == s->version && !s->commit_info) {
+			char *text = json_dumps(a->json, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			json_t *ict = json_object_get(a->json, "inCommitTimestamp");
+			if (!text)
+				return oom();
+			s->commit_info = loom_arena_strdup(ar, text);
+			free(text);
+			if (!s->commit_info)
+				return oom();
+			if (json_is_integer(ict))
+				s->in_commit_timestamp = json_integer_value(ict);
+		}
+		return 0;
+	case DELTA_ACT_SIDECAR: {
+		loom_buf key = LOOM_BUF_INIT;
+		char *k;
+		int rc = 0;
+		if (!r->in_checkpoint)
+			return 0;
+		if (strchr(a->u.sidecar.path, '/') || strchr(a->u.sidecar.path, ':'))
+			return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
+			                "sidecar path \"%.200s\" is not a plain file name in "
+			                "_delta_log/_sidecars/", a->u.sidecar.path);
+		if (loom_buf_puts(&key, DELTA_LOG_DIR "_sidecars/") < 0)
+			rc = oom();
+		else if (loom_percent_decode(&key, a->u.sidecar.path, strlen(a->u.sidecar.path)) < 0)
+			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "sidecar path \"%.200s\": %s",
+			              a->u.sidecar.path, loom_error_last()->message);
+		if (rc == 0) {
+			k = loom_arena_strndup(ar, key.ptr, key.size);
+			if (!k || loom_vec_push(&r->sidecars, &k) < 0)
+				rc = oom();
+		}
+		loom_buf_dispose(&key);
+		return rc;
+	}
+	case DELTA_ACT_CHECKPOINT_METADATA:
+		if (r->in_checkpoint)
+			r->ckpt_meta_version = a->u.checkpoint_version;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Line boundaries of a JSON-lines buffer. */
+typedef struct line_span {
+	size_t off, len;
+} line_span;
+
+static int split_lines(const char *p, size_t n, loom_vec *spans)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t e = i;
+		line_span sp;
+		while (e < n && p[e] != '\n')
+			e++;
+		sp.off = i;
+		sp.len = e - i;
+		if (sp.len && p[i + sp.len - 1] == '\r')
+			sp.len--;
+		LOOM_TRY(loom_vec_push(spans, &sp));
+		i = e + 1;
+	}
+	return 0;
+}
+
+static int blank(const char *p, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t')
+			return 0;
+	return 1;
+}
+
+/* Replay a JSON-lines file (commit or JSON checkpoint); reverse = newest
+ * line first. */
+static int replay_json_file(replay *r, const char *key, int reverse)
+{
+	loom_buf b = LOOM_BUF_INIT;
+	loom_vec spans = LOOM_VEC_INIT(line_span);
+	size_t i, n, nonblank = 0;
+	int rc;
+
+	rc = loom_store_read_all(r->snap->store, key, &b);
+	if (rc < 0) {
+		loom_buf_dispose(&b);
+		return loom_err_wrap("reading %s", key);
+	}
+	rc = split_lines(b.ptr ? b.ptr : "", b.size, &spans);
+	n = spans.len;
+	for (i = 0; rc == 0 && i < n; i++) {
+		size_t li = reverse ? n - 1 - i : i;
+		line_span *sp = loom_vec_at(&spans, li);
+		char where[600];
+		delta_action act;
+		json_t *root = NULL;
+		if (blank(b.ptr + sp->off, sp->len))
+			continue;
+		nonblank++;
+		snprintf(where, sizeof(where), "%s line %zu", key, li + 1);
+		rc = delta_action_parse_line(b.ptr + sp->off, sp->len, where, &r->sc, &root, &act);
+		if (rc == 0)
+			rc = replay_action(r, &act);
+		json_decref(root);
+		delta_parse_scratch_reset(&r->sc);
+	}
+	if (rc == 0 && nonblank == 0)
+		rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s: no actions (empty file)", key);
+	loom_vec_dispose(&spans);
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static int replay_checkpoint(replay *r, const delta_log_listing *l,
+                             const delta_checkpoint_ref *c)
+{
+	size_t i;
+	r->in_checkpoint = 1;
+	r->cur_version = c->version;
+	for (i = 0; i < c->count; i++) {
+		const delta_log_file *f = loom_vec_at(&l->files, c->first + i);
+		if (c->kind == DELTA_CKPT_V2_JSON)
+			LOOM_TRY(replay_json_file(r, f->key, 0));
+		else
+			LOOM_TRY(delta_checkpoint_parquet_read(r->snap->store, f->key, c->version,
+			                                       replay_action, r));
+	}
+	if ((c->kind == DELTA_CKPT_V2_JSON || c->kind == DELTA_CKPT_V2_PARQUET) &&
+	    r->ckpt_meta_version < 0) {
+		const delta_log_file *f = loom_vec_at(&l->files, c->first);
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+		                "%s: V2 checkpoint without a checkpointMetadata action", f->key);
+	}
+	if (r->ckpt_meta_version >= 0 && r->ckpt_meta_version != c->version) {
+		const delta_log_file *f = loom_vec_at(&l->files, c->first);
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+		                "%s: checkpointMetadata.version is %lld, the file name says %lld",
+		                f->key, (long long)r->ckpt_meta_version, (long long)c->version);
+	}
+	/* sidecars: all must exist before any is read */
+	for (i = 0; i < r->sidecars.len; i++) {
+		const char *key = *(char **)loom_vec_at(&r->sidecars, i);
+		loom_store_entry e;
+		int rc = r->snap->store->stat(r->snap->store, key, &e);
+		if (rc == LOOM_ENOTFOUND) {
+			const delta_log_file *f = loom_vec_at(&l->files, c->first);
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+			                "%s references sidecar %s, which does not exist", f->key, key);
+		}
+		if (rc < 0)
+			return loom_err_wrap("sidecar %s", key);
+	}
+	for (i = 0; i < r->sidecars.len; i++) {
+		const char *key = *(char **)loom_vec_at(&r->sidecars, i);
+		LOOM_TRY(delta_checkpoint_parquet_read(r->snap->store, key, c->version,
+		                                       replay_action, r));
+	}
+	r->snap->num_sidecars = r->sidecars.len;
+	r->in_checkpoint = 0;
+	return 0;
+}
+
+static int cmp_file_path(const void *a, const void *b)
+{
+	const delta_file *x = *(delta_file *const *)a, *y = *(delta_file *const *)b;
+	int c = strcmp(x->path, y->path);
+	if (c)
+		return c;
+	/* same path (tombstones with different DVs): order by DV id */
+	return strcmp(x->key + strlen(x->key) + 1, y->key + strlen(y->key) + 1);
+}
+
+/* Move the replay's collections into the snapshot's arena arrays. */
+static int finish(replay *r)
+{
+	delta_snapshot *s = r->snap;
+	size_t i, n;
+
+	loom_vec_sort(&r->files, cmp_file_path);
+	loom_vec_sort(&r->tombs, cmp_file_path);
+	s->num_files = r->files.len;
+	s->files = loom_arena_alloc(&s->arena, (s->num_files + 1) * sizeof(delta_file *));
+	s->num_tombstones = r->tombs.len;
+	s->tombstones = loom_arena_alloc(&s->arena, (s->num_tombstones + 1) * sizeof(delta_file *));
+	s->txns = loom_arena_alloc(&s->arena, (r->txns.len + 1) * sizeof(delta_txn));
+	s->domains = loom_arena_alloc(&s->arena, (r->domains.len + 1) * sizeof(delta_domain));
+	if (!s->files || !s->tombstones || !s->txns || !s->domains)
+		return oom();
+	if (s->num_files)
+		memcpy(s->files, r->files.data, s->num_files * sizeof(delta_file *));
+	if (s->num_tombstones)
+		memcpy(s->tombstones, r->tombs.data, s->num_tombstones * sizeof(delta_file *));
+	s->total_bytes = 0;
+	for (i = 0; i < s->num_files; i++)
+		s->total_bytes += (uint64_t)s->files[i]->size;
+	for (i = 0; i < r->txns.len; i++)
+		s->txns[i] = **(delta_txn **)loom_vec_at(&r->txns, i);
+	s->num_txns = r->txns.len;
+	for (i = 0, n = 0; i < r->domains.len; i++) {
+		delta_domain *d = *(delta_domain **)loom_vec_at(&r->domains, i);
+		if (!d->removed)
+			s->domains[n++] = *d;
+	}
+	s->num_domains = n;
+	return 0;
+}
+
+static int add_warning(delta_snapshot *s, const char *text)
+{
+	char **w = loom_arena_alloc(&s->arena, (s->num_warnings + 1) * sizeof(char *));
+	char *t = loom_arena_strdup(&s->arena, text);
+	if (!w || !t)
+		return oom();
+	if (s->num_warnings)
+		memcpy(w, s->warnings, s->num_warnings * sizeof(char *));
+	w[s->num_warnings++] = t;
+	s->warnings = w;
+	return 0;
+}
+
+/* commitInfo of the snapshot version when it was not replayed (the
+ * snapshot version is the checkpoint version). */
+static int read_commit_info(delta_snapshot *s, const delta_log_listing *l)
+{
+	const delta_log_file *f = delta_log_find_commit(l, s->version);
+	loom_buf b = LOOM_BUF_INIT;
+	loom_vec spans = LOOM_VEC_INIT(line_span);
+	size_t i;
+	int rc = 0;
+
+	if (!f)
+		return 0;
+	s->commit_file_mtime = f->mtime_ms;
+	if (loom_store_read_all(s->store, f->key, &b) < 0 ||
+	    split_lines(b.ptr ? b.ptr : "", b.size, &spans) < 0) {
+		/* commitInfo is informational here: a read failure only warns */
+		char msg[1200];
+		snprintf(msg, sizeof(msg), "commitInfo of version %lld not read: %s",
+		         (long long)s->version, loom_error_last()->message);
+		rc = add_warning(s, msg);
+		goto done;
+	}
+	for (i = 0; i < spans.len; i++) {
+		line_span *sp = loom_vec_at(&spans, i);
+		json_t *doc, *ci;
+		if (sp->len < 14 || memcmp(b.ptr + sp->off, "{\"commitInfo\"", 13) != 0)
+			continue;
+		doc = json_loadb(b.ptr + sp->off, sp->len, 0, NULL);
+		ci = doc ? json_object_get(doc, "commitInfo") : NULL;
+		if (json_is_object(ci)) {
+			char *text = json_dumps(ci, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			json_t *ict = json_object_get(ci, "inCommitTimestamp");
+			if (text) {
+				s->commit_info = loom_arena_strdup(&s->arena, text);
+				free(text);
+			}
+			if (json_is_integer(ict))
+				s->in_commit_timestamp = json_integer_value(ict);
+		}
+		json_decref(doc);
+		break;
+	}
+done:
+	loom_vec_dispose(&spans);
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static delta_snapshot *snapshot_new(loom_store *store, int64_t version)
+{
+	delta_snapshot *s = loom_calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	loom_arena_init(&s->arena, 256 * 1024);
+	s->store = store;
+	s->version = version;
+	s->in_commit_timestamp = -1;
+	s->commit_file_mtime = -1;
+	s->checkpoint_version = -1;
+	s->last_checkpoint_hint = -1;
+	return s;
+}
+
+/* One attempt: rebuild `version` from checkpoint `c` (NULL: from 0). */
+static int attempt(delta_snapshot *s, const delta_log_listing *l,
+                   const delta_checkpoint_ref *c, const delta_load_opts *opts)
+{
+	delta_log_segment seg;
+	replay r;
+	size_t i;
+	int rc;
+
+	LOOM_TRY(delta_log_segment_build(l, s->version, c, &seg));
+	replay_init(&r, s, opts);
+	rc = 0;
+	for (i = seg.num_commits; rc == 0 && i > 0; i--) {
+		const delta_log_file *f = seg.commits[i - 1];
+		r.cur_version = f->name.version;
+		if (f->name.version == s->version)
+			s->commit_file_mtime = f->mtime_ms;
+		rc = replay_json_file(&r, f->key, 1);
+	}
+	if (rc == 0 && c) {
+		rc = replay_checkpoint(&r, l, c);
+		if (rc == 0) {
+			s->checkpoint_kind = c->kind;
+			s->checkpoint_version = c->version;
+			s->checkpoint_parts = c->count;
+		}
+	}
+	s->num_commits_replayed = seg.num_commits;
+	if (rc == 0 && !r.have_protocol)
+		rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+		              "no protocol action found rebuilding version %lld",
+		              (long long)s->version);
+	if (rc == 0 && !r.have_metadata)
+		rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+		              "no metaData action found rebuilding version %lld",
+		              (long long)s->version);
+	if (rc == 0)
+		rc = finish(&r);
+	replay_dispose(&r);
+	delta_log_segment_dispose(&seg);
+	return rc;
+}
+
+int delta_snapshot_load(delta_snapshot **out, loom_store *store, int64_t version,
+                        const delta_load_opts *opts_in)
+{
+	delta_load_opts opts;
+	delta_log_listing l;
+	loom_vec cands = LOOM_VEC_INIT(const delta_checkpoint_ref *);
+	loom_vec warns = LOOM_VEC_INIT(char *);
+	loom_error first_err;
+	int64_t latest = -1;
+	size_t i;
+	int rc, have_err = 0;
+	delta_snapshot *s = NULL;
+
+	*out = NULL;
+	if (opts_in)
+		opts = *opts_in;
+	else
+		delta_load_opts_init(&opts);
+	if (version < -1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "invalid version %lld",
+		                (long long)version);
+	LOOM_TRY(delta_log_list(store, &l));
+	latest = l.latest_commit;
+	if (l.checkpoints.len) {
+		const delta_checkpoint_ref *c0 = loom_vec_at(&l.checkpoints, 0);
+		if (c0->version > latest)
+			latest = c0->version;
+	}
+	if (version == -1)
+		version = latest;
+	if (version > latest) {
+		delta_log_listing_dispose(&l);
+		return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_DELTA,
+		                "version %lld does not exist: the latest version is %lld",
+		                (long long)version, (long long)latest);
+	}
+	/* candidates: complete checkpoints <= version, newest first, then none */
+	for (i = 0; i < l.checkpoints.len && !opts.ignore_checkpoints; i++) {
+		const delta_checkpoint_ref *c = loom_vec_at(&l.checkpoints, i);
+		if (c->version <= version && loom_vec_push(&cands, &c) < 0) {
+			rc = oom();
+			goto out;
+		}
+	}
+	if (l.earliest_commit == 0) {
+		const delta_checkpoint_ref *none = NULL;
+		if (loom_vec_push(&cands, &none) < 0) {
+			rc = oom();
+			goto out;
+		}
+	}
+	if (!cands.len) {
+		rc = loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_DELTA,
+		              "version %lld cannot be rebuilt: no checkpoint at or before it "
+		              "and the commits before version %lld were removed",
+		              (long long)version, (long long)l.earliest_commit);
+		goto out;
+	}
+	rc = LOOM_ERROR;
+	for (i = 0; i < cands.len; i++) {
+		const delta_checkpoint_ref *c = *(const delta_checkpoint_ref **)loom_vec_at(&cands, i);
+		char msg[1400];
+		char *w;
+		if (c && c->kind != DELTA_CKPT_V2_JSON && !delta_checkpoint_parquet_available()) {
+			rc = loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
+			              "parquet checkpoint reading not available: version %lld "
+			              "needs the %s checkpoint at version %lld",
+			              (long long)version, delta_checkpoint_kind_name(c->kind),
+			              (long long)c->version);
+		} else {
+			s = snapshot_new(store, version);
+			if (!s) {
+				rc = oom();
+				goto out;
+			}
+			s->latest_version = latest;
+			s->last_checkpoint_hint = l.last_checkpoint_hint;
+			rc = attempt(s, &l, c, &opts);
+			if (rc == 0)
+				break;
+			delta_snapshot_free(s);
+			s = NULL;
+		}
+		if (!have_err) {
+			loom_err_copy(&first_err);
+			have_err = 1;
+		}
+		if (rc != LOOM_EUNSUPPORTED || !c)
+			break; /* only an unreadable checkpoint is worth another try */
+		snprintf(msg, sizeof(msg), "%s checkpoint at version %lld not used (%s); "
+		         "rebuilt from an older checkpoint or the JSON commits instead",
+		         delta_checkpoint_kind_name(c->kind), (long long)c->version,
+		         loom_error_last()->message);
+		w = loom_strdup(msg);
+		if (!w || loom_vec_push(&warns, &w) < 0) {
+			loom_free(w);
+			rc = oom();
+			goto out;
+		}
+	}
+	if (rc < 0) {
+		if (have_err)
+			rc = loom_err(first_err.code, first_err.klass, "%s", first_err.message);
+		goto out;
+	}
+	for (i = 0; i < warns.len && rc == 0; i++)
+		rc = add_warning(s, *(char **)loom_vec_at(&warns, i));
+	if (rc == 0 && !s->commit_info && s->checkpoint_version == s->version)
+		rc = read_commit_info(s, &l);
+	if (rc == 0)
+		rc = delta_schema_parse(&s->arena, s->metadata.schema_string,
+		                        strlen(s->metadata.schema_string), &s->schema);
+	if (rc == 0 && !opts.skip_protocol_check)
+		rc = delta_protocol_check(&s->protocol, DELTA_OP_READ);
+out:
+	for (i = 0; i < warns.len; i++)
+		loom_free(*(char **)loom_vec_at(&warns, i));
+	loom_vec_dispose(&warns);
+	loom_vec_dispose(&cands);
+	delta_log_listing_dispose(&l);
+	if (rc < 0) {
+		delta_snapshot_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void delta_snapshot_free(delta_snapshot *s)
+{
+	if (!s)
+		return;
+	loom_arena_dispose(&s->arena);
+	loom_free(s);
+}
+
+const delta_file *delta_snapshot_find_file(const delta_snapshot *s, const char *path)
+{
+	size_t lo = 0, hi = s->num_files;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->files[mid]->path, path);
+		if (c == 0)
+			return s->files[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *delta_snapshot_property(const delta_snapshot *s, const char *key)
+{
+	return delta_kv_get(s->metadata.configuration, s->metadata.num_configuration, key, NULL);
+}
+
+int delta_snapshot_column_mapping(const delta_snapshot *s)
+{
+	const char *m = delta_snapshot_property(s, "delta.columnMapping.mode");
+	if (!m)
+		return 0;
+	if (strcmp(m, "id") == 0)
+		return 1;
+	if (strcmp(m, "name") == 0)
+		return 2;
+	return 0;
+}

@@ -1,0 +1,344 @@
+/* delta/table_api.c - the public table/snapshot API (loom/table.h) over
+ * the internal snapshot. */
+#include "loom/table.h"
+
+#include <string.h>
+
+#include "delta/dv.h"
+#include "delta/props.h"
+#include "delta/protocol.h"
+#include "delta/snapshot.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+struct loom_table {
+	loom_store *store;
+	int owns_store;
+	char *uri;
+};
+
+struct loom_snapshot {
+	delta_snapshot *snap;
+	char *root;          /* local table root (for 'p' DVs), or NULL */
+};
+
+LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri)
+{
+	loom_store *st;
+	int rc;
+	*out = NULL;
+	if (!uri || !*uri)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "empty table URI");
+	rc = loom_store_open(&st, uri);
+	if (rc < 0)
+		return loom_err_wrap("table %s", uri);
+	rc = loom_table_open_store(out, st, uri);
+	if (rc < 0) {
+		loom_store_free(st);
+		return rc;
+	}
+	(*out)->owns_store = 1;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_table_open_store(loom_table **out, loom_store *store,
+                                       const char *uri)
+{
+	loom_table *t = loom_calloc(1, sizeof(*t));
+	*out = NULL;
+	if (!t)
+		return LOOM_ENOMEM;
+	t->store = store;
+	t->uri = loom_strdup(uri ? uri : "");
+	if (!t->uri) {
+		loom_free(t);
+		return LOOM_ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+LOOM_EXTERN(void) loom_table_free(loom_table *t)
+{
+	if (!t)
+		return;
+	if (t->owns_store)
+		loom_store_free(t->store);
+	loom_free(t->uri);
+	loom_free(t);
+}
+
+LOOM_EXTERN(loom_store *) loom_table_store(loom_table *t)
+{
+	return t ? t->store : NULL;
+}
+
+LOOM_EXTERN(int) loom_snapshot_load(loom_snapshot **out, loom_table *t, int64_t version)
+{
+	loom_snapshot *s;
+	const char *root;
+	int rc;
+
+	*out = NULL;
+	if (!t)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "no table");
+	s = loom_calloc(1, sizeof(*s));
+	if (!s)
+		return LOOM_ENOMEM;
+	rc = delta_snapshot_load(&s->snap, t->store, version, NULL);
+	if (rc < 0) {
+		loom_free(s);
+		return loom_err_wrap("table %s", t->uri);
+	}
+	root = loom_store_local_root(t->store);
+	if (root && !(s->root = loom_strdup(root))) {
+		loom_snapshot_free(s);
+		return LOOM_ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+LOOM_EXTERN(void) loom_snapshot_free(loom_snapshot *s)
+{
+	if (!s)
+		return;
+	delta_snapshot_free(s->snap);
+	loom_free(s->root);
+	loom_free(s);
+}
+
+LOOM_EXTERN(int64_t) loom_snapshot_version(const loom_snapshot *s)
+{
+	return s->snap->version;
+}
+
+LOOM_EXTERN(int) loom_snapshot_min_reader_version(const loom_snapshot *s)
+{
+	return s->snap->protocol.min_reader_version;
+}
+
+LOOM_EXTERN(int) loom_snapshot_min_writer_version(const loom_snapshot *s)
+{
+	return s->snap->protocol.min_writer_version;
+}
+
+LOOM_EXTERN(const char *const *) loom_snapshot_reader_features(const loom_snapshot *s)
+{
+	return (const char *const *)s->snap->protocol.reader_features;
+}
+
+LOOM_EXTERN(const char *const *) loom_snapshot_writer_features(const loom_snapshot *s)
+{
+	return (const char *const *)s->snap->protocol.writer_features;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_table_id(const loom_snapshot *s)
+{
+	return s->snap->metadata.id;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_table_name(const loom_snapshot *s)
+{
+	return s->snap->metadata.name;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_schema_json(const loom_snapshot *s)
+{
+	return s->snap->metadata.schema_string;
+}
+
+LOOM_EXTERN(int64_t) loom_snapshot_created_time(const loom_snapshot *s)
+{
+	return s->snap->metadata.created_time;
+}
+
+LOOM_EXTERN(const char *const *) loom_snapshot_partition_columns(const loom_snapshot *s,
+                                                                 size_t *n)
+{
+	if (n)
+		*n = s->snap->metadata.num_partition_columns;
+	return (const char *const *)s->snap->metadata.partition_columns;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_num_properties(const loom_snapshot *s)
+{
+	return s->snap->metadata.num_configuration;
+}
+
+LOOM_EXTERN(const loom_kv *) loom_snapshot_properties(const loom_snapshot *s)
+{
+	return s->snap->metadata.configuration;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_property(const loom_snapshot *s, const char *key)
+{
+	return delta_snapshot_property(s->snap, key);
+}
+
+static void fill_info(const delta_file *f, loom_file_info *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = f->path;
+	o->path_raw = f->path_raw;
+	o->size = f->size;
+	o->modification_time = f->modification_time;
+	o->deletion_timestamp = f->deletion_timestamp;
+	o->num_records = f->num_records;
+	o->stats = f->stats;
+	o->num_partition_values = f->num_partition_values;
+	o->partition_values = f->partition_values;
+	o->dv_storage_type = f->dv.storage_type;
+	o->dv_cardinality = f->dv.storage_type ? f->dv.cardinality : 0;
+	o->dv_path_or_inline = f->dv.path_or_inline_dv;
+	o->dv_offset = f->dv.has_offset ? f->dv.offset : -1;
+	o->dv_size_in_bytes = f->dv.size_in_bytes;
+	o->data_change = f->data_change;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_num_files(const loom_snapshot *s)
+{
+	return s->snap->num_files;
+}
+
+LOOM_EXTERN(uint64_t) loom_snapshot_total_bytes(const loom_snapshot *s)
+{
+	return s->snap->total_bytes;
+}
+
+LOOM_EXTERN(int) loom_snapshot_file(const loom_snapshot *s, size_t i, loom_file_info *out)
+{
+	if (i >= s->snap->num_files)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "file index %zu out of range", i);
+	fill_info(s->snap->files[i], out);
+	return 0;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_num_tombstones(const loom_snapshot *s)
+{
+	return s->snap->num_tombstones;
+}
+
+LOOM_EXTERN(int) loom_snapshot_tombstone(const loom_snapshot *s, size_t i,
+                                         loom_file_info *out)
+{
+	if (i >= s->snap->num_tombstones)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA,
+		                "tombstone index %zu out of range", i);
+	fill_info(s->snap->tombstones[i], out);
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_snapshot_deleted_rows(const loom_snapshot *s, size_t i,
+                                            uint64_t **rows, size_t *n)
+{
+	const delta_file *f;
+	delta_row_filter *rf;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	if (i >= s->snap->num_files)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "file index %zu out of range", i);
+	f = s->snap->files[i];
+	if (!f->dv.storage_type)
+		return 0;
+	rc = delta_dv_load(s->snap->store, s->root, &f->dv, &rf);
+	if (rc < 0)
+		return loom_err_wrap("data file %s", f->path);
+	rc = delta_row_filter_to_array(rf, rows, n);
+	delta_row_filter_free(rf);
+	return rc;
+}
+
+LOOM_EXTERN(void) loom_snapshot_rows_free(uint64_t *rows)
+{
+	loom_free(rows);
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_num_txns(const loom_snapshot *s)
+{
+	return s->snap->num_txns;
+}
+
+LOOM_EXTERN(int) loom_snapshot_txn(const loom_snapshot *s, size_t i,
+                                   const char **app_id, int64_t *version)
+{
+	if (i >= s->snap->num_txns)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "txn index %zu out of range", i);
+	*app_id = s->snap->txns[i].app_id;
+	*version = s->snap->txns[i].version;
+	return 0;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_num_domains(const loom_snapshot *s)
+{
+	return s->snap->num_domains;
+}
+
+LOOM_EXTERN(int) loom_snapshot_domain(const loom_snapshot *s, size_t i,
+                                      const char **domain, const char **configuration)
+{
+	if (i >= s->snap->num_domains)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "domain index %zu out of range", i);
+	*domain = s->snap->domains[i].domain;
+	*configuration = s->snap->domains[i].configuration;
+	return 0;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_commit_info(const loom_snapshot *s)
+{
+	return s->snap->commit_info;
+}
+
+LOOM_EXTERN(int64_t) loom_snapshot_checkpoint(const loom_snapshot *s, const char **kind,
+                                              size_t *parts, size_t *sidecars)
+{
+	if (kind)
+		*kind = delta_checkpoint_kind_name(s->snap->checkpoint_kind);
+	if (parts)
+		*parts = s->snap->checkpoint_parts;
+	if (sidecars)
+		*sidecars = s->snap->num_sidecars;
+	return s->snap->checkpoint_version;
+}
+
+LOOM_EXTERN(int64_t) loom_snapshot_last_checkpoint_hint(const loom_snapshot *s)
+{
+	return s->snap->last_checkpoint_hint;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_num_commits_replayed(const loom_snapshot *s)
+{
+	return s->snap->num_commits_replayed;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_num_warnings(const loom_snapshot *s)
+{
+	return s->snap->num_warnings;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_warning(const loom_snapshot *s, size_t i)
+{
+	return i < s->snap->num_warnings ? s->snap->warnings[i] : NULL;
+}
+
+LOOM_EXTERN(const char *) loom_table_op_name(loom_table_op op)
+{
+	return delta_op_name(op);
+}
+
+LOOM_EXTERN(int) loom_snapshot_check_op(const loom_snapshot *s, loom_table_op op)
+{
+	return delta_protocol_check(&s->snap->protocol, op);
+}
+
+LOOM_EXTERN(int) loom_snapshot_props(const loom_snapshot *s, loom_table_props *out)
+{
+	return delta_props_parse(&s->snap->metadata, out);
+}
+
+LOOM_EXTERN(int) loom_interval_parse_ms(const char *s, int64_t *out_ms)
+{
+	return delta_interval_parse_ms(s, out_ms);
+}

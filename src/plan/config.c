@@ -1,0 +1,630 @@
+/* plan/config.c - reading the loom `storage:` YAML.
+ *
+ * Only what maintenance needs is interpreted: defaults.table_path, tables[]
+ * and the maintenance block. Every other key (engine, files, catalogs,
+ * observability, unknown keys in routes) is skipped without interpolating
+ * it, so one file serves the ETL and loom. The maintenance block is strict:
+ * a typo there would silently change what gets deleted. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "loom/config.h"
+#include "plan/config_int.h"
+#include "plan/ydoc.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+static void kvs_dispose(cfg_kvs *k)
+{
+	size_t i;
+	for (i = 0; i < k->n; i++) {
+		loom_free((char *)k->items[i].key);
+		loom_free((char *)k->items[i].value);
+	}
+	loom_free(k->items);
+	memset(k, 0, sizeof(*k));
+}
+
+static int kvs_push(cfg_kvs *k, const char *key, const char *value)
+{
+	loom_kv *grown = loom_reallocarray(k->items, k->n + 1, sizeof(*grown));
+	char *kc, *vc;
+	if (!grown)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	k->items = grown;
+	kc = loom_strdup(key);
+	vc = loom_strdup(value);
+	if (!kc || !vc) {
+		loom_free(kc);
+		loom_free(vc);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	}
+	k->items[k->n].key = kc;
+	k->items[k->n].value = vc;
+	k->n++;
+	return 0;
+}
+
+static void path_dispose(cfg_path *p)
+{
+	loom_free(p->uri);
+	kvs_dispose(&p->storage_options);
+	kvs_dispose(&p->writer);
+	kvs_dispose(&p->delta_config);
+	kvs_dispose(&p->commit);
+	memset(p, 0, sizeof(*p));
+}
+
+static int strv_push(char ***v, size_t *n, const char *s)
+{
+	char **grown = loom_reallocarray(*v, *n + 1, sizeof(char *));
+	char *c;
+	if (!grown)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	*v = grown;
+	c = loom_strdup(s);
+	if (!c)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	(*v)[(*n)++] = c;
+	return 0;
+}
+
+static void strv_free(char **v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		loom_free(v[i]);
+	loom_free(v);
+}
+
+LOOM_EXTERN(void) loom_config_free(loom_config *cfg)
+{
+	size_t i;
+	if (!cfg)
+		return;
+	path_dispose(&cfg->dflt);
+	for (i = 0; i < cfg->n_tables; i++) {
+		loom_free(cfg->tables[i].name);
+		loom_free(cfg->tables[i].ref);
+		path_dispose(&cfg->tables[i].path);
+	}
+	loom_free(cfg->tables);
+	strv_free(cfg->schemas, cfg->n_schemas);
+	strv_free(cfg->zcols, cfg->n_zcols);
+	strv_free(cfg->secrets, cfg->n_secrets);
+	loom_free(cfg->source);
+	loom_free(cfg);
+}
+
+/* Flatten a mapping of settings into dotted key/value strings
+ * (commit: {custom_metadata: {team: x}} -> "custom_metadata.team" = "x").
+ * Secret storage options are remembered so messages can mask them. */
+static int read_kvs(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *section,
+                    const char *prefix, cfg_kvs *out, int is_storage)
+{
+	loom_buf key = LOOM_BUF_INIT, label = LOOM_BUF_INIT, val = LOOM_BUF_INIT;
+	yaml_node_pair_t *p;
+	int rc = 0;
+
+	if (ydoc_is_null(n))
+		return 0;
+	if (!ydoc_is_map(n))
+		return ydoc_err(d, n, "%s: expected a mapping of settings", section);
+	LOOM_TRY(ydoc_check_dup_keys(d, n));
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key), *v = ydoc_node(d, p->value);
+		loom_buf_clear(&key);
+		loom_buf_clear(&label);
+		if ((rc = loom_buf_printf(&key, "%s%s%s", prefix, *prefix ? "." : "",
+		                          ydoc_raw(k))) < 0 ||
+		    (rc = loom_buf_printf(&label, "%s.%s", section, key.ptr)) < 0)
+			break;
+		if (ydoc_is_map(v)) {
+			if ((rc = read_kvs(cfg, d, v, section, key.ptr, out, is_storage)) < 0)
+				break;
+			continue;
+		}
+		if (ydoc_is_seq(v)) {
+			/* lists (sorting columns, ...) are kept comma-joined */
+			loom_buf joined = LOOM_BUF_INIT;
+			yaml_node_item_t *it;
+			rc = loom_buf_puts(&joined, "");
+			for (it = v->data.sequence.items.start;
+			     rc == 0 && it < v->data.sequence.items.top; it++) {
+				if ((rc = ydoc_string(d, ydoc_node(d, *it), label.ptr, &val)) < 0)
+					break;
+				rc = loom_buf_printf(&joined, "%s%s",
+				                     it == v->data.sequence.items.start ? "" : ",", val.ptr);
+			}
+			if (rc == 0)
+				rc = kvs_push(out, key.ptr, joined.ptr);
+			loom_buf_dispose(&joined);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		if ((rc = ydoc_string(d, v, label.ptr, &val)) < 0)
+			break;
+		if ((rc = kvs_push(out, key.ptr, val.ptr)) < 0)
+			break;
+		if (is_storage && loom_config_key_is_secret(key.ptr) && val.size > 0 &&
+		    (rc = strv_push(&cfg->secrets, &cfg->n_secrets, val.ptr)) < 0)
+			break;
+	}
+	loom_buf_dispose(&key);
+	loom_buf_dispose(&label);
+	loom_buf_dispose(&val);
+	return rc;
+}
+
+/* Remember the password part of scheme://user:password@host URIs. */
+static int note_uri_secret(loom_config *cfg, const char *uri)
+{
+	const char *s = strstr(uri, "://"), *at, *colon;
+	char *pw;
+	int rc;
+	if (!s)
+		return 0;
+	s += 3;
+	at = strchr(s, '@');
+	if (!at || memchr(s, '/', (size_t)(at - s)))
+		return 0;
+	colon = memchr(s, ':', (size_t)(at - s));
+	if (!colon || colon + 1 == at)
+		return 0;
+	pw = loom_strndup(colon + 1, (size_t)(at - colon - 1));
+	if (!pw)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	rc = strv_push(&cfg->secrets, &cfg->n_secrets, pw);
+	loom_free(pw);
+	return rc;
+}
+
+static int read_path(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *what,
+                     cfg_path *out)
+{
+	loom_buf b = LOOM_BUF_INIT;
+	yaml_node_t *v;
+	int rc = 0;
+
+	out->line = ydoc_line(n);
+	if (ydoc_is_scalar(n) && !ydoc_is_null(n)) {
+		/* path: /lake/x is shorthand for path: {uri: /lake/x} */
+		rc = ydoc_string(d, n, what, &b);
+		if (rc == 0 && !b.size)
+			rc = ydoc_err(d, n, "%s: the uri is empty", what);
+		if (rc == 0 && !(out->uri = loom_buf_detach(&b)))
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+		if (rc == 0)
+			rc = note_uri_secret(cfg, out->uri);
+		loom_buf_dispose(&b);
+		return rc;
+	}
+	if (!ydoc_is_map(n))
+		return ydoc_err(d, n, "%s: expected a mapping with a uri", what);
+	LOOM_TRY(ydoc_check_dup_keys(d, n));
+	if ((v = ydoc_get(d, n, "uri", NULL)) && !ydoc_is_null(v)) {
+		if ((rc = ydoc_string(d, v, "uri", &b)) < 0)
+			goto done;
+		if (!b.size) {
+			rc = ydoc_err(d, v, "%s.uri is empty", what);
+			goto done;
+		}
+		out->uri = loom_buf_detach(&b);
+		if (!out->uri) {
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+			goto done;
+		}
+		if ((rc = note_uri_secret(cfg, out->uri)) < 0)
+			goto done;
+	} else {
+		rc = ydoc_err(d, n, "%s has no uri", what);
+		goto done;
+	}
+	if ((v = ydoc_get(d, n, "storage_options", NULL))) {
+		out->has_storage_options = !ydoc_is_null(v);
+		if ((rc = read_kvs(cfg, d, v, "storage_options", "", &out->storage_options, 1)) < 0)
+			goto done;
+	}
+	if ((v = ydoc_get(d, n, "writer", NULL))) {
+		out->has_writer = !ydoc_is_null(v);
+		if ((rc = read_kvs(cfg, d, v, "writer", "", &out->writer, 0)) < 0)
+			goto done;
+	}
+	if ((v = ydoc_get(d, n, "delta_config", NULL))) {
+		out->has_delta_config = !ydoc_is_null(v);
+		if ((rc = read_kvs(cfg, d, v, "delta_config", "", &out->delta_config, 0)) < 0)
+			goto done;
+	}
+	if ((v = ydoc_get(d, n, "commit", NULL))) {
+		out->has_commit = !ydoc_is_null(v);
+		if ((rc = read_kvs(cfg, d, v, "commit", "", &out->commit, 0)) < 0)
+			goto done;
+	}
+	if ((v = ydoc_get(d, n, "target_file_size", NULL)) && !ydoc_is_null(v)) {
+		if ((rc = ydoc_size(d, v, "target_file_size", &out->target_file_size)) < 0)
+			goto done;
+	}
+done:
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static int read_tables(loom_config *cfg, ydoc *d, yaml_node_t *n)
+{
+	loom_buf b = LOOM_BUF_INIT;
+	yaml_node_item_t *it;
+	int rc = 0;
+
+	if (ydoc_is_null(n))
+		return 0;
+	if (!ydoc_is_seq(n))
+		return ydoc_err(d, n, "tables: expected a list of routes");
+	cfg->tables = loom_calloc((size_t)(n->data.sequence.items.top - n->data.sequence.items.start) + 1,
+	                          sizeof(cfg_table));
+	if (!cfg->tables)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = ydoc_node(d, *it), *name, *path, *ref;
+		cfg_table *t = &cfg->tables[cfg->n_tables];
+		size_t j;
+
+		if (!ydoc_is_map(e)) {
+			rc = ydoc_err(d, e, "tables: each route is a mapping with a name");
+			break;
+		}
+		if ((rc = ydoc_check_dup_keys(d, e)) < 0)
+			break;
+		cfg->n_tables++;
+		t->line = ydoc_line(e);
+		t->col = ydoc_col(e);
+		name = ydoc_get(d, e, "name", NULL);
+		if (!name || ydoc_is_null(name)) {
+			rc = ydoc_err(d, e, "tables: route without a name");
+			break;
+		}
+		if ((rc = ydoc_string(d, name, "name", &b)) < 0)
+			break;
+		if (!b.size) {
+			rc = ydoc_err(d, name, "tables: the route name is empty");
+			break;
+		}
+		for (j = 0; j + 1 < cfg->n_tables; j++)
+			if (strcmp(cfg->tables[j].name, b.ptr) == 0)
+				break;
+		if (j + 1 < cfg->n_tables) {
+			rc = ydoc_err(d, name, "duplicate table name '%s' (first defined at line %d)",
+			              b.ptr, cfg->tables[j].line);
+			break;
+		}
+		if (!(t->name = loom_strdup(b.ptr))) {
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+			break;
+		}
+		path = ydoc_get(d, e, "path", NULL);
+		ref = ydoc_get(d, e, "ref", NULL);
+		if (path && ydoc_is_null(path))
+			path = NULL;
+		if (ref && ydoc_is_null(ref))
+			ref = NULL;
+		if (path && ref) {
+			rc = ydoc_err(d, e, "table '%s' has both 'path' and 'ref'; a route is one or the other",
+			              t->name);
+			break;
+		}
+		if (!path && !ref) {
+			rc = ydoc_err(d, e, "table '%s' has neither 'path' nor 'ref'", t->name);
+			break;
+		}
+		if (path) {
+			t->has_path = 1;
+			if ((rc = read_path(cfg, d, path, "path", &t->path)) < 0)
+				break;
+		} else {
+			if ((rc = ydoc_string(d, ref, "ref", &b)) < 0)
+				break;
+			if (!b.size) {
+				rc = ydoc_err(d, ref, "table '%s': ref is empty", t->name);
+				break;
+			}
+			if (!(t->ref = loom_strdup(b.ptr))) {
+				rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+				break;
+			}
+		}
+	}
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static int check_keys(ydoc *d, yaml_node_t *map, const char *section,
+                      const char *const *allowed)
+{
+	yaml_node_pair_t *p;
+	LOOM_TRY(ydoc_check_dup_keys(d, map));
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key);
+		const char *const *a;
+		for (a = allowed; *a; a++)
+			if (strcmp(*a, ydoc_raw(k)) == 0)
+				break;
+		if (!*a) {
+			loom_buf list = LOOM_BUF_INIT;
+			int rc;
+			for (a = allowed; *a; a++)
+				loom_buf_printf(&list, "%s%s", a == allowed ? "" : ", ", *a);
+			rc = ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k),
+			              section, list.ptr ? list.ptr : "");
+			loom_buf_dispose(&list);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int read_columns(loom_config *cfg, ydoc *d, yaml_node_t *n)
+{
+	loom_buf b = LOOM_BUF_INIT;
+	yaml_node_item_t *it;
+	int rc = 0;
+	if (!ydoc_is_seq(n))
+		return ydoc_err(d, n, "maintenance.z_order_by: expected a list of columns");
+	if (n->data.sequence.items.top == n->data.sequence.items.start)
+		return ydoc_err(d, n, "maintenance.z_order_by: the column list is empty");
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *c = ydoc_node(d, *it);
+		size_t j;
+		if ((rc = ydoc_string(d, c, "z_order_by column", &b)) < 0)
+			break;
+		if (!b.size) {
+			rc = ydoc_err(d, c, "maintenance.z_order_by: empty column name");
+			break;
+		}
+		for (j = 0; j < cfg->n_zcols; j++)
+			if (strcmp(cfg->zcols[j], b.ptr) == 0)
+				break;
+		if (j < cfg->n_zcols) {
+			rc = ydoc_err(d, c, "maintenance.z_order_by: column '%s' is listed twice", b.ptr);
+			break;
+		}
+		if ((rc = strv_push(&cfg->zcols, &cfg->n_zcols, b.ptr)) < 0)
+			break;
+	}
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
+{
+	static const char *const top[] = { "schemas", "vacuum", "compact", "z_order_by", NULL };
+	static const char *const vac[] = { "retention_hours", "dry_run", "full", NULL };
+	static const char *const cmp[] = { "target_size", NULL };
+	static const char *const zo[] = { "columns", "target_size", NULL };
+	loom_buf b = LOOM_BUF_INIT;
+	yaml_node_t *v, *k, *kc = NULL, *kz = NULL;
+	int rc = 0;
+
+	cfg->has_maintenance = 1;
+	loom_vacuum_opts_init(&cfg->vacuum, LOOM_VACUUM_OPTS_VERSION);
+	loom_compact_opts_init(&cfg->compact, LOOM_COMPACT_OPTS_VERSION);
+	if (ydoc_is_null(n))
+		return 0;
+	if (!ydoc_is_map(n))
+		return ydoc_err(d, n, "maintenance: expected a mapping");
+	LOOM_TRY(check_keys(d, n, "maintenance", top));
+
+	if ((v = ydoc_get(d, n, "schemas", NULL)) && !ydoc_is_null(v)) {
+		yaml_node_item_t *it;
+		if (ydoc_is_scalar(v)) {
+			rc = ydoc_err(d, v, "maintenance.schemas: expected a list of schema prefixes");
+			goto done;
+		}
+		if (!ydoc_is_seq(v)) {
+			rc = ydoc_err(d, v, "maintenance.schemas: expected a list of schema prefixes");
+			goto done;
+		}
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *s = ydoc_node(d, *it);
+			if ((rc = ydoc_string(d, s, "maintenance.schemas", &b)) < 0)
+				goto done;
+			if (!b.size) {
+				rc = ydoc_err(d, s, "maintenance.schemas: empty schema prefix");
+				goto done;
+			}
+			if ((rc = strv_push(&cfg->schemas, &cfg->n_schemas, b.ptr)) < 0)
+				goto done;
+		}
+	}
+	if ((v = ydoc_get(d, n, "vacuum", NULL))) {
+		yaml_node_t *x;
+		cfg->has_vacuum = 1;
+		if (!ydoc_is_null(v)) {
+			if (!ydoc_is_map(v)) {
+				rc = ydoc_err(d, v, "maintenance.vacuum: expected a mapping");
+				goto done;
+			}
+			if ((rc = check_keys(d, v, "maintenance.vacuum", vac)) < 0)
+				goto done;
+			if ((x = ydoc_get(d, v, "retention_hours", NULL)) && !ydoc_is_null(x)) {
+				if ((rc = ydoc_int(d, x, "retention_hours", &cfg->vacuum.retention_hours)) < 0)
+					goto done;
+				if (cfg->vacuum.retention_hours < 0) {
+					rc = ydoc_err(d, x, "maintenance.vacuum.retention_hours must be >= 0");
+					goto done;
+				}
+			}
+			if ((x = ydoc_get(d, v, "dry_run", NULL)) &&
+			    (rc = ydoc_bool(d, x, "dry_run", &cfg->vacuum.dry_run)) < 0)
+				goto done;
+			if ((x = ydoc_get(d, v, "full", NULL)) &&
+			    (rc = ydoc_bool(d, x, "full", &cfg->vacuum.full)) < 0)
+				goto done;
+		}
+	}
+	if ((v = ydoc_get(d, n, "compact", &kc))) {
+		yaml_node_t *x;
+		cfg->has_compact = 1;
+		if (!ydoc_is_null(v)) {
+			if (!ydoc_is_map(v)) {
+				rc = ydoc_err(d, v, "maintenance.compact: expected a mapping");
+				goto done;
+			}
+			if ((rc = check_keys(d, v, "maintenance.compact", cmp)) < 0)
+				goto done;
+			if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x) &&
+			    (rc = ydoc_size(d, x, "maintenance.compact.target_size",
+			                    &cfg->compact.target_size)) < 0)
+				goto done;
+		}
+	}
+	if ((v = ydoc_get(d, n, "z_order_by", &kz))) {
+		cfg->has_zorder = 1;
+		if (ydoc_is_map(v)) {
+			yaml_node_t *x;
+			if ((rc = check_keys(d, v, "maintenance.z_order_by", zo)) < 0)
+				goto done;
+			if (!(x = ydoc_get(d, v, "columns", NULL))) {
+				rc = ydoc_err(d, v, "maintenance.z_order_by: no columns");
+				goto done;
+			}
+			if ((rc = read_columns(cfg, d, x)) < 0)
+				goto done;
+			if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x) &&
+			    (rc = ydoc_size(d, x, "maintenance.z_order_by.target_size",
+			                    &cfg->z_target_size)) < 0)
+				goto done;
+		} else if ((rc = read_columns(cfg, d, v)) < 0) {
+			goto done;
+		}
+	}
+	if (kc && kz) {
+		k = ydoc_line(kc) > ydoc_line(kz) ? kc : kz;
+		rc = ydoc_err(d, k, "maintenance: compact and z_order_by are mutually exclusive "
+		              "(Z-order already rewrites and bin-packs the files)");
+		goto done;
+	}
+done:
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static int load_doc(loom_config *cfg, ydoc *d)
+{
+	yaml_node_t *root = ydoc_root(d), *storage, *skey = NULL, *v, *k = NULL;
+
+	if (!ydoc_is_map(root))
+		return ydoc_err(d, root, "expected a mapping with a top-level 'storage:' key");
+	storage = ydoc_get(d, root, "storage", &skey);
+	if (!storage)
+		return ydoc_err(d, root, "no top-level 'storage:' key");
+	if (!ydoc_is_map(storage))
+		return ydoc_err(d, storage, "storage: expected a mapping");
+	LOOM_TRY(ydoc_check_dup_keys(d, storage));
+	cfg->tables_line = ydoc_line(skey);
+	cfg->tables_col = ydoc_col(skey);
+
+	if ((v = ydoc_get(d, storage, "defaults", NULL)) && ydoc_is_map(v)) {
+		yaml_node_t *tp;
+		LOOM_TRY(ydoc_check_dup_keys(d, v));
+		if ((tp = ydoc_get(d, v, "table_path", NULL)) && !ydoc_is_null(tp)) {
+			cfg->has_default = 1;
+			LOOM_TRY(read_path(cfg, d, tp, "defaults.table_path", &cfg->dflt));
+		}
+	} else if (v && !ydoc_is_null(v)) {
+		return ydoc_err(d, v, "storage.defaults: expected a mapping");
+	}
+	if ((v = ydoc_get(d, storage, "tables", &k))) {
+		cfg->tables_line = ydoc_line(k);
+		cfg->tables_col = ydoc_col(k);
+		LOOM_TRY(read_tables(cfg, d, v));
+	}
+	if ((v = ydoc_get(d, storage, "maintenance", NULL)))
+		LOOM_TRY(read_maintenance(cfg, d, v));
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_config_load_string(loom_config **out, const char *yaml, size_t len,
+                                         const char *name)
+{
+	loom_config *cfg;
+	ydoc d;
+	int rc;
+
+	if (!out || !yaml)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "config: NULL argument");
+	*out = NULL;
+	cfg = loom_calloc(1, sizeof(*cfg));
+	if (!cfg)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	cfg->source = loom_strdup(name ? name : "<string>");
+	if (!cfg->source) {
+		loom_free(cfg);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	}
+	rc = ydoc_load(&d, yaml, len, cfg->source);
+	if (rc == 0)
+		rc = load_doc(cfg, &d);
+	ydoc_dispose(&d);
+	if (rc < 0) {
+		/* a value may have reached the message (a bad size written with a
+		 * secret interpolated into it); mask before handing it back */
+		loom_error e;
+		loom_err_copy(&e);
+		loom_config_mask(cfg, e.message, e.message, sizeof(e.message));
+		loom_err(e.code, e.klass, "%s", e.message);
+		loom_config_free(cfg);
+		return rc;
+	}
+	*out = cfg;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_config_load_file(loom_config **out, const char *path)
+{
+	FILE *f;
+	char *data = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (!out || !path)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "config: NULL argument");
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return loom_err_os(loom_err_from_errno(errno), errno, "%s: cannot open config", path);
+	for (;;) {
+		size_t got;
+		if (n == cap) {
+			char *grown;
+			if (cap > ((size_t)64 << 20)) {
+				fclose(f);
+				loom_free(data);
+				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
+				                "%s: config larger than 64 MiB", path);
+			}
+			grown = loom_realloc(data, cap = cap ? cap * 2 : 4096);
+			if (!grown) {
+				fclose(f);
+				loom_free(data);
+				return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+			}
+			data = grown;
+		}
+		got = fread(data + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+		fclose(f);
+		loom_free(data);
+		return loom_err_os(LOOM_EIO, e, "%s: cannot read config", path);
+	}
+	fclose(f);
+	rc = loom_config_load_string(out, data ? data : "", n, path);
+	loom_free(data);
+	return rc;
+}

@@ -1,0 +1,52 @@
+/* plan/config_int.h - the parsed storage config. */
+#ifndef LOOM_PLAN_CONFIG_INT_H
+#define LOOM_PLAN_CONFIG_INT_H
+
+#include "loom/config.h"
+
+typedef struct cfg_kvs {
+	loom_kv *items;   /* keys and values owned */
+	size_t n;
+} cfg_kvs;
+
+/* A table_path: defaults.table_path or a route's path. has_* say whether
+ * a route set the field itself (unset fields fall back to the default). */
+typedef struct cfg_path {
+	char *uri;
+	cfg_kvs storage_options, writer, delta_config, commit;
+	int has_storage_options, has_writer, has_delta_config, has_commit;
+	int64_t target_file_size;   /* 0 = unset */
+	int line;
+} cfg_path;
+
+typedef struct cfg_table {
+	char *name;
+	int has_path;
+	cfg_path path;   /* when has_path */
+	char *ref;       /* catalog ref otherwise */
+	int line, col;
+} cfg_table;
+
+struct loom_config {
+	char *source;
+	int has_default;
+	cfg_path dflt;
+	cfg_table *tables;
+	size_t n_tables;
+	int tables_line, tables_col;
+
+	int has_maintenance;
+	char **schemas;
+	size_t n_schemas;
+	int has_vacuum, has_compact, has_zorder;
+	loom_vacuum_opts vacuum;
+	loom_compact_opts compact;
+	char **zcols;
+	size_t n_zcols;
+	int64_t z_target_size;
+
+	char **secrets;   /* values to mask in every message and output */
+	size_t n_secrets;
+};
+
+#endif

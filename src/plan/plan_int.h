@@ -1,0 +1,29 @@
+/* plan/plan_int.h - internals shared by the files of the plan layer. */
+#ifndef LOOM_PLAN_INT_H
+#define LOOM_PLAN_INT_H
+
+#include "loom/config.h"
+#include "loom/ops.h"
+#include "loom/plan.h"
+
+/* cancel token (opts.c) */
+int plan_cancel_new(loom_cancel **out);
+void plan_cancel_set(loom_cancel *c, int v);
+void plan_cancel_free(loom_cancel *c);
+
+/* The kind of a built-in op (ops.c): used to reject compact + z-order. */
+enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER };
+int plan_op_kind(const loom_op *op);
+/* The options of a built-in op, or NULL for other kinds. */
+const loom_vacuum_opts *plan_op_vacuum_opts(const loom_op *op);
+const loom_compact_opts *plan_op_compact_opts(const loom_op *op);
+const loom_zorder_opts *plan_op_zorder_opts(const loom_op *op);
+
+/* Notes a resolve wants the report to show (a schema matching nothing). */
+int plan_spec_list_warn(loom_spec_list *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+size_t plan_spec_list_warning_count(const loom_spec_list *l);
+const char *plan_spec_list_warning(const loom_spec_list *l, size_t i);
+
+
+#endif

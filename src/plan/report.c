@@ -1,0 +1,286 @@
+/* plan/report.c - the maintenance report and its JSON form
+ * (docs/report-schema.md, "loom.report/1"). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/report_int.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+int report_new(loom_report **out, const char *step, size_t n_tables)
+{
+	loom_report *r = loom_calloc(1, sizeof(*r));
+	if (!r)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	r->step = loom_strdup(step ? step : "");
+	r->tables = loom_calloc(n_tables ? n_tables : 1, sizeof(loom_table_result));
+	if (!r->step || !r->tables) {
+		loom_report_free(r);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	}
+	r->n_tables = n_tables;
+	*out = r;
+	return 0;
+}
+
+int report_add_warning(loom_report *r, const char *w)
+{
+	char **grown = loom_reallocarray(r->warnings, r->n_warnings + 1, sizeof(*grown));
+	if (!grown)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	r->warnings = grown;
+	if (!(grown[r->n_warnings] = loom_strdup(w)))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	r->n_warnings++;
+	return 0;
+}
+
+int report_table_add_op(loom_table_result *t, const char *name, loom_op_result *res)
+{
+	report_op *grown = loom_reallocarray(t->ops, t->n_ops + 1, sizeof(*grown));
+	char *n;
+	if (!grown)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	t->ops = grown;
+	if (!(n = loom_strdup(name)))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	grown[t->n_ops].name = n;
+	grown[t->n_ops].result = *res;
+	memset(res, 0, sizeof(*res));
+	t->n_ops++;
+	return 0;
+}
+
+LOOM_EXTERN(void) loom_report_free(loom_report *rep)
+{
+	size_t i, j;
+	if (!rep)
+		return;
+	for (i = 0; i < rep->n_tables; i++) {
+		loom_table_result *t = &rep->tables[i];
+		for (j = 0; j < t->n_ops; j++) {
+			loom_free(t->ops[j].name);
+			loom_op_result_clear(&t->ops[j].result);
+		}
+		loom_free(t->ops);
+		loom_free(t->ref);
+		loom_free(t->uri);
+		loom_free(t->failed_op);
+		loom_free(t->skip_reason);
+	}
+	for (i = 0; i < rep->n_warnings; i++)
+		loom_free(rep->warnings[i]);
+	loom_free(rep->warnings);
+	loom_free(rep->tables);
+	loom_free(rep->step);
+	loom_free(rep);
+}
+
+LOOM_EXTERN(size_t) loom_report_count(const loom_report *rep)
+{
+	return rep ? rep->n_tables : 0;
+}
+
+LOOM_EXTERN(const loom_table_result *) loom_report_at(const loom_report *rep, size_t i)
+{
+	return rep && i < rep->n_tables ? &rep->tables[i] : NULL;
+}
+
+LOOM_EXTERN(size_t) loom_report_error_count(const loom_report *rep)
+{
+	size_t i, n = 0;
+	for (i = 0; rep && i < rep->n_tables; i++)
+		if (rep->tables[i].error_code)
+			n++;
+	return n;
+}
+
+LOOM_EXTERN(int) loom_report_has_errors(const loom_report *rep)
+{
+	return rep && (rep->cancelled || loom_report_error_count(rep) > 0);
+}
+
+LOOM_EXTERN(int) loom_report_cancelled(const loom_report *rep)
+{
+	return rep ? rep->cancelled : 0;
+}
+
+LOOM_EXTERN(const char *) loom_table_result_ref(const loom_table_result *t)
+{
+	return t ? t->ref : NULL;
+}
+
+LOOM_EXTERN(const char *) loom_table_result_uri(const loom_table_result *t)
+{
+	return t ? t->uri : NULL;
+}
+
+LOOM_EXTERN(int) loom_table_result_error_code(const loom_table_result *t)
+{
+	return t ? t->error_code : 0;
+}
+
+LOOM_EXTERN(const char *) loom_table_result_error_message(const loom_table_result *t)
+{
+	return t ? t->error_message : "";
+}
+
+LOOM_EXTERN(const char *) loom_table_result_failed_op(const loom_table_result *t)
+{
+	return t ? t->failed_op : NULL;
+}
+
+LOOM_EXTERN(int) loom_table_result_ok(const loom_table_result *t)
+{
+	return t && t->error_code == 0;
+}
+
+LOOM_EXTERN(int) loom_table_result_skipped(const loom_table_result *t)
+{
+	return t ? t->skipped : 0;
+}
+
+LOOM_EXTERN(const char *) loom_table_result_skip_reason(const loom_table_result *t)
+{
+	return t ? t->skip_reason : NULL;
+}
+
+LOOM_EXTERN(double) loom_table_result_duration_seconds(const loom_table_result *t)
+{
+	return t ? t->duration_seconds : 0.0;
+}
+
+LOOM_EXTERN(size_t) loom_table_result_op_count(const loom_table_result *t)
+{
+	return t ? t->n_ops : 0;
+}
+
+LOOM_EXTERN(const char *) loom_table_result_op_name(const loom_table_result *t, size_t i)
+{
+	return t && i < t->n_ops ? t->ops[i].name : NULL;
+}
+
+LOOM_EXTERN(const loom_op_result *) loom_table_result_op_at(const loom_table_result *t, size_t i)
+{
+	return t && i < t->n_ops ? &t->ops[i].result : NULL;
+}
+
+LOOM_EXTERN(const loom_op_result *) loom_table_result_op(const loom_table_result *t,
+                                                         const char *op_name)
+{
+	size_t i;
+	for (i = 0; t && op_name && i < t->n_ops; i++)
+		if (strcmp(t->ops[i].name, op_name) == 0)
+			return &t->ops[i].result;
+	return NULL;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static json_t *op_json(const loom_op_result *r)
+{
+	json_t *o = json_object(), *metrics = json_object();
+	size_t i;
+	switch (r->kind) {
+	case LOOM_RESULT_VACUUM: {
+		json_t *files = json_array();
+		json_object_set_new(o, "kind", json_string("vacuum"));
+		json_object_set_new(o, "dry_run", json_boolean(r->dry_run));
+		json_object_set_new(o, "num_files_deleted", json_integer((json_int_t)r->n_files_deleted));
+		for (i = 0; i < r->n_files_deleted; i++)
+			json_array_append_new(files, json_string(r->files_deleted[i]));
+		json_object_set_new(o, "files_deleted", files);
+		break;
+	}
+	case LOOM_RESULT_OPTIMIZE:
+		json_object_set_new(o, "kind", json_string("optimize"));
+		json_object_set_new(o, "num_files_added", json_integer(r->num_files_added));
+		json_object_set_new(o, "num_files_removed", json_integer(r->num_files_removed));
+		break;
+	default:
+		json_object_set_new(o, "kind", json_string("none"));
+		break;
+	}
+	for (i = 0; i < r->n_metrics; i++)
+		json_object_set_new(metrics, r->metrics[i].name, json_integer(r->metrics[i].value));
+	json_object_set_new(o, "metrics", metrics);
+	return o;
+}
+
+static json_t *table_json(const loom_table_result *t)
+{
+	json_t *o = json_object(), *ops = json_object();
+	size_t i;
+	json_object_set_new(o, "ref", json_string(t->ref));
+	json_object_set_new(o, "uri", t->uri ? json_string(t->uri) : json_null());
+	json_object_set_new(o, "status", json_string(t->error_code ? "failed"
+	                                             : t->skipped ? "skipped" : "ok"));
+	json_object_set_new(o, "skipped", json_boolean(t->skipped));
+	json_object_set_new(o, "skip_reason", t->skip_reason ? json_string(t->skip_reason)
+	                                                     : json_null());
+	if (t->error_code) {
+		json_t *e = json_object();
+		json_object_set_new(e, "code", json_integer(t->error_code));
+		json_object_set_new(e, "name", json_string(loom_error_code_name(t->error_code)));
+		json_object_set_new(e, "message", json_string(t->error_message));
+		json_object_set_new(e, "op", t->failed_op ? json_string(t->failed_op) : json_null());
+		json_object_set_new(o, "error", e);
+	} else {
+		json_object_set_new(o, "error", json_null());
+	}
+	json_object_set_new(o, "duration_seconds", json_real(t->duration_seconds));
+	for (i = 0; i < t->n_ops; i++)
+		json_object_set_new(ops, t->ops[i].name, op_json(&t->ops[i].result));
+	json_object_set_new(o, "ops", ops);
+	return o;
+}
+
+LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out)
+{
+	json_t *root, *tables, *warnings, *summary;
+	size_t i, ok = 0, failed = 0, skipped = 0;
+	char *s, *copy;
+
+	if (!rep || !out)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_report_to_json: NULL argument");
+	root = json_object();
+	json_object_set_new(root, "schema", json_string("loom.report/1"));
+	json_object_set_new(root, "step", json_string(rep->step));
+	json_object_set_new(root, "has_errors", json_boolean(loom_report_has_errors(rep)));
+	json_object_set_new(root, "cancelled", json_boolean(rep->cancelled));
+	json_object_set_new(root, "jobs", json_integer((json_int_t)rep->jobs));
+	json_object_set_new(root, "duration_seconds", json_real(rep->duration_seconds));
+	tables = json_array();
+	for (i = 0; i < rep->n_tables; i++) {
+		const loom_table_result *t = &rep->tables[i];
+		if (t->error_code)
+			failed++;
+		else if (t->skipped)
+			skipped++;
+		else
+			ok++;
+		json_array_append_new(tables, table_json(t));
+	}
+	summary = json_object();
+	json_object_set_new(summary, "tables", json_integer((json_int_t)rep->n_tables));
+	json_object_set_new(summary, "ok", json_integer((json_int_t)ok));
+	json_object_set_new(summary, "failed", json_integer((json_int_t)failed));
+	json_object_set_new(summary, "skipped", json_integer((json_int_t)skipped));
+	json_object_set_new(root, "summary", summary);
+	warnings = json_array();
+	for (i = 0; i < rep->n_warnings; i++)
+		json_array_append_new(warnings, json_string(rep->warnings[i]));
+	json_object_set_new(root, "warnings", warnings);
+	json_object_set_new(root, "tables", tables);
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (!s)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory rendering the report");
+	copy = loom_strdup(s);
+	free(s);
+	if (!copy)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	*out = copy;
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* plan/report_int.h - the report's structures, filled by the runner. */
+#ifndef LOOM_PLAN_REPORT_INT_H
+#define LOOM_PLAN_REPORT_INT_H
+
+#include "loom/errors.h"
+#include "loom/plan.h"
+
+typedef struct report_op {
+	char *name;
+	loom_op_result result;
+} report_op;
+
+struct loom_table_result {
+	char *ref;
+	char *uri;            /* NULL when not located; secrets masked */
+	int error_code;       /* 0 = ok */
+	char error_message[LOOM_ERROR_MESSAGE_MAX];
+	char *failed_op;
+	int skipped;
+	char *skip_reason;
+	double duration_seconds;
+	report_op *ops;
+	size_t n_ops;
+};
+
+struct loom_report {
+	char *step;
+	loom_table_result *tables;
+	size_t n_tables;
+	char **warnings;
+	size_t n_warnings;
+	int cancelled;
+	size_t jobs;
+	double duration_seconds;
+};
+
+int report_new(loom_report **out, const char *step, size_t n_tables);
+int report_add_warning(loom_report *r, const char *w);
+/* Take over `res` (zeroed afterwards) as op `name` of table t. */
+int report_table_add_op(loom_table_result *t, const char *name, loom_op_result *res);
+
+#endif

@@ -1,0 +1,412 @@
+/* plan/runner.c - run a step's specs against their tables.
+ *
+ * Specs of the same table run in declaration order on one worker (two ops
+ * on one table at once would race their commits); different tables run
+ * concurrently on a bounded pool. Each table's outcome lands in a slot
+ * fixed at resolve time, so the report order never depends on scheduling.
+ * Errors are copied from the worker's thread-local record into the slot. */
+#include <stdio.h>
+#include <string.h>
+
+#include "loom/store.h"
+#include "plan/config_int.h"
+#include "plan/plan_int.h"
+#include "plan/report_int.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/threadpool.h"
+
+struct loom_runner {
+	const loom_config *cfg;
+	const loom_maintainer *m;
+	int policy;
+	size_t jobs;
+	loom_cancel *cancel;
+};
+
+LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *cfg,
+                                         const loom_maintainer *maintainer,
+                                         int missing_table_policy)
+{
+	loom_runner *r;
+	size_t i;
+	int has_path;
+
+	if (!out || !cfg)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_from_config: NULL argument");
+	*out = NULL;
+	if (missing_table_policy != LOOM_MISSING_SKIP && missing_table_policy != LOOM_MISSING_ERROR)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "missing_table_policy %d: expected LOOM_MISSING_SKIP or LOOM_MISSING_ERROR",
+		                missing_table_policy);
+	if (!maintainer) {
+		int rc = loom_maintainer_native(&maintainer);
+		if (rc < 0 || !maintainer) {
+			const loom_error *e = loom_error_last();
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+			                "no maintainer given and the native engine is unavailable: %s",
+			                e ? e->message : "unknown reason");
+		}
+	}
+	if (maintainer->version != LOOM_MAINTAINER_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "maintainer '%s' has version %u, expected %u",
+		                maintainer->name ? maintainer->name : "?", maintainer->version,
+		                LOOM_MAINTAINER_VERSION);
+	has_path = cfg->has_default;
+	for (i = 0; i < cfg->n_tables; i++)
+		has_path |= cfg->tables[i].has_path;
+	if (!has_path)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
+		                "%s:%d:%d: no path routes: every table routes to a catalog ref and "
+		                "there is no defaults.table_path; maintenance needs table paths",
+		                cfg->source, cfg->tables_line, cfg->tables_col);
+	r = loom_calloc(1, sizeof(*r));
+	if (!r)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	if (plan_cancel_new(&r->cancel) < 0) {
+		loom_free(r);
+		return LOOM_ENOMEM;
+	}
+	r->cfg = cfg;
+	r->m = maintainer;
+	r->policy = missing_table_policy;
+	r->jobs = 1;
+	*out = r;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs)
+{
+	if (!r)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_set_jobs: runner is NULL");
+	if (jobs > 256)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "jobs %zu: at most 256", jobs);
+	r->jobs = jobs ? jobs : loom_cpu_count();
+	return 0;
+}
+
+LOOM_EXTERN(void) loom_runner_cancel(loom_runner *r)
+{
+	if (r)
+		plan_cancel_set(r->cancel, 1);
+}
+
+LOOM_EXTERN(void) loom_runner_reset_cancel(loom_runner *r)
+{
+	if (r)
+		plan_cancel_set(r->cancel, 0);
+}
+
+LOOM_EXTERN(void) loom_runner_free(loom_runner *r)
+{
+	if (!r)
+		return;
+	plan_cancel_free(r->cancel);
+	loom_free(r);
+}
+
+/* ---- one table ---------------------------------------------------------- */
+
+static void set_error(const loom_runner *r, loom_table_result *t, int code, const char *op,
+                      const char *fallback)
+{
+	const loom_error *e = loom_error_last();
+	char msg[LOOM_ERROR_MESSAGE_MAX];
+	snprintf(msg, sizeof(msg), "%s", e && e->message[0] ? e->message : fallback);
+	loom_config_mask(r->cfg, msg, t->error_message, sizeof(t->error_message));
+	t->error_code = code;
+	if (op)
+		t->failed_op = loom_strdup(op);
+}
+
+static void set_skipped(const loom_runner *r, loom_table_result *t, const char *why)
+{
+	char msg[LOOM_ERROR_MESSAGE_MAX];
+	loom_config_mask(r->cfg, why, msg, sizeof(msg));
+	t->skipped = 1;
+	t->skip_reason = loom_strdup(msg);
+}
+
+static int first_entry(const loom_store_entry *e, void *payload)
+{
+	(void)e;
+	*(int *)payload = 1;
+	return 1;   /* stop: one entry is enough */
+}
+
+/* 1 when the table has a _delta_log with something in it; 0 when it does
+ * not exist yet; negative on a store error. */
+static int is_delta_table(const char *uri)
+{
+	loom_store *s = NULL;
+	int found = 0, rc;
+	rc = loom_store_open(&s, uri);
+	if (rc == LOOM_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return rc;
+	rc = s->list(s, "_delta_log/", NULL, 0, first_entry, &found);
+	loom_store_free(s);
+	if (rc < 0)
+		return rc;
+	return found;
+}
+
+/* A table the config does not cover, or that is not a Delta table yet. */
+static void missing(const loom_runner *r, loom_table_result *t, int code, const char *why)
+{
+	if (r->policy == LOOM_MISSING_SKIP) {
+		set_skipped(r, t, why);
+	} else {
+		loom_err(code, LOOM_ERRCLASS_PLAN, "%s", why);
+		set_error(r, t, code, NULL, why);
+	}
+}
+
+static int is_catalog_route(const loom_config *cfg, const char *ref)
+{
+	size_t i;
+	for (i = 0; ref && i < cfg->n_tables; i++)
+		if (strcmp(cfg->tables[i].name, ref) == 0)
+			return !cfg->tables[i].has_path;
+	return 0;
+}
+
+static void run_spec(const loom_runner *r, const loom_spec *spec, loom_table_result *t)
+{
+	const loom_clock *clk = loom_clock_system();
+	int64_t t0 = loom_clock_mono_ns(clk);
+	loom_table_location *loc = NULL;
+	size_t i;
+	int rc;
+
+	t->ref = loom_strdup(loom_spec_table_ref(spec));
+	if (loom_cancel_requested(r->cancel)) {
+		set_skipped(r, t, "run cancelled before this table started");
+		return;
+	}
+	loom_error_clear();
+	rc = loom_config_locate(r->cfg, loom_spec_table_ref(spec), &loc);
+	if (rc == LOOM_ENOTFOUND || (rc < 0 && is_catalog_route(r->cfg, t->ref))) {
+		char why[LOOM_ERROR_MESSAGE_MAX];
+		snprintf(why, sizeof(why), "%s", loom_error_last()->message);
+		missing(r, t, rc, why);
+		goto done;
+	}
+	if (rc < 0) {
+		set_error(r, t, rc, NULL, "cannot locate the table");
+		goto done;
+	}
+	{
+		char masked[4096];
+		loom_config_mask(r->cfg, loc->uri, masked, sizeof(masked));
+		t->uri = loom_strdup(masked);
+	}
+	loom_error_clear();
+	rc = is_delta_table(loc->uri);
+	if (rc < 0) {
+		set_error(r, t, rc, NULL, "cannot list the table's _delta_log");
+		goto done;
+	}
+	if (rc == 0) {
+		char why[LOOM_ERROR_MESSAGE_MAX];
+		snprintf(why, sizeof(why), "table '%s' at %s is not a Delta table yet (no _delta_log)",
+		         t->ref, t->uri ? t->uri : "?");
+		missing(r, t, LOOM_ENOTFOUND, why);
+		goto done;
+	}
+	for (i = 0; i < loom_spec_op_count(spec); i++) {
+		const loom_op *op = loom_spec_op_at(spec, i);
+		loom_op_result res;
+		if (loom_cancel_requested(r->cancel)) {
+			loom_err(LOOM_ECANCELLED, LOOM_ERRCLASS_PLAN,
+			         "table '%s': run cancelled before operation '%s'", t->ref,
+			         loom_op_name(op));
+			set_error(r, t, LOOM_ECANCELLED, loom_op_name(op), "cancelled");
+			break;
+		}
+		memset(&res, 0, sizeof(res));
+		loom_error_clear();
+		rc = loom_op_execute(op, &res, r->m, loc->uri, loc, r->cancel);
+		if (rc < 0) {
+			loom_op_result_clear(&res);
+			set_error(r, t, rc, loom_op_name(op), "the operation failed without a message");
+			break;
+		}
+		if (report_table_add_op(t, loom_op_name(op), &res) < 0) {
+			loom_op_result_clear(&res);
+			set_error(r, t, LOOM_ENOMEM, loom_op_name(op), "out of memory");
+			break;
+		}
+	}
+done:
+	loom_table_location_free(loc);
+	t->duration_seconds = (double)(loom_clock_mono_ns(clk) - t0) / 1e9;
+}
+
+/* ---- scheduling ---------------------------------------------------------- */
+
+/* All specs of one table ref, in declaration order. */
+typedef struct table_task {
+	const loom_runner *r;
+	const loom_spec_list *specs;
+	loom_report *rep;
+	size_t *idx;
+	size_t n;
+} table_task;
+
+static void run_task(void *arg)
+{
+	table_task *task = arg;
+	size_t i;
+	for (i = 0; i < task->n; i++)
+		run_spec(task->r, loom_spec_list_at(task->specs, task->idx[i]),
+		         &task->rep->tables[task->idx[i]]);
+}
+
+static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
+                     const loom_spec_list *specs)
+{
+	const loom_clock *clk = loom_clock_system();
+	int64_t t0 = loom_clock_mono_ns(clk);
+	size_t n = loom_spec_list_count(specs), i, j, n_tasks = 0;
+	table_task *tasks = NULL;
+	size_t *idx = NULL;
+	loom_report *rep;
+	int rc;
+
+	LOOM_TRY(report_new(&rep, step_name, n));
+	rep->jobs = r->jobs;
+	for (i = 0; i < plan_spec_list_warning_count(specs); i++)
+		if ((rc = report_add_warning(rep, plan_spec_list_warning(specs, i))) < 0)
+			goto fail;
+	tasks = loom_calloc(n ? n : 1, sizeof(*tasks));
+	idx = loom_calloc(n ? n : 1, sizeof(*idx));
+	if (!tasks || !idx) {
+		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+		goto fail;
+	}
+	/* group spec indices by table ref, keeping first-appearance order;
+	 * idx is partitioned into the tasks' slices */
+	{
+		size_t used = 0;
+		char *done = loom_calloc(n ? n : 1, 1);
+		if (!done) {
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+			goto fail;
+		}
+		for (i = 0; i < n; i++) {
+			const char *ref;
+			if (done[i])
+				continue;
+			ref = loom_spec_table_ref(loom_spec_list_at(specs, i));
+			tasks[n_tasks].r = r;
+			tasks[n_tasks].specs = specs;
+			tasks[n_tasks].rep = rep;
+			tasks[n_tasks].idx = idx + used;
+			for (j = i; j < n; j++)
+				if (!done[j] && strcmp(ref, loom_spec_table_ref(loom_spec_list_at(specs, j))) == 0) {
+					done[j] = 1;
+					idx[used++] = j;
+					tasks[n_tasks].n++;
+				}
+			n_tasks++;
+		}
+		loom_free(done);
+	}
+	if (r->jobs <= 1 || n_tasks <= 1) {
+		for (i = 0; i < n_tasks; i++)
+			run_task(&tasks[i]);
+	} else {
+		loom_threadpool *pool;
+		size_t workers = r->jobs < n_tasks ? r->jobs : n_tasks;
+		if ((rc = loom_threadpool_new(&pool, workers)) < 0)
+			goto fail;
+		for (i = 0; i < n_tasks; i++)
+			if ((rc = loom_threadpool_submit(pool, run_task, &tasks[i])) < 0) {
+				/* run what could not be queued here, then wait for the rest */
+				for (; i < n_tasks; i++)
+					run_task(&tasks[i]);
+				break;
+			}
+		loom_threadpool_wait(pool);
+		loom_threadpool_free(pool);
+	}
+	rep->cancelled = loom_cancel_requested(r->cancel);
+	rep->duration_seconds = (double)(loom_clock_mono_ns(clk) - t0) / 1e9;
+	loom_free(tasks);
+	loom_free(idx);
+	*out = rep;
+	return 0;
+fail:
+	loom_free(tasks);
+	loom_free(idx);
+	loom_report_free(rep);
+	return rc;
+}
+
+LOOM_EXTERN(int) loom_runner_run(loom_report **out, loom_runner *r, const loom_step *step,
+                                 const void *params)
+{
+	loom_spec_list *specs;
+	int rc;
+	if (!out || !r || !step)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_run: NULL argument");
+	*out = NULL;
+	LOOM_TRY(loom_step_resolve(&specs, step, params, r->cfg));
+	rc = run_specs(out, r, loom_step_name(step), specs);
+	loom_spec_list_free(specs);
+	return rc;
+}
+
+/* The maintenance block as a step: one MaintainSchema per listed schema
+ * with the block's ops. */
+static int config_step(loom_step **out, const loom_config *cfg)
+{
+	loom_step *step;
+	size_t i;
+	int rc;
+	LOOM_TRY(loom_step_new(&step, "maintenance"));
+	for (i = 0; i < cfg->n_schemas; i++) {
+		loom_decl *d;
+		if ((rc = loom_maintain_schema(&d, cfg->schemas[i])) < 0)
+			goto fail;
+		if ((rc = loom_step_add(step, d)) < 0)
+			goto fail;
+		if (cfg->has_vacuum && (rc = loom_decl_vacuum(d, &cfg->vacuum)) < 0)
+			goto fail;
+		if (cfg->has_compact && (rc = loom_decl_compact(d, &cfg->compact)) < 0)
+			goto fail;
+		if (cfg->has_zorder &&
+		    (rc = loom_decl_z_order_by(d, (const char *const *)cfg->zcols, cfg->n_zcols,
+		                               cfg->z_target_size)) < 0)
+			goto fail;
+	}
+	*out = step;
+	return 0;
+fail:
+	loom_step_free(step);
+	return rc;
+}
+
+LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r)
+{
+	loom_step *step;
+	int rc;
+	if (!out || !r)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_run_from_config: NULL argument");
+	*out = NULL;
+	if (!r->cfg->has_maintenance) {
+		loom_spec_list *empty;
+		LOOM_TRY(loom_spec_list_new(&empty));
+		rc = run_specs(out, r, "maintenance", empty);
+		loom_spec_list_free(empty);
+		return rc;
+	}
+	LOOM_TRY(config_step(&step, r->cfg));
+	rc = loom_runner_run(out, r, step, NULL);
+	loom_step_free(step);
+	return rc;
+}

@@ -1,0 +1,379 @@
+/* Storage config: the ETL's file loads unchanged, routes and defaults
+ * resolve, interpolation, sizes, every validation error with its line, and
+ * secrets never shown. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loom/config.h"
+#include "loom/plan.h"
+#include "test.h"
+
+#define RES LOOM_SOURCE_DIR "/tests/resources/config/"
+
+static const char *kv(const loom_kv *items, size_t n, const char *key)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (strcmp(items[i].key, key) == 0)
+			return items[i].value;
+	return NULL;
+}
+
+static int load(loom_config **cfg, const char *yaml)
+{
+	return loom_config_load_string(cfg, yaml, strlen(yaml), "t.yaml");
+}
+
+/* The message must carry "t.yaml:LINE:" and a fragment. */
+#define CHECK_CONFIG_ERR(yaml, line, fragment)                                   \
+	do {                                                                         \
+		loom_config *c_ = NULL;                                                  \
+		char want_[64];                                                          \
+		const loom_error *ce_;                                                  \
+		CHECK_ERR(load(&c_, yaml), LOOM_EINVAL);                                 \
+		CHECK(c_ == NULL);                                                       \
+		ce_ = loom_error_last();                                                 \
+		snprintf(want_, sizeof(want_), "t.yaml:%d:", line);                      \
+		if (!ce_ || strncmp(ce_->message, want_, strlen(want_)) != 0 ||            \
+		    !strstr(ce_->message, fragment))                                      \
+			TEST_FAIL_AT("expected '%s...%s', got '%s'", want_, fragment,        \
+			             ce_ ? ce_->message : "(none)");                           \
+	} while (0)
+
+TEST(etl_config_loads_unchanged)
+{
+	loom_config *cfg = NULL;
+	loom_table_location *loc = NULL;
+	loom_vacuum_opts v;
+	loom_compact_opts c;
+	loom_zorder_opts z;
+
+	unsetenv("LOOM_TEST_LAKE");
+	unsetenv("LOOM_TEST_SECRET");
+	CHECK_OK(loom_config_load_file(&cfg, RES "etl_storage.yaml"));
+	CHECK_INT(loom_config_table_count(cfg), 5);
+	CHECK_STR(loom_config_table_name(cfg, 0), "raw.events");
+	CHECK_STR(loom_config_table_name(cfg, 4), "gold.revenue");
+	CHECK_INT(loom_config_table_has_path(cfg, 4), 0);
+	CHECK(loom_config_has_default_path(cfg));
+
+	/* explicit route: its own uri and size, the rest from the defaults */
+	CHECK_OK(loom_config_locate(cfg, "raw.events", &loc));
+	CHECK_STR(loc->uri, "/lake/raw/events");
+	CHECK_INT(loc->target_file_size, 1000000000LL);
+	CHECK_STR(kv(loc->storage_options, loc->n_storage_options, "AWS_REGION"), "eu-west-1");
+	CHECK_STR(kv(loc->writer, loc->n_writer, "compression"), "zstd");
+	CHECK_STR(kv(loc->writer, loc->n_writer, "row_group_size"), "1_000_000");
+	CHECK_STR(kv(loc->commit, loc->n_commit, "custom_metadata.owner"), "data-eng");
+	CHECK_STR(kv(loc->delta_config, loc->n_delta_config, "delta.deletedFileRetentionDuration"),
+	          "interval 7 days");
+	loom_table_location_free(loc);
+
+	/* a route with its own storage options does not mix in the defaults' */
+	CHECK_OK(loom_config_locate(cfg, "raw.orders", &loc));
+	CHECK_STR(loc->uri, "/lake/raw/orders_v2");
+	CHECK_INT(loc->n_storage_options, 1);
+	CHECK_STR(kv(loc->storage_options, 1, "AWS_SESSION_TOKEN"), "session-token-value-123");
+	CHECK_INT(loc->target_file_size, 128LL << 20);
+	loom_table_location_free(loc);
+
+	/* not listed: the default root, dots become slashes */
+	CHECK_OK(loom_config_locate(cfg, "staging.orders", &loc));
+	CHECK_STR(loc->uri, "/lake/staging/orders");
+	CHECK_STR(kv(loc->storage_options, loc->n_storage_options, "AWS_SECRET_ACCESS_KEY"),
+	          "wJalrXUtnFEMIexamplesecret");
+	loom_table_location_free(loc);
+	CHECK_OK(loom_config_locate(cfg, "a.b.c.d", &loc));
+	CHECK_STR(loc->uri, "/lake/a/b/c/d");
+	loom_table_location_free(loc);
+
+	/* a catalog ref route is accepted but cannot be maintained */
+	CHECK_ERR(loom_config_locate(cfg, "gold.revenue", &loc), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "catalog ref"));
+	CHECK_ERR(loom_config_locate(cfg, "raw..x", &loc), LOOM_EINVAL);
+	CHECK_ERR(loom_config_locate(cfg, "raw/../../etc", &loc), LOOM_EINVAL);
+
+	CHECK(loom_config_has_maintenance(cfg));
+	CHECK_INT(loom_config_maintenance_schema_count(cfg), 1);
+	CHECK_STR(loom_config_maintenance_schema(cfg, 0), "raw");
+	CHECK_OK(loom_config_maintenance_vacuum(cfg, &v));
+	CHECK_INT(v.retention_hours, 168);
+	CHECK_INT(v.dry_run, 0);
+	CHECK_INT(v.full, 0);
+	CHECK_OK(loom_config_maintenance_compact(cfg, &c));
+	CHECK_INT(c.target_size, 256LL << 20);
+	CHECK_INT(loom_config_maintenance_zorder(cfg, &z), LOOM_ENOTFOUND);
+	loom_config_free(cfg);
+}
+
+TEST(env_interpolation)
+{
+	loom_config *cfg = NULL;
+	loom_table_location *loc = NULL;
+	setenv("LOOM_TEST_LAKE", "s3://bucket/lake", 1);
+	CHECK_OK(loom_config_load_file(&cfg, RES "etl_storage.yaml"));
+	CHECK_OK(loom_config_locate(cfg, "raw.events", &loc));
+	CHECK_STR(loc->uri, "s3://bucket/lake/raw/events");
+	loom_table_location_free(loc);
+	CHECK_OK(loom_config_locate(cfg, "x.y", &loc));
+	CHECK_STR(loc->uri, "s3://bucket/lake/x/y");
+	loom_table_location_free(loc);
+	loom_config_free(cfg);
+	unsetenv("LOOM_TEST_LAKE");
+
+	/* several in one value, quoted and empty defaults, escapes */
+	setenv("LOOM_T_A", "alpha", 1);
+	CHECK_OK(load(&cfg,
+	              "storage:\n"
+	              "  defaults:\n"
+	              "    table_path:\n"
+	              "      uri: /r/${oc.env:LOOM_T_A}/${ oc.env:LOOM_T_UNSET , 'dflt' }${oc.env:LOOM_T_UNSET,}/x\\${lit}\n"));
+	CHECK_OK(loom_config_locate(cfg, "t", &loc));
+	CHECK_STR(loc->uri, "/r/alpha/dflt/x${lit}/t");
+	loom_table_location_free(loc);
+	loom_config_free(cfg);
+
+	/* a missing variable without default names the variable and line */
+	unsetenv("LOOM_T_MISSING");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path:\n"
+	                 "      uri: /lake\n"
+	                 "      storage_options:\n"
+	                 "        AWS_REGION: ${oc.env:LOOM_T_MISSING}\n",
+	                 6, "LOOM_T_MISSING");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path:\n"
+	                 "      uri: ${other.key}\n",
+	                 4, "unsupported interpolation");
+	/* ignored sections are not interpolated: their resolvers are the ETL's */
+	CHECK_OK(load(&cfg, "engine:\n  x: ${oc.env:LOOM_T_MISSING}\n  y: ${now:}\n"
+	                    "storage:\n  defaults:\n    table_path:\n      uri: /l\n"));
+	loom_config_free(cfg);
+}
+
+TEST(sizes)
+{
+	int64_t v = 0;
+	CHECK_OK(loom_parse_size("134217728", &v));
+	CHECK_INT(v, 134217728);
+	CHECK_OK(loom_parse_size("128MiB", &v));
+	CHECK_INT(v, 128LL << 20);
+	CHECK_OK(loom_parse_size("1GB", &v));
+	CHECK_INT(v, 1000000000LL);
+	CHECK_OK(loom_parse_size("1.5 GiB", &v));
+	CHECK_INT(v, 3LL << 29);
+	CHECK_OK(loom_parse_size("512kb", &v));
+	CHECK_INT(v, 512000);
+	CHECK_ERR(loom_parse_size("12XB", &v), LOOM_EINVAL);
+	CHECK_ERR(loom_parse_size("MiB", &v), LOOM_EINVAL);
+	CHECK_ERR(loom_parse_size("99999999999TiB", &v), LOOM_EINVAL);
+	CHECK_ERR(loom_parse_size("1.5", &v), LOOM_EINVAL);
+}
+
+TEST(validation_errors_have_lines)
+{
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  tables:\n"
+	                 "    - name: raw.a\n"
+	                 "      path: {uri: /a}\n"
+	                 "    - name: raw.a\n"
+	                 "      path: {uri: /b}\n",
+	                 5, "duplicate table name 'raw.a' (first defined at line 3)");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  tables:\n"
+	                 "    - name: raw.a\n"
+	                 "      path: {uri: /a}\n"
+	                 "      ref: cat.raw.a\n",
+	                 3, "both 'path' and 'ref'");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  tables:\n"
+	                 "    - name: raw.a\n"
+	                 "    - name: raw.b\n"
+	                 "      something: else\n",
+	                 3, "neither 'path' nor 'ref'");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path:\n"
+	                 "      uri: /lake\n"
+	                 "      target_file_size: 0\n",
+	                 5, "positive");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path:\n"
+	                 "      uri: /lake\n"
+	                 "      target_file_size: -5MiB\n",
+	                 5, "positive");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path: {uri: /lake}\n"
+	                 "  maintenance:\n"
+	                 "    schemas: [raw]\n"
+	                 "    compact:\n"
+	                 "      target_size: 0\n",
+	                 7, "positive");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path: {uri: /lake}\n"
+	                 "  maintenance:\n"
+	                 "    schemas: [raw]\n"
+	                 "    compact: {}\n"
+	                 "    z_order_by: [a, b]\n",
+	                 7, "mutually exclusive");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path: {uri: /lake}\n"
+	                 "  maintenance:\n"
+	                 "    schemas: [raw]\n"
+	                 "    vacum: {}\n",
+	                 6, "unknown key 'vacum' in maintenance");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path: {uri: /lake}\n"
+	                 "  maintenance:\n"
+	                 "    vacuum:\n"
+	                 "      retention_hours: 24\n"
+	                 "      dryrun: false\n",
+	                 7, "unknown key 'dryrun' in maintenance.vacuum");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    z_order_by: []\n",
+	                 3, "empty");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  tables:\n"
+	                 "    - name: raw.a\n"
+	                 "      path: {uri: /a\n",
+	                 5, "YAML syntax error");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  tables:\n"
+	                 "  - name: x\n"
+	                 "   bad: indent\n",
+	                 4, "YAML syntax error");
+	CHECK_CONFIG_ERR("engine: {}\n", 1, "no top-level 'storage:'");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    vacuum:\n"
+	                 "      dry_run: maybe\n",
+	                 4, "true or false");
+}
+
+TEST(catalog_only_config_has_no_path_routes)
+{
+	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "none", NULL, NULL, NULL, NULL };
+	loom_config *cfg = NULL;
+	loom_runner *r = NULL;
+	const char *yaml = "storage:\n"
+	                   "  catalogs: {unity: {host: h}}\n"
+	                   "  tables:\n"
+	                   "    - name: gold.a\n"
+	                   "      ref: main.gold.a\n";
+	CHECK_OK(load(&cfg, yaml));   /* valid for the ETL */
+	CHECK_ERR(loom_runner_from_config(&r, cfg, &m, LOOM_MISSING_SKIP), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "t.yaml:3:3: no path routes") != NULL);
+	CHECK(r == NULL);
+	loom_config_free(cfg);
+}
+
+TEST(secrets_are_masked)
+{
+	loom_config *cfg = NULL;
+	char *json = NULL;
+	char out[256];
+
+	CHECK(loom_config_key_is_secret("AWS_SECRET_ACCESS_KEY"));
+	CHECK(loom_config_key_is_secret("aws_access_key_id"));
+	CHECK(loom_config_key_is_secret("AWS_SESSION_TOKEN"));
+	CHECK(loom_config_key_is_secret("db_password"));
+	CHECK(loom_config_key_is_secret("google_application_credentials"));
+	CHECK(!loom_config_key_is_secret("AWS_ENDPOINT_URL"));
+	CHECK(!loom_config_key_is_secret("endpoint_key"));
+	CHECK(!loom_config_key_is_secret("AWS_REGION"));
+
+	unsetenv("LOOM_TEST_SECRET");
+	CHECK_OK(loom_config_load_file(&cfg, RES "etl_storage.yaml"));
+	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK(strstr(json, "wJalrXUtnFEMIexamplesecret") == NULL);
+	CHECK(strstr(json, "AKIAEXAMPLEKEY") == NULL);
+	CHECK(strstr(json, "session-token-value-123") == NULL);
+	CHECK(strstr(json, "\"AWS_SECRET_ACCESS_KEY\": \"***\"") != NULL);
+	CHECK(strstr(json, "http://minio:9000") != NULL);   /* endpoint stays visible */
+	CHECK(strstr(json, "eu-west-1") != NULL);
+	loom_string_free(json);
+
+	loom_config_mask(cfg, "denied for wJalrXUtnFEMIexamplesecret and session-token-value-123!",
+	                 out, sizeof(out));
+	CHECK_STR(out, "denied for *** and ***!");
+	loom_config_free(cfg);
+
+	/* passwords in URIs, and a secret interpolated into an error message */
+	setenv("LOOM_T_PW", "hunter2hunter2", 1);
+	CHECK_OK(load(&cfg, "storage:\n"
+	                    "  defaults:\n"
+	                    "    table_path:\n"
+	                    "      uri: s3://user:${oc.env:LOOM_T_PW}@host/lake\n"));
+	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK(strstr(json, "hunter2") == NULL);
+	CHECK(strstr(json, "s3://user:***@host/lake") != NULL);
+	loom_string_free(json);
+	loom_config_free(cfg);
+
+	setenv("LOOM_T_SIZE_SECRET", "topsecretvalue", 1);
+	CHECK_ERR(load(&cfg, "storage:\n"
+	                     "  defaults:\n"
+	                     "    table_path:\n"
+	                     "      uri: /l\n"
+	                     "      storage_options:\n"
+	                     "        client_secret: ${oc.env:LOOM_T_SIZE_SECRET}\n"
+	                     "      target_file_size: ${oc.env:LOOM_T_SIZE_SECRET}\n"),
+	          LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "topsecretvalue") == NULL);
+	CHECK(strstr(loom_error_last()->message, "t.yaml:7:") != NULL);
+}
+
+TEST(minimal_and_no_maintenance)
+{
+	loom_config *cfg = NULL;
+	loom_vacuum_opts v;
+	CHECK_OK(load(&cfg, "storage:\n  defaults:\n    table_path:\n      uri: /lake/\n"));
+	CHECK(!loom_config_has_maintenance(cfg));
+	CHECK_INT(loom_config_maintenance_vacuum(cfg, &v), LOOM_ENOTFOUND);
+	CHECK_INT(loom_config_table_count(cfg), 0);
+	CHECK(loom_config_knows(cfg, "any.table"));
+	loom_config_free(cfg);
+
+	CHECK_OK(load(&cfg, "storage:\n"
+	                    "  tables:\n"
+	                    "    - name: s.t\n"
+	                    "      path: /only/path\n"
+	                    "  maintenance:\n"
+	                    "    schemas: [s]\n"
+	                    "    vacuum:\n"
+	                    "    z_order_by: {columns: [a, b], target_size: 64MiB}\n"));
+	CHECK(!loom_config_knows(cfg, "s.other"));
+	CHECK(loom_config_knows(cfg, "s.t"));
+	CHECK_OK(loom_config_maintenance_vacuum(cfg, &v));
+	CHECK_INT(v.dry_run, 1);   /* the safe default */
+	CHECK_INT(v.retention_hours, LOOM_RETENTION_TABLE_DEFAULT);
+	{
+		loom_zorder_opts z;
+		CHECK_OK(loom_config_maintenance_zorder(cfg, &z));
+		CHECK_INT(z.n_columns, 2);
+		CHECK_STR(z.columns[1], "b");
+		CHECK_INT(z.target_size, 64LL << 20);
+	}
+	loom_config_free(cfg);
+	CHECK_ERR(loom_config_load_file(&cfg, RES "does-not-exist.yaml"), LOOM_ENOTFOUND);
+}
+
+int main(void)
+{
+	RUN(etl_config_loads_unchanged);
+	RUN(env_interpolation);
+	RUN(sizes);
+	RUN(validation_errors_have_lines);
+	RUN(catalog_only_config_has_no_path_routes);
+	RUN(secrets_are_masked);
+	RUN(minimal_and_no_maintenance);
+	return test_summary();
+}
