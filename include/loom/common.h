@@ -29,6 +29,14 @@
 
 LOOM_BEGIN_DECL
 
+/* A string -> string pair: table properties, partition values, storage
+ * options, writer and commit settings (nested YAML keys joined with dots,
+ * e.g. commit.custom_metadata.team). A NULL value means null. */
+typedef struct loom_kv {
+	const char *key;
+	const char *value;
+} loom_kv;
+
 /** The library version as "MAJOR.MINOR.PATCH". Static storage; never free. */
 LOOM_EXTERN(const char *) loom_version(void);
 

@@ -34,8 +34,10 @@ typedef struct loom_vacuum_opts {
 	int dry_run;             /* default 1: list eligible files, delete nothing */
 	int full;                /* default 0 (lite: only files the log removed);
 	                          * 1: also unreferenced files older than retention */
+	int retention_check;     /* default 1: refuse a retention below the
+	                          * table's delta.deletedFileRetentionDuration */
 } loom_vacuum_opts;
-#define LOOM_VACUUM_OPTS_INIT { LOOM_VACUUM_OPTS_VERSION, LOOM_RETENTION_TABLE_DEFAULT, 1, 0 }
+#define LOOM_VACUUM_OPTS_INIT { LOOM_VACUUM_OPTS_VERSION, LOOM_RETENTION_TABLE_DEFAULT, 1, 0, 1 }
 
 #define LOOM_COMPACT_OPTS_VERSION 1
 typedef struct loom_compact_opts {
@@ -67,13 +69,6 @@ LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o);
 LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o);
 
 /* ---- where a table lives ------------------------------------------------ */
-
-/* One string setting (storage option, writer/commit/delta_config entry).
- * Nested YAML mappings are flattened with dots: commit.custom_metadata.team. */
-typedef struct loom_kv {
-	const char *key;
-	const char *value;
-} loom_kv;
 
 /* The physical location of one table, as resolved from the storage config
  * (the seed's TableLocation). Everything is borrowed from the config (or
@@ -173,6 +168,20 @@ struct loom_maintainer {
 	               const loom_zorder_opts *opts, const loom_cancel *cancel);
 	void *payload;          /* the backend's own state */
 };
+
+/** VACUUM the table at `uri` with the native engine. `out` (zero-filled
+ *  by the caller, released with loom_op_result_clear) receives the paths
+ *  deleted, or that a dry run would delete, relative to the table root,
+ *  sorted, and the metrics numDeletedFiles (or numFilesToDelete for dry
+ *  runs), sizeOfDataToDelete (bytes), numVacuumedDirectories and version
+ *  (the VACUUM END commit, -1 when nothing was committed). `loc` (may be
+ *  NULL) supplies the commit metadata; `cancel` may be NULL.
+ *  LOOM_EINVAL for a retention below the table's with the check on,
+ *  LOOM_EUNSUPPORTED for a protocol loom may not write. */
+LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
+                             const loom_vacuum_opts *opts,
+                             const loom_table_location *loc,
+                             const loom_cancel *cancel);
 
 /** The native engine (src/ops). On success *out is a static maintainer
  *  (never freed). Until src/ops provides the engine this returns

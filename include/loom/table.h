@@ -31,12 +31,6 @@ LOOM_BEGIN_DECL
 typedef struct loom_table loom_table;
 typedef struct loom_snapshot loom_snapshot;
 
-/* A string -> string map entry; value NULL = null. */
-typedef struct loom_kv {
-	const char *key;
-	const char *value;
-} loom_kv;
-
 /** Open the table at `uri` (a directory path or file:// URI). Does not
  *  read the log yet. *out is owned by the caller: loom_table_free. */
 LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri);

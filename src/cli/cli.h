@@ -3,6 +3,7 @@
 #ifndef LOOM_CLI_H
 #define LOOM_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses: 0 ok; 1 an operation or table failed; 2 usage/config. */
@@ -18,8 +19,14 @@ typedef struct cli_command {
 
 int cmd_version(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_vacuum(int argc, char **argv);
 
 /* Print the thread's last library error as "loom: <context>: <message>". */
 void cli_print_error(const char *context);
+
+/* Print `s` as a JSON string literal to stdout. */
+void cli_print_json_string(const char *s);
+/* "1.5 MiB" */
+void cli_format_bytes(int64_t bytes, char *out, size_t cap);
 
 #endif

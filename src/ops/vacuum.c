@@ -207,7 +207,8 @@ static int scan_commits(vacuum_state *st, const char *const *pcols, size_t npc)
 			if (act.type == DELTA_ACT_REMOVE && act.u.file.deletion_timestamp < st->cutoff_ms &&
 			    !delta_snapshot_find_file(st->snap, act.u.file.path))
 				rc = consider_removed_file(st, &act.u.file, pcols, npc);
-			else if (act.type == DELTA_ACT_CDC && lf->mtime_ms < st->cutoff_ms)
+			else if (act.type == DELTA_ACT_CDC && lf->mtime_ms < st->cutoff_ms &&
+			         (rc = delta_file_make_key(&act.u.file, &scratch, where)) == 0)
 				rc = consider_removed(st, act.u.file.path, pcols, npc);
 			json_decref(root);
 		}

@@ -1,0 +1,41 @@
+/* cli/output.c - small output helpers shared by the commands. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+void cli_print_json_string(const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	putchar('"');
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", stdout); break;
+		case '\\': fputs("\\\\", stdout); break;
+		case '\n': fputs("\\n", stdout); break;
+		case '\r': fputs("\\r", stdout); break;
+		case '\t': fputs("\\t", stdout); break;
+		default:
+			if (*p < 0x20)
+				printf("\\u00%c%c", hex[*p >> 4], hex[*p & 15]);
+			else
+				putchar(*p);
+		}
+	}
+	putchar('"');
+}
+
+void cli_format_bytes(int64_t bytes, char *out, size_t cap)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, cap, "%lld B", (long long)bytes);
+	else
+		snprintf(out, cap, "%.1f %s", v, units[u]);
+}

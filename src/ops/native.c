@@ -1,0 +1,40 @@
+/* ops/native.c - the native maintainer: loom's own engine behind the
+ * loom_maintainer interface the runner drives. */
+#include "loom/ops.h"
+#include "util/error.h"
+
+static int native_vacuum(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                         const loom_table_location *loc, const loom_vacuum_opts *opts,
+                         const loom_cancel *cancel)
+{
+	(void)self;
+	return loom_vacuum(out, uri, opts, loc, cancel);
+}
+
+static int native_compact(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                          const loom_table_location *loc, const loom_compact_opts *opts,
+                          const loom_cancel *cancel)
+{
+	(void)out; (void)self; (void)loc; (void)opts; (void)cancel;
+	return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_OPS,
+	                "compact %s: OPTIMIZE compaction is not in this build of loom yet", uri);
+}
+
+static int native_z_order(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                          const loom_table_location *loc, const loom_zorder_opts *opts,
+                          const loom_cancel *cancel)
+{
+	(void)out; (void)self; (void)loc; (void)opts; (void)cancel;
+	return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_OPS,
+	                "z-order %s: Z-ORDER clustering is not in this build of loom yet", uri);
+}
+
+static const loom_maintainer native_maintainer = {
+	LOOM_MAINTAINER_VERSION, "native", native_vacuum, native_compact, native_z_order, NULL
+};
+
+LOOM_EXTERN(int) loom_maintainer_native(const loom_maintainer **out)
+{
+	*out = &native_maintainer;
+	return 0;
+}
