@@ -34,6 +34,7 @@ typedef struct loom_store_entry {
 	uint64_t size;       /* bytes */
 	int64_t mtime_ms;    /* last modification, ms since the Unix epoch */
 	int is_dir;          /* set only for directories, which non-recursive lists report */
+	int is_symlink;      /* a symbolic link, listed as itself and never followed */
 } loom_store_entry;
 
 /* Return 0 to continue the listing, anything else stops it and is returned
@@ -63,8 +64,9 @@ struct loom_store {
 	 * (short only at end of object). LOOM_ENOTFOUND if the key is missing. */
 	int (*read_range)(loom_store *s, const char *key, uint64_t offset,
 	                  size_t len, void *dst, size_t *nread);
-	/* Size and mtime of one object; LOOM_ENOTFOUND if missing. out->key is
-	 * set to the key passed in. */
+	/* Size and mtime of one object; LOOM_ENOTFOUND if missing, LOOM_EINVAL
+	 * if the key leads outside the root (through a symlinked directory).
+	 * out->key is set to the key passed in. */
 	int (*stat)(loom_store *s, const char *key, loom_store_entry *out);
 	/* Store a whole object. Without flags it replaces atomically (readers see
 	 * the old or the new bytes, never a mix); with LOOM_PUT_IF_ABSENT it fails

@@ -145,8 +145,12 @@ static int consider_removed(vacuum_state *st, const char *path, const char *cons
 	rc = st->store->stat(st->store, key, &e);
 	if (rc == LOOM_ENOTFOUND)
 		return 0; /* already gone */
+	if (rc == LOOM_EINVAL) {
+		st->skipped_outside++; /* through a symlinked directory: not ours */
+		return 0;
+	}
 	LOOM_TRY(rc);
-	return e.is_dir ? 0 : add_candidate(st, key, e.size);
+	return e.is_dir || e.is_symlink ? 0 : add_candidate(st, key, e.size);
 }
 
 static int consider_removed_file(vacuum_state *st, const delta_file *f, const char *const *pcols,
@@ -231,7 +235,9 @@ static int consider_listed(const loom_store_entry *e, void *payload)
 	full_ctx *fc = payload;
 	if (loom_cancel_requested(fc->cancel))
 		return OPS_ERR(LOOM_ECANCELLED, "vacuum cancelled while listing");
-	if (e->is_dir || e->mtime_ms >= fc->st->cutoff_ms ||
+	/* A symlink is never deleted: it may be how the table reaches data
+	 * kept elsewhere, and removing it is not ours to decide. */
+	if (e->is_dir || e->is_symlink || e->mtime_ms >= fc->st->cutoff_ms ||
 	    vacuum_is_hidden(e->key, fc->pcols, fc->npc))
 		return 0;
 	return add_candidate(fc->st, e->key, e->size);

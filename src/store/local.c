@@ -112,7 +112,8 @@ static int local_stat(loom_store *s, const char *key, loom_store_entry *out)
 	int rc;
 
 	LOOM_TRY(loom_store_check_key(key, "stat"));
-	if ((rc = full_path(ls, key, &path)) < 0)
+	if ((rc = full_path(ls, key, &path)) < 0 ||
+	    (rc = check_parent_inside(ls, path.ptr, key)) < 0)
 		goto done;
 	if (stat(path.ptr, &st) != 0) {
 		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot stat %s", path.ptr);
@@ -122,6 +123,9 @@ static int local_stat(loom_store *s, const char *key, loom_store_entry *out)
 	out->size = (uint64_t)st.st_size;
 	out->mtime_ms = mtime_ms(&st);
 	out->is_dir = S_ISDIR(st.st_mode) ? 1 : 0;
+	out->is_symlink = 0;
+	if (lstat(path.ptr, &st) == 0 && S_ISLNK(st.st_mode))
+		out->is_symlink = 1;
 done:
 	loom_buf_dispose(&path);
 	return rc;
@@ -317,6 +321,7 @@ typedef struct list_item {
 	uint64_t size;
 	int64_t mtime_ms;
 	int is_dir;
+	int is_symlink;
 } list_item;
 
 static int cmp_items(const void *a, const void *b)
@@ -388,6 +393,7 @@ static int walk_dir(list_ctx *c, int dirfd)
 		} else {
 			it.is_dir = 0;
 		}
+		it.is_symlink = S_ISLNK(st.st_mode) ? 1 : 0;
 		if (c->key.size < c->prefix_len)
 			goto next;
 		if (c->start_after && strcmp(c->key.ptr, c->start_after) <= 0)
@@ -471,7 +477,7 @@ static int local_list(loom_store *s, const char *prefix, const char *start_after
 	loom_vec_sort(&c.items, cmp_items);
 	for (i = 0; i < c.items.len; i++) {
 		list_item *it = &LOOM_VEC_AT(&c.items, list_item, i);
-		loom_store_entry e = { it->key, it->size, it->mtime_ms, it->is_dir };
+		loom_store_entry e = { it->key, it->size, it->mtime_ms, it->is_dir, it->is_symlink };
 		rc = cb(&e, payload);
 		if (rc != 0)
 			break;

@@ -92,10 +92,14 @@ TEST(symlinked_dir_leading_out_is_not_deleted_through)
 	char *outside = test_mkdtemp("outside");
 	char path[4300];
 	struct stat st;
+	loom_store_entry st2;
 	REQUIRE(s != NULL);
 	snprintf(path, sizeof(path), "%s/victim", outside);
 	REQUIRE(test_sh("echo keep > '%s' && ln -s '%s' '%s/link'", path, outside, root) == 0);
 	CHECK_ERR(s->remove(s, "link/victim"), LOOM_EINVAL);
+	CHECK_ERR(s->stat(s, "link/victim", &st2), LOOM_EINVAL);
+	CHECK_OK(s->stat(s, "link", &st2));
+	CHECK_INT(st2.is_symlink, 1);
 	CHECK(stat(path, &st) == 0);
 	CHECK_ERR(s->put(s, "link/new", "x", 1, 0), LOOM_EINVAL);
 	/* deleting the link itself removes only the link */
