@@ -6,6 +6,7 @@
 
 static const cli_command commands[] = {
 	{ "version", "print the loom version", cmd_version },
+	{ "parquet", "inspect a Parquet file (schema, meta, cat)", cmd_parquet },
 };
 
 static void usage(FILE *out)
