@@ -10,14 +10,34 @@
 
 /* ---- small typed readers ---- */
 
+/* A known field id with an unexpected wire type (a writer's private
+ * extension or a different thrift revision) is skipped, not fatal. */
+static int is_int_type(int type)
+{
+	return type == PQ_TT_BYTE || type == PQ_TT_I16 || type == PQ_TT_I32 || type == PQ_TT_I64;
+}
+
+/* 1 if `type` is what the field wants, 0 if it was skipped. */
+static int want(pq_tr *t, int type, int wt)
+{
+	if (type == wt || (wt == PQ_TT_LIST && type == PQ_TT_SET))
+		return 1;
+	LOOM_TRY(pq_tr_skip(t, type, 0));
+	return 0;
+}
+
 static int rd_i64(pq_tr *t, int type, int64_t *v, const char *name)
 {
+	if (!is_int_type(type))
+		return pq_tr_skip(t, type, 0);
 	return pq_tr_int_field(t, type, v, name);
 }
 
 static int rd_i32(pq_tr *t, int type, int32_t *v, const char *name)
 {
 	int64_t x = 0;
+	if (!is_int_type(type))
+		return pq_tr_skip(t, type, 0);
 	LOOM_TRY(pq_tr_int_field(t, type, &x, name));
 	if (x < INT32_MIN || x > INT32_MAX)
 		return pq_tr_fail(t, "i32 field out of range");
@@ -31,7 +51,8 @@ static int rd_bool(pq_tr *t, int type, int *v, const char *name)
 		*v = type == PQ_TT_TRUE;
 		return 0;
 	}
-	return pq_tr_expect(t, type, PQ_TT_TRUE, name);
+	(void)name;
+	return pq_tr_skip(t, type, 0);
 }
 
 static int oom(void)
@@ -44,7 +65,9 @@ static int rd_bytes(pq_tr *t, int type, loom_arena *a, pq_bytes *out, const char
 	const uint8_t *d;
 	size_t n;
 	uint8_t *c;
-	LOOM_TRY(pq_tr_expect(t, type, PQ_TT_BINARY, name));
+	(void)name;
+	if (type != PQ_TT_BINARY)
+		return pq_tr_skip(t, type, 0);
 	LOOM_TRY(pq_tr_binary(t, &d, &n));
 	c = loom_arena_alloc(a, n + 1);
 	if (!c)
@@ -71,9 +94,14 @@ static int rd_str(pq_tr *t, int type, loom_arena *a, const char **out, size_t *l
 static int rd_list(pq_tr *t, int type, loom_arena *a, size_t size, int *et,
                    uint32_t *count, void **arr, const char *name)
 {
-	if (type != PQ_TT_LIST && type != PQ_TT_SET)
-		return pq_tr_expect(t, type, PQ_TT_LIST, name);
-	LOOM_TRY(pq_tr_list_begin(t, et, count));
+	(void)name;
+	if (type != PQ_TT_LIST && type != PQ_TT_SET) {
+		LOOM_TRY(pq_tr_skip(t, type, 0));
+		*count = 0;
+		*et = PQ_TT_STRUCT;
+		t->depth++;   /* balanced by the caller's pq_tr_list_end */
+	} else
+		LOOM_TRY(pq_tr_list_begin(t, et, count));
 	*arr = loom_arena_calloc(a, (size_t)*count * size + 1);
 	if (!*arr)
 		return oom();
@@ -146,9 +174,9 @@ static int rd_time_unit(pq_tr *t, pq_time_unit *u)
 {
 	STRUCT_LOOP(t) {
 		switch (id) {
-		case 1: *u = PQ_UNIT_MILLIS; LOOM_TRY(expect_struct(t, ft, "TimeUnit")); LOOM_TRY(rd_empty(t)); break;
-		case 2: *u = PQ_UNIT_MICROS; LOOM_TRY(expect_struct(t, ft, "TimeUnit")); LOOM_TRY(rd_empty(t)); break;
-		case 3: *u = PQ_UNIT_NANOS; LOOM_TRY(expect_struct(t, ft, "TimeUnit")); LOOM_TRY(rd_empty(t)); break;
+		case 1: *u = PQ_UNIT_MILLIS; LOOM_TRY(pq_tr_skip(t, ft, 0)); break;
+		case 2: *u = PQ_UNIT_MICROS; LOOM_TRY(pq_tr_skip(t, ft, 0)); break;
+		case 3: *u = PQ_UNIT_NANOS; LOOM_TRY(pq_tr_skip(t, ft, 0)); break;
 		SKIP;
 		}
 	}
@@ -161,7 +189,7 @@ static int rd_time_type(pq_tr *t, pq_logical_type *lt)
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_bool(t, ft, &lt->is_adjusted_to_utc, "isAdjustedToUTC")); break;
-		case 2: LOOM_TRY(expect_struct(t, ft, "unit")); LOOM_TRY(rd_time_unit(t, &lt->unit)); break;
+		case 2: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_time_unit(t, &lt->unit)); } } break;
 		SKIP;
 		}
 	}
@@ -256,7 +284,7 @@ static int rd_schema_element(pq_tr *t, loom_arena *a, pq_schema_node *n)
 		case 7: LOOM_TRY(rd_i32(t, ft, &n->scale, "SchemaElement.scale")); break;
 		case 8: LOOM_TRY(rd_i32(t, ft, &n->precision, "SchemaElement.precision")); break;
 		case 9: LOOM_TRY(rd_i32(t, ft, &n->field_id, "SchemaElement.field_id")); n->has_field_id = 1; break;
-		case 10: LOOM_TRY(expect_struct(t, ft, "logicalType")); LOOM_TRY(rd_logical_type(t, &n->logical_type)); break;
+		case 10: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_logical_type(t, &n->logical_type)); } } break;
 		SKIP;
 		}
 	}
@@ -338,7 +366,7 @@ static int rd_column_meta(pq_tr *t, loom_arena *a, pq_column_meta *m)
 		case 9: LOOM_TRY(rd_i64(t, ft, &m->data_page_offset, "data_page_offset")); break;
 		case 10: LOOM_TRY(rd_i64(t, ft, &m->index_page_offset, "index_page_offset")); m->has_index_page_offset = 1; break;
 		case 11: LOOM_TRY(rd_i64(t, ft, &m->dictionary_page_offset, "dictionary_page_offset")); m->has_dictionary_page_offset = 1; break;
-		case 12: LOOM_TRY(expect_struct(t, ft, "statistics")); LOOM_TRY(rd_statistics(t, a, &m->statistics)); m->has_statistics = 1; break;
+		case 12: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_statistics(t, a, &m->statistics)); m->has_statistics = 1; } } break;
 		case 13:
 			LOOM_TRY(rd_list(t, ft, a, sizeof(pq_page_encoding_stats), &et, &cnt, &arr, "encoding_stats"));
 			for (i = 0; i < cnt; i++) {
@@ -363,7 +391,7 @@ static int rd_column_chunk(pq_tr *t, loom_arena *a, pq_column_chunk *c)
 		switch (id) {
 		case 1: LOOM_TRY(rd_str(t, ft, a, &c->file_path, NULL, "ColumnChunk.file_path")); break;
 		case 2: LOOM_TRY(rd_i64(t, ft, &c->file_offset, "ColumnChunk.file_offset")); break;
-		case 3: LOOM_TRY(expect_struct(t, ft, "meta_data")); LOOM_TRY(rd_column_meta(t, a, &c->meta)); c->has_meta_data = 1; break;
+		case 3: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_column_meta(t, a, &c->meta)); c->has_meta_data = 1; } } break;
 		case 4: LOOM_TRY(rd_i64(t, ft, &c->offset_index_offset, "offset_index_offset")); c->has_offset_index = 1; break;
 		case 5: LOOM_TRY(rd_i32(t, ft, &c->offset_index_length, "offset_index_length")); break;
 		case 6: LOOM_TRY(rd_i64(t, ft, &c->column_index_offset, "column_index_offset")); c->has_column_index = 1; break;
@@ -576,9 +604,9 @@ static int rd_page_header(pq_tr *t, pq_page_header *h)
 		case 2: LOOM_TRY(rd_i32(t, ft, &h->uncompressed_page_size, "uncompressed_page_size")); break;
 		case 3: LOOM_TRY(rd_i32(t, ft, &h->compressed_page_size, "compressed_page_size")); break;
 		case 4: LOOM_TRY(rd_i32(t, ft, &h->crc, "crc")); h->has_crc = 1; break;
-		case 5: LOOM_TRY(expect_struct(t, ft, "data_page_header")); LOOM_TRY(rd_data_page_header(t, h)); h->has_data_page = 1; break;
-		case 7: LOOM_TRY(expect_struct(t, ft, "dictionary_page_header")); LOOM_TRY(rd_dict_page_header(t, h)); h->has_dictionary_page = 1; break;
-		case 8: LOOM_TRY(expect_struct(t, ft, "data_page_header_v2")); LOOM_TRY(rd_data_page_header_v2(t, h)); h->has_data_page_v2 = 1; break;
+		case 5: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_data_page_header(t, h)); h->has_data_page = 1; } } break;
+		case 7: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_dict_page_header(t, h)); h->has_dictionary_page = 1; } } break;
+		case 8: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_data_page_header_v2(t, h)); h->has_data_page_v2 = 1; } } break;
 		SKIP;
 		}
 	}

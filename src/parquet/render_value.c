@@ -123,6 +123,18 @@ static int put_timestamp(loom_buf *b, int64_t v, pq_time_unit unit)
 	return loom_buf_putc(b, '"');
 }
 
+/* Microseconds plus 0..999 nanoseconds, 9 fraction digits. */
+static int put_timestamp_us_ns(loom_buf *b, int64_t us, int64_t sub)
+{
+	int64_t tod, days = floordiv(us, 86400000000LL, &tod);
+	LOOM_TRY(loom_buf_putc(b, '"'));
+	LOOM_TRY(put_date(b, days));
+	LOOM_TRY(loom_buf_printf(b, " %02lld:%02lld:%02lld.%06lld%03lld\"", (long long)(tod / 3600000000LL),
+	                         (long long)(tod / 60000000 % 60), (long long)(tod / 1000000 % 60),
+	                         (long long)(tod % 1000000), (long long)sub));
+	return 0;
+}
+
 static int put_double(loom_buf *b, double d, int digits)
 {
 	if (isnan(d))
@@ -271,15 +283,20 @@ int pq_render_value(loom_buf *b, const pq_value_fmt *f, const uint8_t *v, size_t
 	case PQ_RK_TIMESTAMP:
 		return put_timestamp(b, i64, f->unit);
 	case PQ_RK_INT96: {
-		uint32_t jd;
-		int64_t nanos;
+		int32_t jd;
+		int64_t nanos, sub, us;
 		if (len < 12)
 			break;
 		memcpy(&nanos, v, 8);
 		memcpy(&jd, v + 8, 4);
-		/* Julian day 2440588 is 1970-01-01; wrapping arithmetic keeps garbage defined. */
-		i64 = (int64_t)((uint64_t)((int64_t)jd - 2440588) * 86400000000000ull + (uint64_t)nanos);
-		return put_timestamp(b, i64, PQ_UNIT_NANOS);
+		/* Julian day 2440588 is 1970-01-01. As Spark reads it: a signed
+		 * day, microseconds with 64-bit wrapping (Spark's writer wraps
+		 * the same way for years past 2262, and this undoes it), then
+		 * the sub-microsecond nanoseconds. */
+		us = (int64_t)((uint64_t)((int64_t)jd - 2440588) * 86400000000ull +
+		               (uint64_t)floordiv(nanos, 1000, &sub));
+		LOOM_TRY(put_timestamp_us_ns(b, us, sub));
+		return 0;
 	}
 	case PQ_RK_UUID:
 		return loom_buf_printf(b, "\"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\"",

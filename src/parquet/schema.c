@@ -88,14 +88,9 @@ static void classify(pq_schema *s, int32_t idx)
 		s->list_repeated[idx] = rep;
 		return;
 	}
-	if (is_map && r->is_group && r->num_children == 1) {
-		/* a map without values (map_no_value.parquet): render as a map
-		 * whose values are null */
-		s->nest[idx] = PQ_NEST_MAP;
-		s->list_repeated[idx] = rep;
-		return;
-	}
-	if (!is_list)
+	/* A map without a value field (map_no_value.parquet) reads, like
+	 * parquet-rs reads it, as a list of its keys. */
+	if (!is_list && !(is_map && r->is_group && r->num_children == 1))
 		return;
 	s->nest[idx] = PQ_NEST_LIST;
 	s->list_repeated[idx] = rep;
