@@ -406,7 +406,14 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 	}
 	if (c->num_levels != want)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
-		                "%s: column chunk holds %zu values, its metadata says %zu", r->key, c->num_levels, want);
+		                "%s: row group %zu column %s: column chunk at byte offset %lld holds %zu values, its "
+		                "metadata says %zu", r->key, g, leaf->path, (long long)start, c->num_levels, want);
+	/* A chunk starts a row: consumers find rows at repetition level 0. */
+	if (c->max_rep > 0 && c->num_levels > 0 && c->rep_levels[0] != 0)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: row group %zu column %s: column chunk at byte offset %lld starts with "
+		                "repetition level %d, not at a row", r->key, g, leaf->path, (long long)start,
+		                c->rep_levels[0]);
 	return 0;
 }
 
