@@ -93,7 +93,8 @@ int pq_decode_plain(pq_column *c, const uint8_t *p, size_t len, size_t n, const 
 			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: zero-width values", ctx);
 		if (n > len / w)
 			return short_data(ctx, "PLAIN", n * w, len);
-		memcpy(c->values + c->num_values * w, p, n * w);
+		if (n)
+			memcpy(c->values + c->num_values * w, p, n * w);
 	}
 	c->num_values += n;
 	return 0;
