@@ -8,6 +8,7 @@ static const cli_command commands[] = {
 	{ "version", "print the loom version", cmd_version },
 	{ "inspect", "show the state of a Delta table", cmd_inspect },
 	{ "vacuum", "delete files no retained version needs (dry run by default)", cmd_vacuum },
+	{ "parquet", "inspect a Parquet file (schema, meta, cat)", cmd_parquet },
 };
 
 static void usage(FILE *out)

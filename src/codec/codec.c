@@ -94,8 +94,9 @@ static int gzip_decompress(const void *src, size_t src_len, void *dst, size_t ds
 		return CODEC_ERR(LOOM_ECORRUPT, "gzip data is corrupt (%s)", zs.msg ? zs.msg : "inflate failed");
 	}
 	inflateEnd(&zs);
-	if (zs.total_out != dst_len)
-		return size_mismatch("gzip", zs.total_out, dst_len);
+	/* not zs.total_out: inflateReset clears it at every member */
+	if (dst_len - zs.avail_out != dst_len)
+		return size_mismatch("gzip", dst_len - zs.avail_out, dst_len);
 	return 0;
 }
 

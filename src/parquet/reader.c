@@ -1,0 +1,472 @@
+/* parquet/reader.c - footer loading and column-chunk decoding through a
+ * loom_store with ranged reads. */
+#include "parquet/reader.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "codec/codec.h"
+#include "parquet/decode.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+struct pq_reader {
+	loom_store *store;
+	int own_store;
+	char *key;
+	uint64_t size;
+	pq_file_meta *meta;
+	pq_schema *schema;
+	uint8_t *chunk;       /* compressed column chunk */
+	size_t chunk_cap;
+	uint8_t *page;        /* decompressed page */
+	size_t page_cap;
+	pq_column dict;       /* the current chunk's dictionary */
+	char ctx[600];
+};
+
+static int corrupt(const pq_reader *r, const char *fmt, unsigned long long off, const char *what)
+{
+	(void)fmt;
+	return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: %s (byte offset %llu)", r->key, what, off);
+}
+
+static int read_exact(pq_reader *r, uint64_t off, size_t len, uint8_t *dst)
+{
+	size_t got = 0;
+	int rc = r->store->read_range(r->store, r->key, off, len, dst, &got);
+	if (rc < 0)
+		return loom_err_wrap("%s: reading %zu bytes at offset %llu", r->key, len, (unsigned long long)off);
+	if (got != len)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: file ends early: wanted %zu bytes at offset %llu, got %zu", r->key, len,
+		                (unsigned long long)off, got);
+	return 0;
+}
+
+static int ensure(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *p;
+	size_t n;
+	if (need <= *cap)
+		return 0;
+	n = need < 4096 ? 4096 : need;
+	p = loom_realloc(*buf, n);
+	if (!p)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory for a %zu-byte buffer", need);
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+static int check_schema_matches(pq_reader *r)
+{
+	size_t g, i;
+	const pq_file_meta *m = r->meta;
+	for (g = 0; g < m->num_row_groups; g++) {
+		const pq_row_group *rg = &m->row_groups[g];
+		if (rg->num_columns != r->schema->num_leaves)
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+			                "%s: row group %zu has %zu column chunks, the schema %zu leaves", r->key, g,
+			                rg->num_columns, r->schema->num_leaves);
+		if (rg->num_rows < 0)
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: row group %zu has a negative row count",
+			                r->key, g);
+		for (i = 0; i < rg->num_columns; i++) {
+			const pq_column_chunk *cc = &rg->columns[i];
+			if (cc->has_meta_data && cc->meta.type != r->schema->leaves[i].type)
+				return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+				                "%s: row group %zu column %s has physical type %d, the schema says %d",
+				                r->key, g, r->schema->leaves[i].path, (int)cc->meta.type,
+				                (int)r->schema->leaves[i].type);
+		}
+	}
+	return 0;
+}
+
+static int load_footer(pq_reader *r)
+{
+	loom_store_entry st;
+	uint8_t tail[8];
+	uint32_t flen;
+	uint8_t *foot;
+	int rc;
+
+	LOOM_TRY(r->store->stat(r->store, r->key, &st));
+	r->size = st.size;
+	if (r->size < 12)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: %llu bytes is too small for a Parquet file", r->key, (unsigned long long)r->size);
+	LOOM_TRY(read_exact(r, r->size - 8, 8, tail));
+	if (memcmp(tail + 4, "PARE", 4) == 0)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
+		                "%s: encrypted footer (PARE): Parquet encryption is not supported", r->key);
+	if (memcmp(tail + 4, "PAR1", 4) != 0)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: bad magic at byte offset %llu (not Parquet)",
+		                r->key, (unsigned long long)(r->size - 4));
+	memcpy(&flen, tail, 4);
+	if ((uint64_t)flen > r->size - 12)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: footer length %u at byte offset %llu exceeds the file size %llu", r->key, flen,
+		                (unsigned long long)(r->size - 8), (unsigned long long)r->size);
+	foot = loom_malloc(flen ? flen : 1);
+	if (!foot)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory for a %u-byte footer", flen);
+	rc = read_exact(r, r->size - 8 - flen, flen, foot);
+	if (rc == 0)
+		rc = pq_file_meta_decode(&r->meta, foot, flen, r->size - 8 - flen, r->key);
+	loom_free(foot);
+	LOOM_TRY(rc);
+	LOOM_TRY(pq_schema_build(&r->schema, r->meta->schema, r->meta->num_schema, r->key));
+	return check_schema_matches(r);
+}
+
+int pq_reader_open(pq_reader **out, loom_store *store, const char *key)
+{
+	pq_reader *r;
+	int rc;
+	*out = NULL;
+	r = loom_calloc(1, sizeof(*r));
+	if (!r)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", key);
+	r->store = store;
+	r->key = loom_strdup(key);
+	if (!r->key) {
+		loom_free(r);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", key);
+	}
+	rc = load_footer(r);
+	if (rc < 0) {
+		pq_reader_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int pq_reader_open_path(pq_reader **out, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	loom_store *s;
+	int rc;
+
+	*out = NULL;
+	if (slash && slash[1] == 0)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: a directory, not a file", path);
+	dir = slash ? loom_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : loom_strdup(".");
+	if (!dir)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", path);
+	rc = loom_store_open_local(&s, dir);
+	loom_free(dir);
+	LOOM_TRY(rc);
+	rc = pq_reader_open(out, s, slash ? slash + 1 : path);
+	if (rc < 0) {
+		loom_store_free(s);
+		return rc;
+	}
+	(*out)->own_store = 1;
+	return 0;
+}
+
+const pq_file_meta *pq_reader_meta(const pq_reader *r)
+{
+	return r->meta;
+}
+
+const pq_schema *pq_reader_schema(const pq_reader *r)
+{
+	return r->schema;
+}
+
+uint64_t pq_reader_file_size(const pq_reader *r)
+{
+	return r->size;
+}
+
+static void free_column(pq_column *c)
+{
+	loom_free(c->def_levels);
+	loom_free(c->rep_levels);
+	loom_free(c->values);
+	loom_free(c->offsets);
+	loom_free(c->data);
+	memset(c, 0, sizeof(*c));
+}
+
+void pq_reader_free(pq_reader *r)
+{
+	if (!r)
+		return;
+	pq_file_meta_free(r->meta);
+	pq_schema_free(r->schema);
+	free_column(&r->dict);
+	loom_free(r->chunk);
+	loom_free(r->page);
+	if (r->own_store)
+		loom_store_free(r->store);
+	loom_free(r->key);
+	loom_free(r);
+}
+
+/* Decompress `len` bytes into r->page (exactly `ulen` bytes), or borrow
+ * them when uncompressed. */
+static int page_bytes(pq_reader *r, int codec, const uint8_t *src, size_t len, size_t ulen,
+                      const uint8_t **out, uint64_t off)
+{
+	if (ulen > PQ_MAX_PAGE_SIZE)
+		return corrupt(r, NULL, off, "page declares more than 1 GiB uncompressed");
+	if (codec == PQ_CODEC_UNCOMPRESSED) {
+		*out = src;
+		return 0;
+	}
+	LOOM_TRY(ensure(&r->page, &r->page_cap, ulen + 1));
+	if (loom_codec_decompress(codec, src, len, r->page, ulen) < 0)
+		return loom_err_wrap("%s: page at byte offset %llu", r->key, (unsigned long long)off);
+	*out = r->page;
+	return 0;
+}
+
+static int decode_values(pq_reader *r, pq_column *c, int enc, const uint8_t *p, size_t len, size_t n,
+                         int have_dict)
+{
+	switch (enc) {
+	case PQ_ENC_PLAIN:
+		return pq_decode_plain(c, p, len, n, r->ctx);
+	case PQ_ENC_PLAIN_DICTIONARY:
+	case PQ_ENC_RLE_DICTIONARY:
+		return pq_decode_dict_indices(c, have_dict ? &r->dict : NULL, p, len, n, r->ctx);
+	case PQ_ENC_RLE:
+		if (c->type != PQ_BOOLEAN)
+			break;
+		return pq_decode_bool_rle(c, p, len, n, r->ctx);
+	case PQ_ENC_DELTA_BINARY_PACKED:
+		return pq_decode_delta_binary(c, p, len, n, r->ctx);
+	case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+		return pq_decode_delta_length(c, p, len, n, r->ctx);
+	case PQ_ENC_DELTA_BYTE_ARRAY:
+		return pq_decode_delta_byte_array(c, p, len, n, r->ctx);
+	case PQ_ENC_BYTE_STREAM_SPLIT:
+		return pq_decode_byte_stream_split(c, p, len, n, r->ctx);
+	default:
+		break;
+	}
+	return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: value encoding %d not supported for type %d",
+	                r->ctx, enc, (int)c->type);
+}
+
+static size_t count_defined(const pq_column *c, size_t from, size_t n)
+{
+	size_t i, k = 0;
+	const int16_t *d = c->def_levels + from;
+	for (i = 0; i < n; i++)
+		k += d[i] == c->max_def;
+	return k;
+}
+
+/* One data page (v1 or v2). */
+static int data_page(pq_reader *r, pq_column *c, const pq_page_header *h, int codec, const uint8_t *body,
+                     uint64_t off, int have_dict)
+{
+	size_t n, nv, csize = (size_t)h->compressed_page_size, usize = (size_t)h->uncompressed_page_size;
+	const uint8_t *p;
+	size_t rem, used;
+	int v2 = h->type == PQ_PAGE_DATA_V2;
+
+	if (h->num_values < 0)
+		return corrupt(r, NULL, off, "page with a negative value count");
+	n = (size_t)h->num_values;
+	if (n > (size_t)1 << 31)
+		return corrupt(r, NULL, off, "page with more than 2^31 values");
+	LOOM_TRY(pq_col_reserve_levels(c, c->num_levels + n));
+	if (!v2) {
+		LOOM_TRY(page_bytes(r, codec, body, csize, usize, &p, off));
+		rem = codec == PQ_CODEC_UNCOMPRESSED ? csize : usize;
+		if (c->max_rep > 0) {
+			LOOM_TRY(pq_decode_levels(h->rep_level_encoding, 1, p, rem, c->max_rep,
+			                          c->rep_levels + c->num_levels, n, &used, r->ctx));
+			p += used;
+			rem -= used;
+		}
+		if (c->max_def > 0) {
+			LOOM_TRY(pq_decode_levels(h->def_level_encoding, 1, p, rem, c->max_def,
+			                          c->def_levels + c->num_levels, n, &used, r->ctx));
+			p += used;
+			rem -= used;
+		}
+	} else {
+		size_t rl, dl;
+		if (h->rep_levels_byte_length < 0 || h->def_levels_byte_length < 0)
+			return corrupt(r, NULL, off, "negative level byte length");
+		rl = (size_t)h->rep_levels_byte_length;
+		dl = (size_t)h->def_levels_byte_length;
+		if (rl > csize || dl > csize - rl || rl + dl > usize)
+			return corrupt(r, NULL, off, "level byte lengths exceed the page size");
+		if (c->max_rep > 0)
+			LOOM_TRY(pq_decode_levels(PQ_ENC_RLE, 0, body, rl, c->max_rep, c->rep_levels + c->num_levels, n,
+			                          &used, r->ctx));
+		if (c->max_def > 0)
+			LOOM_TRY(pq_decode_levels(PQ_ENC_RLE, 0, body + rl, dl, c->max_def,
+			                          c->def_levels + c->num_levels, n, &used, r->ctx));
+		if (h->is_compressed && codec != PQ_CODEC_UNCOMPRESSED) {
+			LOOM_TRY(page_bytes(r, codec, body + rl + dl, csize - rl - dl, usize - rl - dl, &p, off));
+			rem = usize - rl - dl;
+		} else {
+			p = body + rl + dl;
+			rem = csize - rl - dl;
+		}
+	}
+	nv = c->max_def > 0 ? count_defined(c, c->num_levels, n) : n;
+	LOOM_TRY(decode_values(r, c, h->encoding, p, rem, nv, have_dict));
+	c->num_levels += n;
+	return 0;
+}
+
+static int dict_page(pq_reader *r, const pq_column *c, const pq_page_header *h, int codec,
+                     const uint8_t *body, uint64_t off)
+{
+	const uint8_t *p;
+	size_t ulen = codec == PQ_CODEC_UNCOMPRESSED ? (size_t)h->compressed_page_size
+	                                             : (size_t)h->uncompressed_page_size;
+	if (!h->has_dictionary_page || h->dict_num_values < 0)
+		return corrupt(r, NULL, off, "dictionary page without a valid dictionary page header");
+	if (h->dict_encoding != PQ_ENC_PLAIN && h->dict_encoding != PQ_ENC_PLAIN_DICTIONARY)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: dictionary page encoding %d",
+		                r->ctx, h->dict_encoding);
+	LOOM_TRY(page_bytes(r, codec, body, (size_t)h->compressed_page_size, ulen, &p, off));
+	r->dict.type = c->type;
+	r->dict.type_length = c->type_length;
+	r->dict.num_values = r->dict.data_size = r->dict.num_levels = 0;
+	return pq_decode_plain(&r->dict, p, ulen, (size_t)h->dict_num_values, r->ctx);
+}
+
+static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
+{
+	const pq_leaf *leaf = &r->schema->leaves[leaf_idx];
+	const pq_row_group *rg = &r->meta->row_groups[g];
+	const pq_column_chunk *cc = &rg->columns[leaf_idx];
+	const pq_column_meta *m = &cc->meta;
+	int64_t start, len;
+	size_t pos = 0, want;
+	int have_dict = 0;
+
+	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, leaf->path);
+	if (cc->encrypted)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: encrypted column", r->ctx);
+	if (cc->file_path)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: column chunk in another file (%s)",
+		                r->ctx, cc->file_path);
+	if (!cc->has_meta_data)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: column chunk without metadata", r->ctx);
+	start = m->data_page_offset;
+	if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
+		start = m->dictionary_page_offset;
+	len = m->total_compressed_size;
+	if (start < 0 || len < 0 || (uint64_t)start > r->size || (uint64_t)len > r->size - (uint64_t)start)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: column chunk [%lld, +%lld) outside the %llu-byte file", r->ctx, (long long)start,
+		                (long long)len, (unsigned long long)r->size);
+	if (m->num_values < 0)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: negative num_values", r->ctx);
+	want = (size_t)m->num_values;
+	LOOM_TRY(ensure(&r->chunk, &r->chunk_cap, (size_t)len + 1));
+	LOOM_TRY(read_exact(r, (uint64_t)start, (size_t)len, r->chunk));
+	r->dict.num_values = 0;
+	while (pos < (size_t)len && c->num_levels < want) {
+		pq_page_header h;
+		size_t hl;
+		uint64_t off = (uint64_t)start + pos;
+		const uint8_t *body;
+		LOOM_TRY(pq_page_header_decode(&h, r->chunk + pos, (size_t)len - pos, &hl, off, r->ctx));
+		pos += hl;
+		if ((size_t)h.compressed_page_size > (size_t)len - pos)
+			return corrupt(r, NULL, off, "page extends beyond its column chunk");
+		body = r->chunk + pos;
+		pos += (size_t)h.compressed_page_size;
+		snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s page at byte offset %llu", r->key, g,
+		         leaf->path, (unsigned long long)off);
+		switch (h.type) {
+		case PQ_PAGE_DICTIONARY:
+			LOOM_TRY(dict_page(r, c, &h, m->codec, body, off));
+			have_dict = 1;
+			break;
+		case PQ_PAGE_DATA:
+			if (!h.has_data_page)
+				return corrupt(r, NULL, off, "data page without a data page header");
+			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict));
+			break;
+		case PQ_PAGE_DATA_V2:
+			if (!h.has_data_page_v2)
+				return corrupt(r, NULL, off, "data page v2 without its header");
+			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict));
+			break;
+		default:
+			break;   /* index pages and unknown page types carry no values */
+		}
+	}
+	if (c->num_levels != want)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: row group %zu column %s: column chunk at byte offset %lld holds %zu values, its "
+		                "metadata says %zu", r->key, g, leaf->path, (long long)start, c->num_levels, want);
+	/* A chunk starts a row: consumers find rows at repetition level 0. */
+	if (c->max_rep > 0 && c->num_levels > 0 && c->rep_levels[0] != 0)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: row group %zu column %s: column chunk at byte offset %lld starts with "
+		                "repetition level %d, not at a row", r->key, g, leaf->path, (long long)start,
+		                c->rep_levels[0]);
+	return 0;
+}
+
+static size_t count_rows(const pq_column *c)
+{
+	size_t i, rows = 0;
+	if (c->max_rep == 0)
+		return c->num_levels;
+	for (i = 0; i < c->num_levels; i++)
+		rows += c->rep_levels[i] == 0;
+	return rows;
+}
+
+int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leaves, size_t nleaves,
+                             pq_batch *out)
+{
+	const pq_schema *s = r->schema;
+	size_t i, rows;
+
+	if (row_group >= r->meta->num_row_groups)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: row group %zu of %zu", r->key, row_group,
+		                r->meta->num_row_groups);
+	if (!leaves)
+		nleaves = s->num_leaves;
+	if (out->columns && (out->num_columns != nleaves || out->borrowed))
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET,
+		                "%s: batch to reuse has %zu columns, %zu requested", r->key, out->num_columns, nleaves);
+	if (!out->columns)
+		LOOM_TRY(pq_batch_init(out, nleaves));
+	pq_batch_clear(out);
+	rows = (size_t)r->meta->row_groups[row_group].num_rows;
+	for (i = 0; i < nleaves; i++) {
+		size_t li = leaves ? leaves[i] : i;
+		pq_column *c = &out->columns[i];
+		const pq_leaf *leaf;
+		if (li >= s->num_leaves)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: leaf %zu of %zu", r->key, li,
+			                s->num_leaves);
+		leaf = &s->leaves[li];
+		if (c->type != leaf->type || c->max_def != leaf->max_def || c->max_rep != leaf->max_rep ||
+		    c->type_length != leaf->type_length) {
+			free_column(c);
+			c->type = leaf->type;
+			c->type_length = leaf->type == PQ_FIXED_LEN_BYTE_ARRAY ? leaf->type_length : 0;
+			c->max_def = leaf->max_def;
+			c->max_rep = leaf->max_rep;
+		}
+		LOOM_TRY(read_chunk(r, row_group, li, c));
+		if (count_rows(c) != rows)
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+			                "%s: row group %zu column %s has %zu rows, the row group %zu", r->key, row_group,
+			                leaf->path, count_rows(c), rows);
+	}
+	out->num_rows = rows;
+	return 0;
+}

@@ -1,0 +1,62 @@
+/* parquet/reader.h - reading Parquet files through a loom_store.
+ *
+ * Opening reads only the 8-byte tail and the footer (ranged reads). Reading
+ * a row group fetches just the projected column chunks, one at a time, and
+ * decodes them into a pq_batch; peak memory is one compressed chunk, one
+ * decompressed page and the decoded batch, never the whole file.
+ *
+ * Usage:
+ *   pq_reader *r;
+ *   pq_batch b = {0};
+ *   LOOM_TRY(pq_reader_open(&r, store, "part-0.parquet"));
+ *   for (g = 0; g < pq_reader_meta(r)->num_row_groups; g++) {
+ *       rc = pq_reader_read_row_group(r, g, NULL, 0, &b);   // all leaves
+ *       ...use b (columns in the order requested)...
+ *   }
+ *   pq_batch_free(&b);
+ *   pq_reader_free(r);
+ *
+ * A reader is not thread-safe; open one per thread (the footer is cheap).
+ * Encrypted files and encrypted columns fail with LOOM_EUNSUPPORTED.
+ */
+#ifndef LOOM_PARQUET_READER_H
+#define LOOM_PARQUET_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loom/store.h"
+#include "parquet/batch.h"
+#include "parquet/meta.h"
+#include "parquet/schema.h"
+
+/* Largest page we decompress (a bound against decompression bombs). */
+#define PQ_MAX_PAGE_SIZE ((size_t)1 << 30)
+
+typedef struct pq_reader pq_reader;
+
+/* Open `key` in `store` (borrowed: must outlive the reader). */
+int pq_reader_open(pq_reader **out, loom_store *store, const char *key);
+
+/* Open a local file by path: a local store on its directory, owned by the
+ * reader. */
+int pq_reader_open_path(pq_reader **out, const char *path);
+
+/* Footer and schema, owned by the reader. */
+const pq_file_meta *pq_reader_meta(const pq_reader *r);
+const pq_schema *pq_reader_schema(const pq_reader *r);
+uint64_t pq_reader_file_size(const pq_reader *r);
+
+/* Decode row group `row_group`, leaves `leaves[0..nleaves)` (indexes into
+ * pq_reader_schema(r)->leaves; NULL = all leaves in order), into `out`.
+ * `out` must be zeroed before the first call; a batch already filled by
+ * this function with the same number of columns is reused (its arrays are
+ * kept and overwritten), so a loop over row groups allocates little.
+ * `out` owns its arrays: release with pq_batch_free. On error `out` is left
+ * valid (free it) but its content is unspecified. */
+int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leaves,
+                             size_t nleaves, pq_batch *out);
+
+void pq_reader_free(pq_reader *r);
+
+#endif
