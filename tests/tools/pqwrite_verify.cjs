@@ -202,6 +202,125 @@ async function checkStats(conn, c, file) {
   }
 }
 
+
+// ---- page index: a generic Thrift compact decoder (struct -> {id: value}) --
+function tdecode(buf, pos) {
+  const st = { buf, pos };
+  const varint = () => { let r = 0n, sh = 0n; for (;;) { const b = st.buf[st.pos++]; r |= BigInt(b & 0x7f) << sh; if (!(b & 0x80)) return r; sh += 7n; } };
+  const zz = () => { const v = varint(); return (v >> 1n) ^ -(v & 1n); };
+  const val = (t) => {
+    switch (t) {
+      case 1: return true; case 2: return false;
+      case 3: return st.buf[st.pos++] << 24 >> 24;
+      case 4: case 5: return Number(zz());
+      case 6: return zz();
+      case 7: { const d = st.buf.readDoubleLE(st.pos); st.pos += 8; return d; }
+      case 8: { const n = Number(varint()); const b = st.buf.subarray(st.pos, st.pos + n); st.pos += n; return b; }
+      case 9: case 10: {
+        const h = st.buf[st.pos++]; let n = h >> 4; const et = h & 15;
+        if (n === 15) n = Number(varint());
+        const a = [];
+        for (let i = 0; i < n; i++) a.push(et === 1 || et === 2 ? st.buf[st.pos++] === 1 : val(et));
+        return a;
+      }
+      case 12: return struct();
+      default: throw new Error('thrift type ' + t + ' at ' + st.pos);
+    }
+  };
+  const struct = () => {
+    const o = {}; let last = 0;
+    for (;;) {
+      const h = st.buf[st.pos++]; if (h === 0) return o;
+      const t = h & 15, d = h >> 4;
+      const id = d ? last + d : Number(zz());
+      last = id; o[id] = val(t);
+    }
+  };
+  const o = struct();
+  return { o, end: st.pos };
+}
+
+function plainToCanon(spec, phys, leafSe, b) {
+  const lt = leafSe[10] || {};
+  const unsigned = (lt[10] && lt[10][2] === false) || [11, 12, 13, 14].includes(leafSe[6]);
+  switch (spec.t) {
+    case 'bool': return b[0] !== 0;
+    case 'float': return phys === 4 ? b.readFloatLE(0) : b.readDoubleLE(0);
+    case 'str': return b.toString('utf8');
+    case 'bin': return b.toString('hex');
+    case 'int': case 'date':
+      if (phys === 1) return String(unsigned ? b.readUInt32LE(0) : b.readInt32LE(0));
+      return String(unsigned ? b.readBigUInt64LE(0) : b.readBigInt64LE(0));
+    case 'ts': {
+      const u = lt[8] && lt[8][2] ? (lt[8][2][1] ? 1000000n : lt[8][2][2] ? 1000n : 1n) : 1000n;
+      return String(b.readBigInt64LE(0) * u);
+    }
+    case 'dec':
+      if (phys === 1) return String(b.readInt32LE(0));
+      if (phys === 2) return String(b.readBigInt64LE(0));
+      { let v = 0n; for (const x of b) v = (v << 8n) | BigInt(x); if (b.length && b[0] & 0x80) v -= 1n << BigInt(8 * b.length); return String(v); }
+    default: throw new Error('no decoding for ' + spec.t);
+  }
+}
+
+function checkPageIndex(c, file) {
+  const buf = fs.readFileSync(file);
+  const flen = buf.readUInt32LE(buf.length - 8);
+  const fmd = tdecode(buf, buf.length - 8 - flen).o;
+  const schema = fmd[2];
+  let rowBase = 0, checkedCi = 0, checkedOi = 0;
+  for (const rg of fmd[4]) {
+    for (const cc of rg[1]) {
+      const md = cc[3];
+      const pathStr = md[3].map((x) => x.toString()).join('.');
+      const tag = `${c.file}: page index of ${pathStr}`;
+      if (cc[4] === undefined) { fail(`${tag}: no offset index`); continue; }
+      const oi = tdecode(buf, Number(cc[4])).o[1];
+      checkedOi++;
+      let values = 0n, prevRow = -1n, size = 0;
+      for (const [i, loc] of oi.entries()) {
+        const ph = tdecode(buf, Number(loc[1]));
+        if (ph.o[1] !== 0) fail(`${tag}: page ${i} is not a data page`);
+        if (ph.end - Number(loc[1]) + ph.o[3] !== loc[2]) fail(`${tag}: page ${i} size ${loc[2]} != header + body`);
+        if (i === 0 && loc[1] !== md[9]) fail(`${tag}: first page at ${loc[1]}, data_page_offset ${md[9]}`);
+        if (i === 0 && loc[3] !== 0n) fail(`${tag}: first_row_index ${loc[3]}`);
+        if (loc[3] <= prevRow) fail(`${tag}: first_row_index not increasing`);
+        prevRow = loc[3];
+        values += BigInt(ph.o[5][1]);
+        size += loc[2];
+      }
+      if (values !== md[5]) fail(`${tag}: pages hold ${values} values, chunk ${md[5]}`);
+      const dictBytes = md[11] !== undefined ? Number(md[9] - md[11]) : 0;
+      if (BigInt(size + dictBytes) !== md[7]) fail(`${tag}: pages ${size} + dict ${dictBytes} bytes != chunk ${md[7]}`);
+      const col = c.columns.find((x) => x.name === pathStr);
+      const wantCi = col && (c.stats || []).includes(pathStr) && col.name !== 'nanonly';
+      if (cc[6] === undefined) { if (wantCi) fail(`${tag}: no column index`); continue; }
+      const ci = tdecode(buf, Number(cc[6])).o;
+      checkedCi++;
+      if (ci[1].length !== oi.length || ci[2].length !== oi.length || ci[5].length !== oi.length) fail(`${tag}: column index has ${ci[1].length} pages, offset index ${oi.length}`);
+      const nulls = ci[5].reduce((a, b) => a + b, 0n);
+      if (md[12] && nulls !== md[12][3]) fail(`${tag}: page null counts sum ${nulls}, chunk ${md[12][3]}`);
+      if (!wantCi) continue;
+      const leafSe = schema.find((se) => se[4] && se[4].toString() === pathStr);
+      for (let i = 0; i < oi.length; i++) {
+        const r0 = rowBase + Number(oi[i][3]);
+        const r1 = rowBase + (i + 1 < oi.length ? Number(oi[i + 1][3]) : Number(rg[3]));
+        const t = trueStats(col.spec, c.rows.slice(r0, r1).map((row) => row[pathStr]));
+        if (Number(ci[5][i]) !== t.nulls) fail(`${tag}: page ${i} null_count ${ci[5][i]}, expected ${t.nulls}`);
+        const isNull = t.nulls === r1 - r0;
+        if (ci[1][i] !== isNull) fail(`${tag}: page ${i} null_page ${ci[1][i]}`);
+        if (isNull) continue;
+        const mn = plainToCanon(col.spec, md[1], leafSe, ci[2][i]), mx = plainToCanon(col.spec, md[1], leafSe, ci[3][i]);
+        if (!sameStat(col.spec, t.min, mn)) fail(`${tag}: page ${i} min ${mn}, expected ${t.min}`);
+        if (!sameStat(col.spec, t.max, mx)) fail(`${tag}: page ${i} max ${mx}, expected ${t.max}`);
+      }
+    }
+    rowBase += Number(rg[3]);
+  }
+  if (!checkedOi) fail(`${c.file}: no page index found`);
+  return { checkedCi, checkedOi };
+}
+
 async function main() {
   const dir = process.argv[2];
   const only = process.argv[3];
@@ -213,9 +332,21 @@ async function main() {
     const c = JSON.parse(fs.readFileSync(path.join(dir, jf), 'utf8'));
     const file = path.join(dir, c.file);
     const before = failures;
+    let extra = '';
     try {
       compareRows(`duckdb ${c.file}`, c, await readRows(conn, file));
       await checkStats(conn, c, file);
+      if (c.page_index) { const n = checkPageIndex(c, file); extra = ` page index: ${n.checkedOi} offset + ${n.checkedCi} column indexes`; }
+      if (c.kv) {
+        const r = await conn.runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${file}')`);
+        const got = Object.fromEntries(r.getRowObjects().map((x) => [x.k, x.v]));
+        for (const [k, v] of Object.entries(c.kv)) if (got[k] !== v) fail(`${c.file}: key_value_metadata ${k} = ${got[k]}, expected ${v}`);
+      }
+      if (c.created_by) {
+        const r = await conn.runAndReadAll(`SELECT created_by FROM parquet_file_metadata('${file}')`);
+        const got = r.getRowObjects()[0].created_by;
+        if (got !== c.created_by) fail(`${c.file}: created_by ${got}, expected ${c.created_by}`);
+      }
     } catch (e) { fail(`duckdb ${c.file}: ${e.message}`); }
     if (pl && !c.skip_polars) {
       const out = file + '.polars.parquet';
@@ -233,7 +364,7 @@ async function main() {
         compareRows(`parquet-wasm ${c.file}`, c, await readRows(conn, out));
       } catch (e) { fail(`parquet-wasm ${c.file}: ${e.message}`); }
     }
-    console.log(`${failures === before ? 'ok  ' : 'FAIL'} ${c.file} (${c.rows.length} rows, engines: duckdb${pl && !c.skip_polars ? ' polars' : ''}${pw ? ' parquet-wasm' : ''})`);
+    console.log(`${failures === before ? 'ok  ' : 'FAIL'} ${c.file} (${c.rows.length} rows, engines: duckdb${pl && !c.skip_polars ? ' polars' : ''}${pw ? ' parquet-wasm' : ''})${extra}`);
   }
   if (!pl || !pw) { console.error('an independent reader is missing'); failures++; }
   console.log(failures ? `${failures} failure(s)` : 'all files verified');

@@ -447,7 +447,11 @@ static void primitives_case(const char *name, size_t rows, size_t piece, const p
 		init_column(&b.columns[i], &schema[i + 1], PCOLS[i].kind == K_REQ_I64 ? 0 : 1, 0);
 	snprintf(fname, sizeof(fname), "%s.parquet", name);
 	snprintf(jname, sizeof(jname), "%s.json", name);
-	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"columns\":[", fname, min_rgs);
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,", fname, min_rgs,
+	                o->write_page_index ? "true" : "false");
+	if (o->kv_count)
+		loom_buf_puts(&j, "\"kv\":{\"loom.test\":\"value \xe2\x9c\x93\"},");
+	loom_buf_printf(&j, "\"created_by\":\"loom version %s (build loom)\",\"columns\":[", loom_version());
 	for (i = 0; i < NPCOLS; i++)
 		loom_buf_printf(&j, "%s{\"name\":\"%s\",\"spec\":%s}", i ? "," : "", PCOLS[i].name, PCOLS[i].spec);
 	loom_buf_puts(&j, "],\"stats\":[");
@@ -558,14 +562,14 @@ static void nested_case(const char *name, size_t rows, const pq_writer_opts *o, 
 
 	snprintf(fname, sizeof(fname), "%s.parquet", name);
 	snprintf(jname, sizeof(jname), "%s.json", name);
-	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"columns\":["
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,\"columns\":["
 	                "{\"name\":\"li\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}},"
 	                "{\"name\":\"ls\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"struct\",\"f\":{\"a\":{\"t\":\"int\"},\"b\":{\"t\":\"str\"}}}}},"
 	                "{\"name\":\"st\",\"spec\":{\"t\":\"struct\",\"f\":{\"x\":{\"t\":\"int\"},\"y\":{\"t\":\"str\"},"
 	                "\"inner\":{\"t\":\"struct\",\"f\":{\"z\":{\"t\":\"float\"}}}}}},"
 	                "{\"name\":\"m\",\"spec\":{\"t\":\"map\",\"k\":{\"t\":\"str\"},\"v\":{\"t\":\"int\"}}},"
 	                "{\"name\":\"ll\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}}}"
-	                "],\"rows\":[\n", fname, min_rgs);
+	                "],\"rows\":[\n", fname, min_rgs, o->write_page_index ? "true" : "false");
 	rng_state = 42;
 	for (r = 0; r < rows; r++) {
 		uint64_t shape = rnd() % 10;
@@ -935,7 +939,7 @@ int main(void)
 	RUN(write_nested);
 	RUN(write_dictionary_fallback);
 	RUN(verify_with_duckdb_polars_parquet_wasm);
-	if (test_failures == 0)
+	if (test_failures == 0 && !getenv("LOOM_KEEP_TMP"))
 		test_rmtree(g_dir);
 	else
 		fprintf(stderr, "files kept in %s\n", g_dir);
