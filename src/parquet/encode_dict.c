@@ -110,6 +110,23 @@ static int reserve_entry(pq_dict *d)
 	return 0;
 }
 
+static inline int same_fixed(const void *a, const void *b, size_t w)
+{
+	if (w == 8) {
+		uint64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return x == y;
+	}
+	if (w == 4) {
+		uint32_t x, y;
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return x == y;
+	}
+	return memcmp(a, b, w) == 0;
+}
+
 int pq_dict_put_fixed(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *idx)
 {
 	size_t w = d->width, i;
@@ -142,7 +159,7 @@ int pq_dict_put_fixed(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *idx)
 				idx[i] = (uint32_t)d->count++;
 				break;
 			}
-			if (d->entry_hash[e - 1] == h && memcmp(d->plain.ptr + (size_t)(e - 1) * w, v, w) == 0) {
+			if (d->entry_hash[e - 1] == h && same_fixed(d->plain.ptr + (size_t)(e - 1) * w, v, w)) {
 				idx[i] = e - 1;
 				break;
 			}

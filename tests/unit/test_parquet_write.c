@@ -315,7 +315,7 @@ static int gen_value(int kind, size_t row, uint8_t *p, size_t *len)
 	case K_FLBA: p[0] = (uint8_t)rnd(); p[1] = (uint8_t)rnd(); p[2] = (uint8_t)rnd(); *len = 3; return 1;
 	case K_DECFL: case K_DECBA: {
 		/* |v| < 10^37 (FLBA 16) or < 10^19 (BYTE_ARRAY, minimal length) */
-		__int128 v = ((__int128)(int64_t)rnd() << 64) | rnd();
+		__int128 v = (__int128)(((unsigned __int128)rnd() << 64) | rnd());
 		__int128 lim = 1;
 		int i, n = kind == K_DECFL ? 16 : 16;
 		for (i = 0; i < (kind == K_DECFL ? 37 : 19); i++)
@@ -919,6 +919,13 @@ TEST(write_dictionary_fallback)
 	dict_case("dict_disabled", 20000, &o, 0);
 }
 
+TEST(write_empty_file)
+{
+	pq_writer_opts o;
+	pq_writer_opts_default(&o);
+	primitives_case("empty", 0, 1, &o, 0, 9);
+}
+
 TEST(verify_with_duckdb_polars_parquet_wasm)
 {
 	char cmd[8192];
@@ -938,6 +945,7 @@ int main(void)
 	RUN(write_primitives_plain_page_index);
 	RUN(write_nested);
 	RUN(write_dictionary_fallback);
+	RUN(write_empty_file);
 	RUN(verify_with_duckdb_polars_parquet_wasm);
 	if (test_failures == 0 && !getenv("LOOM_KEEP_TMP"))
 		test_rmtree(g_dir);
