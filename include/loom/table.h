@@ -36,12 +36,13 @@ typedef struct loom_snapshot loom_snapshot;
 LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri);
 
 /** Open a table over a store the caller already has (rooted at the table
- *  directory). The store is borrowed: it must outlive the table. */
+ *  directory). The store is borrowed: it must outlive the table and every
+ *  snapshot loaded from it. */
 LOOM_EXTERN(int) loom_table_open_store(loom_table **out, loom_store *store,
                                        const char *uri);
 
-/** Release a table; NULL is accepted. Snapshots loaded from it must be
- *  freed first. */
+/** Release the caller's reference to a table; NULL is accepted. Snapshots
+ *  keep the table (and its store) alive until they are freed. */
 LOOM_EXTERN(void) loom_table_free(loom_table *t);
 
 /** The store of the table (borrowed). */

@@ -2,6 +2,7 @@
  * the internal snapshot. */
 #include "loom/table.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "delta/dv.h"
@@ -11,16 +12,30 @@
 #include "util/alloc.h"
 #include "util/error.h"
 
+/* A table is shared by its snapshots: each snapshot holds a reference,
+ * so a snapshot stays valid after loom_table_free. */
 struct loom_table {
 	loom_store *store;
 	int owns_store;
 	char *uri;
+	atomic_int refs;
 };
 
 struct loom_snapshot {
 	delta_snapshot *snap;
+	loom_table *table;   /* referenced */
 	char *root;          /* local table root (for 'p' DVs), or NULL */
 };
+
+static void table_unref(loom_table *t)
+{
+	if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
+		return;
+	if (t->owns_store)
+		loom_store_free(t->store);
+	loom_free(t->uri);
+	loom_free(t);
+}
 
 LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri)
 {
@@ -49,6 +64,7 @@ LOOM_EXTERN(int) loom_table_open_store(loom_table **out, loom_store *store,
 	if (!t)
 		return LOOM_ENOMEM;
 	t->store = store;
+	atomic_init(&t->refs, 1);
 	t->uri = loom_strdup(uri ? uri : "");
 	if (!t->uri) {
 		loom_free(t);
@@ -60,12 +76,7 @@ LOOM_EXTERN(int) loom_table_open_store(loom_table **out, loom_store *store,
 
 LOOM_EXTERN(void) loom_table_free(loom_table *t)
 {
-	if (!t)
-		return;
-	if (t->owns_store)
-		loom_store_free(t->store);
-	loom_free(t->uri);
-	loom_free(t);
+	table_unref(t);
 }
 
 LOOM_EXTERN(loom_store *) loom_table_store(loom_table *t)
@@ -90,6 +101,8 @@ LOOM_EXTERN(int) loom_snapshot_load(loom_snapshot **out, loom_table *t, int64_t 
 		loom_free(s);
 		return loom_err_wrap("table %s", t->uri);
 	}
+	s->table = t;
+	atomic_fetch_add(&t->refs, 1);
 	root = loom_store_local_root(t->store);
 	if (root && !(s->root = loom_strdup(root))) {
 		loom_snapshot_free(s);
@@ -104,6 +117,7 @@ LOOM_EXTERN(void) loom_snapshot_free(loom_snapshot *s)
 	if (!s)
 		return;
 	delta_snapshot_free(s->snap);
+	table_unref(s->table);
 	loom_free(s->root);
 	loom_free(s);
 }
