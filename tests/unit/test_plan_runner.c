@@ -766,7 +766,39 @@ TEST(report_json_and_run_from_config)
 	}
 	json_decref(root);
 	loom_string_free(js);
+
+	/* the human summary: one line per table, totals, no secret */
+	CHECK_OK(loom_report_to_text(rep, &js));
+	CHECK(strstr(js, SECRET) == NULL);
+	CHECK(strstr(js, "raw.events") != NULL);
+	CHECK(strstr(js, "vacuum: 1 file to delete (dry run)") != NULL);
+	CHECK(strstr(js, "compact ECORRUPT: ") != NULL);
+	CHECK(strstr(js, "FAILED") != NULL);
+	CHECK(strstr(js, "not a Delta table yet") != NULL);
+	CHECK(strstr(js, "6 tables: 3 ok, 1 failed, 2 skipped\n") != NULL);
+	loom_string_free(js);
 	loom_report_free(rep);
+
+	/* explain: what would run, without running anything */
+	backend_reset();
+	CHECK_OK(loom_step_explain(&js, step, NULL, cfg, 0));
+	CHECK_INT(B.n_calls, 0);
+	CHECK(strstr(js, "step NightlyMaintenance: 6 tables\n") != NULL);
+	CHECK(strstr(js, "    vacuum retention=168h dry-run lite\n    compact\n") != NULL);
+	CHECK(strstr(js, "    z_order by year,month\n") != NULL);
+	CHECK(strstr(js, "/lake/raw/events\n") != NULL);
+	loom_string_free(js);
+	CHECK_OK(loom_step_explain(&js, step, NULL, cfg, 1));
+	root = json_loads(js, 0, &jerr);
+	REQUIRE(root != NULL);
+	CHECK_STR(json_string_value(json_object_get(root, "schema")), "loom.explain/1");
+	CHECK_INT(json_array_size(json_object_get(root, "tables")), 6);
+	t = json_array_get(json_object_get(root, "tables"), 5);
+	CHECK_STR(json_string_value(json_object_get(t, "ref")), "staging.orders");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(t, "ops"), 1), "name")),
+	          "z_order");
+	json_decref(root);
+	loom_string_free(js);
 
 	/* the config's maintenance block: schema staging, vacuum + z-order */
 	backend_reset();
