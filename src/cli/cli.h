@@ -17,6 +17,7 @@ typedef struct cli_command {
 } cli_command;
 
 int cmd_version(int argc, char **argv);
+int cmd_maintain(int argc, char **argv);
 
 /* Print the thread's last library error as "loom: <context>: <message>". */
 void cli_print_error(const char *context);

@@ -6,6 +6,7 @@
 
 static const cli_command commands[] = {
 	{ "version", "print the loom version", cmd_version },
+	{ "maintain", "run the maintenance plan of a storage YAML", cmd_maintain },
 };
 
 static void usage(FILE *out)
