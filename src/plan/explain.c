@@ -50,7 +50,7 @@ static json_t *op_json(const loom_op *op)
 	const loom_compact_opts *c = plan_op_compact_opts(op);
 	const loom_zorder_opts *z = plan_op_zorder_opts(op);
 	size_t i;
-	json_object_set_new(o, "name", json_string(loom_op_name(op)));
+	json_object_set_new(o, "name", plan_json_str(loom_op_name(op)));
 	if (v) {
 		json_object_set_new(o, "retention_hours", v->retention_hours >= 0
 		                    ? json_integer(v->retention_hours) : json_null());
@@ -62,7 +62,7 @@ static json_t *op_json(const loom_op *op)
 	} else if (z) {
 		json_t *cols = json_array();
 		for (i = 0; i < z->n_columns; i++)
-			json_array_append_new(cols, json_string(z->columns[i]));
+			json_array_append_new(cols, plan_json_str(z->columns[i]));
 		json_object_set_new(o, "columns", cols);
 		json_object_set_new(o, "target_size", z->target_size ? json_integer(z->target_size)
 		                                                     : json_null());
@@ -116,8 +116,8 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 	if (json) {
 		root = json_object();
 		tables = json_array();
-		json_object_set_new(root, "schema", json_string("loom.explain/1"));
-		json_object_set_new(root, "step", json_string(loom_step_name(step)));
+		json_object_set_new(root, "schema", plan_json_str("loom.explain/1"));
+		json_object_set_new(root, "step", plan_json_str(loom_step_name(step)));
 	} else {
 		loom_buf_printf(&b, "step %s: %zu table%s\n", loom_step_name(step),
 		                loom_spec_list_count(l), loom_spec_list_count(l) == 1 ? "" : "s");
@@ -133,9 +133,9 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 		loom_table_location_free(loc);
 		if (json) {
 			json_t *t = json_object(), *ops = json_array();
-			json_object_set_new(t, "ref", json_string(loom_spec_table_ref(s)));
-			json_object_set_new(t, "uri", uri[0] ? json_string(uri) : json_null());
-			json_object_set_new(t, "unresolved", why[0] ? json_string(why) : json_null());
+			json_object_set_new(t, "ref", plan_json_str(loom_spec_table_ref(s)));
+			json_object_set_new(t, "uri", uri[0] ? plan_json_str(uri) : json_null());
+			json_object_set_new(t, "unresolved", why[0] ? plan_json_str(why) : json_null());
 			for (j = 0; j < loom_spec_op_count(s); j++)
 				json_array_append_new(ops, op_json(loom_spec_op_at(s, j)));
 			json_object_set_new(t, "ops", ops);
@@ -153,7 +153,7 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 				w = json_array();
 				json_object_set_new(root, "warnings", w);
 			}
-			json_array_append_new(w, json_string(plan_spec_list_warning(l, i)));
+			json_array_append_new(w, plan_json_str(plan_spec_list_warning(l, i)));
 		} else {
 			loom_buf_printf(&b, "warning: %s\n", plan_spec_list_warning(l, i));
 		}

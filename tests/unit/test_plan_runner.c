@@ -843,6 +843,15 @@ TEST(report_json_and_run_from_config)
 		CHECK(strstr(js, "MaintainSchema('silver') matched no tables[] route") != NULL);
 		loom_string_free(js);
 		loom_report_free(rep);
+		/* a ref that is not UTF-8 still shows up in the JSON */
+		CHECK_OK(loom_maintain_table(&d, "raw.caf\xe9"));
+		CHECK_OK(loom_decl_vacuum(d, NULL));
+		CHECK_OK(loom_step_add(s, d));
+		CHECK_OK(loom_runner_run(&rep, r, s, NULL));
+		CHECK_OK(loom_report_to_json(rep, &js));
+		CHECK(strstr(js, "\"ref\": \"raw.caf?\"") != NULL);
+		loom_string_free(js);
+		loom_report_free(rep);
 		loom_runner_free(r);
 		loom_step_free(s);
 	}
