@@ -156,6 +156,20 @@ LOOM_EXTERN(int) loom_step_resolve(loom_spec_list **out, const loom_step *step,
                                    const void *params, const loom_config *cfg);
 LOOM_EXTERN(void) loom_step_free(loom_step *step);
 
+/** The config's maintenance block as a step named "maintenance": one
+ *  MaintainSchema per listed schema with the block's vacuum / compact /
+ *  z_order_by. A step with no declarations when there is no block.
+ *  *out owned by the caller. */
+LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg);
+
+/** Describe what a run of `step` would do without doing it: every
+ *  resolved table with its location (secrets masked), whether it is
+ *  covered by the config, and each op with its options, in run order.
+ *  `json` = 1 for JSON ("loom.explain/1"), 0 for text. Free *out with
+ *  loom_string_free. */
+LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void *params,
+                                   const loom_config *cfg, int json);
+
 /* ---- plan files ---------------------------------------------------------- */
 
 /* A YAML plan file: named steps, each a list of table/schema declarations
@@ -226,6 +240,10 @@ LOOM_EXTERN(size_t) loom_report_error_count(const loom_report *rep);
 /** JSON rendering, schema in docs/report-schema.md ("loom.report/1").
  *  Free *out with loom_string_free. */
 LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out);
+/** A human summary: one line per table (ref, status, duration, op results
+ *  or the error / skip reason) and a totals line. Free with
+ *  loom_string_free. */
+LOOM_EXTERN(int) loom_report_to_text(const loom_report *rep, char **out);
 LOOM_EXTERN(void) loom_report_free(loom_report *rep);
 
 LOOM_EXTERN(const char *) loom_table_result_ref(const loom_table_result *t);

@@ -8,6 +8,7 @@
 
 #include "loom/config.h"
 #include "plan/config_int.h"
+#include "plan/plan_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -274,7 +275,7 @@ static json_t *mask_uri(const loom_config *cfg, const char *uri)
 {
 	char tmp[4096];
 	loom_config_mask(cfg, uri, tmp, sizeof(tmp));
-	return json_string(tmp);
+	return plan_json_str(tmp);
 }
 
 static json_t *kvs_json(const cfg_kvs *k, int mask)
@@ -283,7 +284,7 @@ static json_t *kvs_json(const cfg_kvs *k, int mask)
 	size_t i;
 	for (i = 0; o && i < k->n; i++)
 		json_object_set_new(o, k->items[i].key,
-		                    json_string(mask && loom_config_key_is_secret(k->items[i].key)
+		                    plan_json_str(mask && loom_config_key_is_secret(k->items[i].key)
 		                                    ? "***" : k->items[i].value));
 	return o;
 }
@@ -314,19 +315,19 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
 	if (!cfg || !out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "to_json: NULL argument");
 	root = json_object();
-	json_object_set_new(root, "source", json_string(cfg->source));
+	json_object_set_new(root, "source", plan_json_str(cfg->source));
 	if (cfg->has_default)
 		json_object_set_new(root, "default_table_path", path_json(cfg, &cfg->dflt));
 	tables = json_array();
 	for (i = 0; i < cfg->n_tables; i++) {
 		const cfg_table *t = &cfg->tables[i];
 		json_t *o = json_object();
-		json_object_set_new(o, "name", json_string(t->name));
+		json_object_set_new(o, "name", plan_json_str(t->name));
 		json_object_set_new(o, "line", json_integer(t->line));
 		if (t->has_path)
 			json_object_set_new(o, "path", path_json(cfg, &t->path));
 		else
-			json_object_set_new(o, "ref", json_string(t->ref));
+			json_object_set_new(o, "ref", plan_json_str(t->ref));
 		json_array_append_new(tables, o);
 	}
 	json_object_set_new(root, "tables", tables);
@@ -334,7 +335,7 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
 		json_t *sch = json_array();
 		m = json_object();
 		for (i = 0; i < cfg->n_schemas; i++)
-			json_array_append_new(sch, json_string(cfg->schemas[i]));
+			json_array_append_new(sch, plan_json_str(cfg->schemas[i]));
 		json_object_set_new(m, "schemas", sch);
 		if (cfg->has_vacuum) {
 			json_t *v = json_object();
@@ -356,7 +357,7 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
 		if (cfg->has_zorder) {
 			json_t *z = json_object(), *cols = json_array();
 			for (i = 0; i < cfg->n_zcols; i++)
-				json_array_append_new(cols, json_string(cfg->zcols[i]));
+				json_array_append_new(cols, plan_json_str(cfg->zcols[i]));
 			json_object_set_new(z, "columns", cols);
 			json_object_set_new(z, "target_size", cfg->z_target_size
 			                    ? json_integer(cfg->z_target_size) : json_null());

@@ -308,17 +308,21 @@ static int add_new_op(loom_decl *d, int rc, loom_op *op)
 LOOM_EXTERN(int) loom_decl_vacuum(loom_decl *d, const loom_vacuum_opts *opts)
 {
 	loom_op *op = NULL;
+	int rc;
 	if (!d)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "vacuum: declaration is NULL");
-	return add_new_op(d, loom_op_vacuum(&op, opts), op);
+	rc = loom_op_vacuum(&op, opts);
+	return add_new_op(d, rc, op);
 }
 
 LOOM_EXTERN(int) loom_decl_compact(loom_decl *d, const loom_compact_opts *opts)
 {
 	loom_op *op = NULL;
+	int rc;
 	if (!d)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "compact: declaration is NULL");
-	return add_new_op(d, loom_op_compact(&op, opts), op);
+	rc = loom_op_compact(&op, opts);
+	return add_new_op(d, rc, op);
 }
 
 LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
@@ -326,12 +330,14 @@ LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
 {
 	loom_zorder_opts o = LOOM_ZORDER_OPTS_INIT;
 	loom_op *op = NULL;
+	int rc;
 	if (!d)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order_by: declaration is NULL");
 	o.columns = columns;
 	o.n_columns = n_columns;
 	o.target_size = target_size;
-	return add_new_op(d, loom_op_zorder(&op, &o), op);
+	rc = loom_op_zorder(&op, &o);
+	return add_new_op(d, rc, op);
 }
 
 LOOM_EXTERN(int) loom_decl_validate(const loom_decl *d)

@@ -26,4 +26,10 @@ size_t plan_spec_list_warning_count(const loom_spec_list *l);
 const char *plan_spec_list_warning(const loom_spec_list *l, size_t i);
 
 
+/* A JSON string for arbitrary bytes (json.c): invalid UTF-8 (a table
+ * name or path from a foreign system) becomes '?' instead of silently
+ * dropping the field. Returns a new json_t reference. */
+struct json_t;
+struct json_t *plan_json_str(const char *s);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/report_int.h"
+#include "plan/plan_int.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -185,21 +186,21 @@ static json_t *op_json(const loom_op_result *r)
 	switch (r->kind) {
 	case LOOM_RESULT_VACUUM: {
 		json_t *files = json_array();
-		json_object_set_new(o, "kind", json_string("vacuum"));
+		json_object_set_new(o, "kind", plan_json_str("vacuum"));
 		json_object_set_new(o, "dry_run", json_boolean(r->dry_run));
 		json_object_set_new(o, "num_files_deleted", json_integer((json_int_t)r->n_files_deleted));
 		for (i = 0; i < r->n_files_deleted; i++)
-			json_array_append_new(files, json_string(r->files_deleted[i]));
+			json_array_append_new(files, plan_json_str(r->files_deleted[i]));
 		json_object_set_new(o, "files_deleted", files);
 		break;
 	}
 	case LOOM_RESULT_OPTIMIZE:
-		json_object_set_new(o, "kind", json_string("optimize"));
+		json_object_set_new(o, "kind", plan_json_str("optimize"));
 		json_object_set_new(o, "num_files_added", json_integer(r->num_files_added));
 		json_object_set_new(o, "num_files_removed", json_integer(r->num_files_removed));
 		break;
 	default:
-		json_object_set_new(o, "kind", json_string("none"));
+		json_object_set_new(o, "kind", plan_json_str("none"));
 		break;
 	}
 	for (i = 0; i < r->n_metrics; i++)
@@ -212,19 +213,19 @@ static json_t *table_json(const loom_table_result *t)
 {
 	json_t *o = json_object(), *ops = json_object();
 	size_t i;
-	json_object_set_new(o, "ref", json_string(t->ref));
-	json_object_set_new(o, "uri", t->uri ? json_string(t->uri) : json_null());
-	json_object_set_new(o, "status", json_string(t->error_code ? "failed"
+	json_object_set_new(o, "ref", plan_json_str(t->ref));
+	json_object_set_new(o, "uri", t->uri ? plan_json_str(t->uri) : json_null());
+	json_object_set_new(o, "status", plan_json_str(t->error_code ? "failed"
 	                                             : t->skipped ? "skipped" : "ok"));
 	json_object_set_new(o, "skipped", json_boolean(t->skipped));
-	json_object_set_new(o, "skip_reason", t->skip_reason ? json_string(t->skip_reason)
+	json_object_set_new(o, "skip_reason", t->skip_reason ? plan_json_str(t->skip_reason)
 	                                                     : json_null());
 	if (t->error_code) {
 		json_t *e = json_object();
 		json_object_set_new(e, "code", json_integer(t->error_code));
-		json_object_set_new(e, "name", json_string(loom_error_code_name(t->error_code)));
-		json_object_set_new(e, "message", json_string(t->error_message));
-		json_object_set_new(e, "op", t->failed_op ? json_string(t->failed_op) : json_null());
+		json_object_set_new(e, "name", plan_json_str(loom_error_code_name(t->error_code)));
+		json_object_set_new(e, "message", plan_json_str(t->error_message));
+		json_object_set_new(e, "op", t->failed_op ? plan_json_str(t->failed_op) : json_null());
 		json_object_set_new(o, "error", e);
 	} else {
 		json_object_set_new(o, "error", json_null());
@@ -245,8 +246,8 @@ LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out)
 	if (!rep || !out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_report_to_json: NULL argument");
 	root = json_object();
-	json_object_set_new(root, "schema", json_string("loom.report/1"));
-	json_object_set_new(root, "step", json_string(rep->step));
+	json_object_set_new(root, "schema", plan_json_str("loom.report/1"));
+	json_object_set_new(root, "step", plan_json_str(rep->step));
 	json_object_set_new(root, "has_errors", json_boolean(loom_report_has_errors(rep)));
 	json_object_set_new(root, "cancelled", json_boolean(rep->cancelled));
 	json_object_set_new(root, "jobs", json_integer((json_int_t)rep->jobs));
@@ -270,7 +271,7 @@ LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out)
 	json_object_set_new(root, "summary", summary);
 	warnings = json_array();
 	for (i = 0; i < rep->n_warnings; i++)
-		json_array_append_new(warnings, json_string(rep->warnings[i]));
+		json_array_append_new(warnings, plan_json_str(rep->warnings[i]));
 	json_object_set_new(root, "warnings", warnings);
 	json_object_set_new(root, "tables", tables);
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -361,36 +361,6 @@ LOOM_EXTERN(int) loom_runner_run(loom_report **out, loom_runner *r, const loom_s
 	return rc;
 }
 
-/* The maintenance block as a step: one MaintainSchema per listed schema
- * with the block's ops. */
-static int config_step(loom_step **out, const loom_config *cfg)
-{
-	loom_step *step;
-	size_t i;
-	int rc;
-	LOOM_TRY(loom_step_new(&step, "maintenance"));
-	for (i = 0; i < cfg->n_schemas; i++) {
-		loom_decl *d;
-		if ((rc = loom_maintain_schema(&d, cfg->schemas[i])) < 0)
-			goto fail;
-		if ((rc = loom_step_add(step, d)) < 0)
-			goto fail;
-		if (cfg->has_vacuum && (rc = loom_decl_vacuum(d, &cfg->vacuum)) < 0)
-			goto fail;
-		if (cfg->has_compact && (rc = loom_decl_compact(d, &cfg->compact)) < 0)
-			goto fail;
-		if (cfg->has_zorder &&
-		    (rc = loom_decl_z_order_by(d, (const char *const *)cfg->zcols, cfg->n_zcols,
-		                               cfg->z_target_size)) < 0)
-			goto fail;
-	}
-	*out = step;
-	return 0;
-fail:
-	loom_step_free(step);
-	return rc;
-}
-
 LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r)
 {
 	loom_step *step;
@@ -398,14 +368,7 @@ LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r)
 	if (!out || !r)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_run_from_config: NULL argument");
 	*out = NULL;
-	if (!r->cfg->has_maintenance) {
-		loom_spec_list *empty;
-		LOOM_TRY(loom_spec_list_new(&empty));
-		rc = run_specs(out, r, "maintenance", empty);
-		loom_spec_list_free(empty);
-		return rc;
-	}
-	LOOM_TRY(config_step(&step, r->cfg));
+	LOOM_TRY(loom_step_from_config(&step, r->cfg));
 	rc = loom_runner_run(out, r, step, NULL);
 	loom_step_free(step);
 	return rc;

@@ -1,0 +1,224 @@
+/* cli/cmd_maintain.c - `loom maintain`: run a maintenance plan from the
+ * storage YAML (its maintenance: block, or a step of a plan file). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+#include "loom/config.h"
+#include "loom/plan.h"
+
+static loom_runner *volatile running;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (running)
+		loom_runner_cancel(running);   /* an atomic store: async-signal-safe */
+}
+
+static void maintain_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: loom maintain --config FILE [--plan FILE [--step NAME]] [options]\n"
+	        "\n"
+	        "Run table maintenance declared in a loom storage YAML: its maintenance:\n"
+	        "block, or one step of a plan file (docs/plan-file.md).\n"
+	        "\n"
+	        "options:\n"
+	        "  --config FILE       the storage: YAML (required)\n"
+	        "  --plan FILE         a plan file with named steps\n"
+	        "  --step NAME         the step to run (required when the plan has several)\n"
+	        "  --policy skip|error tables missing from the config or without _delta_log:\n"
+	        "                      skip them (default) or fail them\n"
+	        "  --jobs N            tables maintained concurrently (default 1, 0 = CPUs)\n"
+	        "  --explain           print what would run and exit; touches nothing\n"
+	        "  --json              machine-readable output (docs/report-schema.md)\n"
+	        "\n"
+	        "exit status: 0 all tables ok or skipped, 1 a table failed or the run could\n"
+	        "not start, 2 usage or config error.\n");
+}
+
+typedef struct maintain_args {
+	const char *config, *plan, *step;
+	int policy, json, explain;
+	size_t jobs;
+} maintain_args;
+
+static int parse_args(int argc, char **argv, maintain_args *a)
+{
+	int i;
+	memset(a, 0, sizeof(*a));
+	a->jobs = 1;
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			maintain_usage(stdout);
+			return 1;
+		} else if (strcmp(arg, "--json") == 0) {
+			a->json = 1;
+		} else if (strcmp(arg, "--explain") == 0) {
+			a->explain = 1;
+		} else if (strcmp(arg, "--config") == 0 || strcmp(arg, "--plan") == 0 ||
+		           strcmp(arg, "--step") == 0 || strcmp(arg, "--jobs") == 0 ||
+		           strcmp(arg, "--policy") == 0) {
+			if (!val) {
+				fprintf(stderr, "loom maintain: %s needs a value\n", arg);
+				return -1;
+			}
+			i++;
+			if (strcmp(arg, "--config") == 0) {
+				a->config = val;
+			} else if (strcmp(arg, "--plan") == 0) {
+				a->plan = val;
+			} else if (strcmp(arg, "--step") == 0) {
+				a->step = val;
+			} else if (strcmp(arg, "--policy") == 0) {
+				if (strcmp(val, "skip") == 0)
+					a->policy = LOOM_MISSING_SKIP;
+				else if (strcmp(val, "error") == 0)
+					a->policy = LOOM_MISSING_ERROR;
+				else {
+					fprintf(stderr, "loom maintain: --policy is skip or error, not '%s'\n", val);
+					return -1;
+				}
+			} else {
+				char *end;
+				unsigned long n = strtoul(val, &end, 10);
+				if (!*val || *end || n > 256 || val[0] == '-') {
+					fprintf(stderr, "loom maintain: --jobs takes 0..256, not '%s'\n", val);
+					return -1;
+				}
+				a->jobs = (size_t)n;
+			}
+		} else {
+			fprintf(stderr, "loom maintain: unknown option '%s'\n", arg);
+			return -1;
+		}
+	}
+	if (!a->config) {
+		fprintf(stderr, "loom maintain: --config is required\n");
+		return -1;
+	}
+	if (a->step && !a->plan) {
+		fprintf(stderr, "loom maintain: --step needs --plan\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int print_and_free(char *s, FILE *out)
+{
+	fputs(s, out);
+	if (s[0] && s[strlen(s) - 1] != '\n')
+		fputc('\n', out);
+	loom_string_free(s);
+	return 0;
+}
+
+int cmd_maintain(int argc, char **argv)
+{
+	maintain_args a;
+	loom_config *cfg = NULL;
+	loom_plan *plan = NULL;
+	loom_step *config_step = NULL;
+	const loom_step *step = NULL;
+	const loom_maintainer *engine = NULL;
+	loom_runner *runner = NULL;
+	loom_report *report = NULL;
+	char *text = NULL;
+	int rc, status = CLI_EXIT_USAGE;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc != 0) {
+		if (rc < 0)
+			maintain_usage(stderr);
+		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	}
+	if (loom_config_load_file(&cfg, a.config) < 0) {
+		cli_print_error("maintain");
+		return CLI_EXIT_USAGE;
+	}
+	if (a.plan) {
+		if (loom_plan_load_file(&plan, a.plan) < 0) {
+			cli_print_error("maintain");
+			goto out;
+		}
+		if (a.step) {
+			step = loom_plan_step(plan, a.step);
+		} else if (loom_plan_step_count(plan) == 1) {
+			step = loom_plan_step_at(plan, 0);
+		} else {
+			size_t i;
+			fprintf(stderr, "loom maintain: %s has %zu steps; choose one with --step:",
+			        a.plan, loom_plan_step_count(plan));
+			for (i = 0; i < loom_plan_step_count(plan); i++)
+				fprintf(stderr, " %s", loom_step_name(loom_plan_step_at(plan, i)));
+			fputc('\n', stderr);
+			goto out;
+		}
+		if (!step) {
+			cli_print_error("maintain");
+			goto out;
+		}
+	} else {
+		if (loom_step_from_config(&config_step, cfg) < 0) {
+			cli_print_error("maintain");
+			goto out;
+		}
+		step = config_step;
+	}
+
+	/* Resolve first: a bad declaration is a usage/config error (2). */
+	if (loom_step_explain(&text, step, NULL, cfg, a.json) < 0) {
+		cli_print_error("maintain");
+		goto out;
+	}
+	if (a.explain) {
+		print_and_free(text, stdout);
+		status = CLI_EXIT_OK;
+		goto out;
+	}
+	loom_string_free(text);
+
+	if (loom_maintainer_native(&engine) < 0 || !engine) {
+		cli_print_error("maintain");
+		fprintf(stderr, "loom maintain: nothing was changed; the config and plan are valid "
+		                "(see --explain for what would run)\n");
+		status = CLI_EXIT_FAILED;
+		goto out;
+	}
+	if (loom_runner_from_config(&runner, cfg, engine, a.policy) < 0 ||
+	    loom_runner_set_jobs(runner, a.jobs) < 0) {
+		cli_print_error("maintain");
+		goto out;
+	}
+	running = runner;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc = loom_runner_run(&report, runner, step, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	running = NULL;
+	if (rc < 0) {
+		cli_print_error("maintain");
+		goto out;
+	}
+	if ((a.json ? loom_report_to_json(report, &text) : loom_report_to_text(report, &text)) < 0) {
+		cli_print_error("maintain");
+		status = CLI_EXIT_FAILED;
+		goto out;
+	}
+	print_and_free(text, stdout);
+	status = loom_report_has_errors(report) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+out:
+	loom_report_free(report);
+	loom_runner_free(runner);
+	loom_step_free(config_step);
+	loom_plan_free(plan);
+	loom_config_free(cfg);
+	return status;
+}

@@ -1,0 +1,182 @@
+/* plan/explain.c - the config's maintenance block as a step, and a
+ * description of what a step would do (describe before executing: a
+ * reviewable plan costs nothing). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/config_int.h"
+#include "plan/plan_int.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
+{
+	loom_step *step;
+	size_t i;
+	int rc;
+	if (!out || !cfg)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_step_from_config: NULL argument");
+	*out = NULL;
+	LOOM_TRY(loom_step_new(&step, "maintenance"));
+	for (i = 0; cfg->has_maintenance && i < cfg->n_schemas; i++) {
+		loom_decl *d;
+		if ((rc = loom_maintain_schema(&d, cfg->schemas[i])) < 0)
+			goto fail;
+		if ((rc = loom_step_add(step, d)) < 0)
+			goto fail;
+		if (cfg->has_vacuum && (rc = loom_decl_vacuum(d, &cfg->vacuum)) < 0)
+			goto fail;
+		if (cfg->has_compact && (rc = loom_decl_compact(d, &cfg->compact)) < 0)
+			goto fail;
+		if (cfg->has_zorder &&
+		    (rc = loom_decl_z_order_by(d, (const char *const *)cfg->zcols, cfg->n_zcols,
+		                               cfg->z_target_size)) < 0)
+			goto fail;
+	}
+	*out = step;
+	return 0;
+fail:
+	loom_err_wrap("%s: maintenance block", cfg->source);
+	loom_step_free(step);
+	return rc;
+}
+
+static json_t *op_json(const loom_op *op)
+{
+	json_t *o = json_object();
+	const loom_vacuum_opts *v = plan_op_vacuum_opts(op);
+	const loom_compact_opts *c = plan_op_compact_opts(op);
+	const loom_zorder_opts *z = plan_op_zorder_opts(op);
+	size_t i;
+	json_object_set_new(o, "name", plan_json_str(loom_op_name(op)));
+	if (v) {
+		json_object_set_new(o, "retention_hours", v->retention_hours >= 0
+		                    ? json_integer(v->retention_hours) : json_null());
+		json_object_set_new(o, "dry_run", json_boolean(v->dry_run));
+		json_object_set_new(o, "full", json_boolean(v->full));
+	} else if (c) {
+		json_object_set_new(o, "target_size", c->target_size ? json_integer(c->target_size)
+		                                                     : json_null());
+	} else if (z) {
+		json_t *cols = json_array();
+		for (i = 0; i < z->n_columns; i++)
+			json_array_append_new(cols, plan_json_str(z->columns[i]));
+		json_object_set_new(o, "columns", cols);
+		json_object_set_new(o, "target_size", z->target_size ? json_integer(z->target_size)
+		                                                     : json_null());
+	} else {
+		json_object_set_new(o, "custom", json_true());
+	}
+	return o;
+}
+
+static void op_text(loom_buf *b, const loom_op *op)
+{
+	const loom_vacuum_opts *v = plan_op_vacuum_opts(op);
+	const loom_compact_opts *c = plan_op_compact_opts(op);
+	const loom_zorder_opts *z = plan_op_zorder_opts(op);
+	size_t i;
+	loom_buf_printf(b, "    %s", loom_op_name(op));
+	if (v) {
+		if (v->retention_hours >= 0)
+			loom_buf_printf(b, " retention=%lldh", (long long)v->retention_hours);
+		else
+			loom_buf_puts(b, " retention=table-default");
+		loom_buf_printf(b, " %s%s", v->dry_run ? "dry-run" : "DELETE", v->full ? " full" : " lite");
+	} else if (c) {
+		if (c->target_size)
+			loom_buf_printf(b, " target_size=%lld", (long long)c->target_size);
+	} else if (z) {
+		loom_buf_puts(b, " by ");
+		for (i = 0; i < z->n_columns; i++)
+			loom_buf_printf(b, "%s%s", i ? "," : "", z->columns[i]);
+		if (z->target_size)
+			loom_buf_printf(b, " target_size=%lld", (long long)z->target_size);
+	} else {
+		loom_buf_puts(b, " (custom)");
+	}
+	loom_buf_putc(b, '\n');
+}
+
+LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void *params,
+                                   const loom_config *cfg, int json)
+{
+	loom_spec_list *l = NULL;
+	loom_buf b = LOOM_BUF_INIT;
+	json_t *root = NULL, *tables = NULL;
+	size_t i, j;
+	int rc;
+
+	if (!out || !step || !cfg)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_step_explain: NULL argument");
+	*out = NULL;
+	LOOM_TRY(loom_step_resolve(&l, step, params, cfg));
+	if (json) {
+		root = json_object();
+		tables = json_array();
+		json_object_set_new(root, "schema", plan_json_str("loom.explain/1"));
+		json_object_set_new(root, "step", plan_json_str(loom_step_name(step)));
+	} else {
+		loom_buf_printf(&b, "step %s: %zu table%s\n", loom_step_name(step),
+		                loom_spec_list_count(l), loom_spec_list_count(l) == 1 ? "" : "s");
+	}
+	for (i = 0; i < loom_spec_list_count(l); i++) {
+		const loom_spec *s = loom_spec_list_at(l, i);
+		loom_table_location *loc = NULL;
+		char uri[4096] = "", why[LOOM_ERROR_MESSAGE_MAX] = "";
+		if (loom_config_locate(cfg, loom_spec_table_ref(s), &loc) == 0)
+			loom_config_mask(cfg, loc->uri, uri, sizeof(uri));
+		else
+			loom_config_mask(cfg, loom_error_last()->message, why, sizeof(why));
+		loom_table_location_free(loc);
+		if (json) {
+			json_t *t = json_object(), *ops = json_array();
+			json_object_set_new(t, "ref", plan_json_str(loom_spec_table_ref(s)));
+			json_object_set_new(t, "uri", uri[0] ? plan_json_str(uri) : json_null());
+			json_object_set_new(t, "unresolved", why[0] ? plan_json_str(why) : json_null());
+			for (j = 0; j < loom_spec_op_count(s); j++)
+				json_array_append_new(ops, op_json(loom_spec_op_at(s, j)));
+			json_object_set_new(t, "ops", ops);
+			json_array_append_new(tables, t);
+		} else {
+			loom_buf_printf(&b, "  %s -> %s\n", loom_spec_table_ref(s), uri[0] ? uri : why);
+			for (j = 0; j < loom_spec_op_count(s); j++)
+				op_text(&b, loom_spec_op_at(s, j));
+		}
+	}
+	for (i = 0; i < plan_spec_list_warning_count(l); i++) {
+		if (json) {
+			json_t *w = json_object_get(root, "warnings");
+			if (!w) {
+				w = json_array();
+				json_object_set_new(root, "warnings", w);
+			}
+			json_array_append_new(w, plan_json_str(plan_spec_list_warning(l, i)));
+		} else {
+			loom_buf_printf(&b, "warning: %s\n", plan_spec_list_warning(l, i));
+		}
+	}
+	loom_spec_list_free(l);
+	if (json) {
+		char *s;
+		if (!json_object_get(root, "warnings"))
+			json_object_set_new(root, "warnings", json_array());
+		json_object_set_new(root, "tables", tables);
+		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_decref(root);
+		if (!s)
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+		*out = loom_strdup(s);
+		free(s);
+		return *out ? 0 : loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	}
+	rc = loom_buf_puts(&b, "");
+	if (rc < 0) {
+		loom_buf_dispose(&b);
+		return rc;
+	}
+	*out = loom_buf_detach(&b);
+	return 0;
+}

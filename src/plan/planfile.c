@@ -1,0 +1,319 @@
+/* plan/planfile.c - YAML plan files: named steps of table/schema
+ * declarations, for CLI users who do not write C (docs/plan-file.md).
+ * Strict: every key is known, every error carries file:line:column. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+#include "plan/ydoc.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+struct loom_plan {
+	char *source;
+	loom_step **steps;
+	size_t n_steps;
+};
+
+static int unknown_key(ydoc *d, yaml_node_t *map, const char *section,
+                       const char *const *allowed)
+{
+	yaml_node_pair_t *p;
+	LOOM_TRY(ydoc_check_dup_keys(d, map));
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key);
+		const char *const *a;
+		for (a = allowed; *a; a++)
+			if (strcmp(*a, ydoc_raw(k)) == 0)
+				break;
+		if (!*a) {
+			char list[256] = "";
+			size_t used = 0;
+			for (a = allowed; *a && used < sizeof(list); a++)
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+				                         a == allowed ? "" : ", ", *a);
+			return ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k),
+			                section, list);
+		}
+	}
+	return 0;
+}
+
+/* Re-raise a builder error at the YAML node that caused it. */
+static int at(ydoc *d, yaml_node_t *n, int rc)
+{
+	char msg[LOOM_ERROR_MESSAGE_MAX];
+	const loom_error *e;
+	if (rc >= 0)
+		return rc;
+	e = loom_error_last();
+	snprintf(msg, sizeof(msg), "%s", e ? e->message : "invalid declaration");
+	return ydoc_err(d, n, "%s", msg);
+}
+
+static int add_vacuum(ydoc *d, loom_decl *decl, yaml_node_t *v)
+{
+	static const char *const keys[] = { "retention_hours", "dry_run", "full", NULL };
+	loom_vacuum_opts o = LOOM_VACUUM_OPTS_INIT;
+	yaml_node_t *x;
+	if (!ydoc_is_null(v)) {
+		if (!ydoc_is_map(v))
+			return ydoc_err(d, v, "vacuum: expected a mapping (or nothing for defaults)");
+		LOOM_TRY(unknown_key(d, v, "vacuum", keys));
+		if ((x = ydoc_get(d, v, "retention_hours", NULL)) && !ydoc_is_null(x)) {
+			LOOM_TRY(ydoc_int(d, x, "retention_hours", &o.retention_hours));
+			if (o.retention_hours < 0)
+				return ydoc_err(d, x, "vacuum.retention_hours must be >= 0");
+		}
+		if ((x = ydoc_get(d, v, "dry_run", NULL)))
+			LOOM_TRY(ydoc_bool(d, x, "dry_run", &o.dry_run));
+		if ((x = ydoc_get(d, v, "full", NULL)))
+			LOOM_TRY(ydoc_bool(d, x, "full", &o.full));
+	}
+	return at(d, v, loom_decl_vacuum(decl, &o));
+}
+
+static int add_compact(ydoc *d, loom_decl *decl, yaml_node_t *v)
+{
+	static const char *const keys[] = { "target_size", NULL };
+	loom_compact_opts o = LOOM_COMPACT_OPTS_INIT;
+	yaml_node_t *x;
+	if (!ydoc_is_null(v)) {
+		if (!ydoc_is_map(v))
+			return ydoc_err(d, v, "compact: expected a mapping (or nothing for defaults)");
+		LOOM_TRY(unknown_key(d, v, "compact", keys));
+		if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
+			LOOM_TRY(ydoc_size(d, x, "compact.target_size", &o.target_size));
+	}
+	return at(d, v, loom_decl_compact(decl, &o));
+}
+
+static int add_zorder(ydoc *d, loom_decl *decl, yaml_node_t *v)
+{
+	static const char *const keys[] = { "columns", "target_size", NULL };
+	yaml_node_t *cols = v, *x;
+	int64_t target = 0;
+	char **names = NULL;
+	size_t n = 0, i;
+	loom_buf b = LOOM_BUF_INIT;
+	yaml_node_item_t *it;
+	int rc = 0;
+
+	if (ydoc_is_map(v)) {
+		LOOM_TRY(unknown_key(d, v, "z_order_by", keys));
+		cols = ydoc_get(d, v, "columns", NULL);
+		if (!cols)
+			return ydoc_err(d, v, "z_order_by: no columns");
+		if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
+			LOOM_TRY(ydoc_size(d, x, "z_order_by.target_size", &target));
+	}
+	if (!ydoc_is_seq(cols))
+		return ydoc_err(d, cols, "z_order_by: expected a list of columns");
+	names = loom_calloc((size_t)(cols->data.sequence.items.top - cols->data.sequence.items.start) + 1,
+	                    sizeof(char *));
+	if (!names)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	for (it = cols->data.sequence.items.start; it < cols->data.sequence.items.top; it++) {
+		if ((rc = ydoc_string(d, ydoc_node(d, *it), "z_order_by column", &b)) < 0)
+			goto done;
+		if (!(names[n++] = loom_strdup(b.ptr))) {
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+			goto done;
+		}
+	}
+	rc = at(d, cols, loom_decl_z_order_by(decl, (const char *const *)names, n, target));
+done:
+	for (i = 0; i < n; i++)
+		loom_free(names[i]);
+	loom_free(names);
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static int read_decl(ydoc *d, yaml_node_t *e, loom_decl **out)
+{
+	static const char *const keys[] = { "table", "schema", "vacuum", "compact", "z_order_by",
+		                                NULL };
+	yaml_node_t *table, *schema;
+	yaml_node_pair_t *p;
+	loom_buf b = LOOM_BUF_INIT;
+	loom_decl *decl = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!ydoc_is_map(e))
+		return ydoc_err(d, e, "a declaration is a mapping with 'table' or 'schema' and ops");
+	LOOM_TRY(unknown_key(d, e, "a declaration", keys));
+	table = ydoc_get(d, e, "table", NULL);
+	schema = ydoc_get(d, e, "schema", NULL);
+	if (table && schema)
+		return ydoc_err(d, e, "a declaration has 'table' or 'schema', not both");
+	if (!table && !schema)
+		return ydoc_err(d, e, "a declaration needs 'table' or 'schema'");
+	if ((rc = ydoc_string(d, table ? table : schema, table ? "table" : "schema", &b)) < 0)
+		goto done;
+	rc = table ? loom_maintain_table(&decl, b.ptr) : loom_maintain_schema(&decl, b.ptr);
+	if ((rc = at(d, table ? table : schema, rc)) < 0)
+		goto done;
+	/* ops run in the order they are written */
+	for (p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key), *v = ydoc_node(d, p->value);
+		const char *name = ydoc_raw(k);
+		if (strcmp(name, "vacuum") == 0)
+			rc = add_vacuum(d, decl, v);
+		else if (strcmp(name, "compact") == 0)
+			rc = add_compact(d, decl, v);
+		else if (strcmp(name, "z_order_by") == 0)
+			rc = add_zorder(d, decl, v);
+		else
+			continue;
+		if (rc < 0)
+			goto done;
+	}
+	if ((rc = at(d, e, loom_decl_validate(decl))) < 0)
+		goto done;
+	*out = decl;
+	decl = NULL;
+done:
+	loom_decl_free(decl);
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static int read_plan(loom_plan *plan, ydoc *d)
+{
+	static const char *const top[] = { "version", "steps", NULL };
+	yaml_node_t *root = ydoc_root(d), *steps, *v;
+	yaml_node_pair_t *p;
+
+	if (!ydoc_is_map(root))
+		return ydoc_err(d, root, "a plan file is a mapping with 'steps:'");
+	LOOM_TRY(unknown_key(d, root, "the plan file", top));
+	if ((v = ydoc_get(d, root, "version", NULL))) {
+		int64_t ver;
+		LOOM_TRY(ydoc_int(d, v, "version", &ver));
+		if (ver != 1)
+			return ydoc_err(d, v, "plan file version %lld: this loom reads version 1",
+			                (long long)ver);
+	}
+	steps = ydoc_get(d, root, "steps", NULL);
+	if (!steps || !ydoc_is_map(steps) ||
+	    steps->data.mapping.pairs.top == steps->data.mapping.pairs.start)
+		return ydoc_err(d, steps ? steps : root, "the plan needs 'steps:', a mapping of "
+		                "step names to lists of declarations");
+	LOOM_TRY(ydoc_check_dup_keys(d, steps));
+	plan->steps = loom_calloc((size_t)(steps->data.mapping.pairs.top -
+	                                   steps->data.mapping.pairs.start), sizeof(loom_step *));
+	if (!plan->steps)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	for (p = steps->data.mapping.pairs.start; p < steps->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key), *list = ydoc_node(d, p->value);
+		loom_step *step;
+		yaml_node_item_t *it;
+		if (!ydoc_raw(k)[0])
+			return ydoc_err(d, k, "a step needs a name");
+		if (!ydoc_is_seq(list) ||
+		    list->data.sequence.items.top == list->data.sequence.items.start)
+			return ydoc_err(d, list, "step '%s': expected a non-empty list of declarations",
+			                ydoc_raw(k));
+		LOOM_TRY(loom_step_new(&step, ydoc_raw(k)));
+		plan->steps[plan->n_steps++] = step;
+		for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+			loom_decl *decl;
+			LOOM_TRY(read_decl(d, ydoc_node(d, *it), &decl));
+			LOOM_TRY(loom_step_add(step, decl));
+		}
+	}
+	return 0;
+}
+
+LOOM_EXTERN(void) loom_plan_free(loom_plan *p)
+{
+	size_t i;
+	if (!p)
+		return;
+	for (i = 0; i < p->n_steps; i++)
+		loom_step_free(p->steps[i]);
+	loom_free(p->steps);
+	loom_free(p->source);
+	loom_free(p);
+}
+
+LOOM_EXTERN(int) loom_plan_load_string(loom_plan **out, const char *yaml, size_t len,
+                                       const char *name)
+{
+	loom_plan *plan;
+	ydoc d;
+	int rc;
+	if (!out || !yaml)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "plan: NULL argument");
+	*out = NULL;
+	plan = loom_calloc(1, sizeof(*plan));
+	if (!plan || !(plan->source = loom_strdup(name ? name : "<plan>"))) {
+		loom_free(plan);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	}
+	rc = ydoc_load(&d, yaml, len, plan->source);
+	if (rc == 0)
+		rc = read_plan(plan, &d);
+	ydoc_dispose(&d);
+	if (rc < 0) {
+		loom_plan_free(plan);
+		return rc;
+	}
+	*out = plan;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_plan_load_file(loom_plan **out, const char *path)
+{
+	FILE *f;
+	char *data;
+	long size;
+	size_t got;
+	int rc;
+	if (!out || !path)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "plan: NULL argument");
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return loom_err_os(loom_err_from_errno(errno), errno, "%s: cannot open plan file", path);
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || size > (16L << 20) ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
+		                "%s: cannot size the plan file (or it is over 16 MiB)", path);
+	}
+	data = loom_malloc((size_t)size + 1);
+	if (!data) {
+		fclose(f);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	}
+	got = fread(data, 1, (size_t)size, f);
+	fclose(f);
+	rc = loom_plan_load_string(out, data, got, path);
+	loom_free(data);
+	return rc;
+}
+
+LOOM_EXTERN(size_t) loom_plan_step_count(const loom_plan *p)
+{
+	return p ? p->n_steps : 0;
+}
+
+LOOM_EXTERN(const loom_step *) loom_plan_step_at(const loom_plan *p, size_t i)
+{
+	return p && i < p->n_steps ? p->steps[i] : NULL;
+}
+
+LOOM_EXTERN(const loom_step *) loom_plan_step(const loom_plan *p, const char *name)
+{
+	size_t i;
+	for (i = 0; p && name && i < p->n_steps; i++)
+		if (strcmp(loom_step_name(p->steps[i]), name) == 0)
+			return p->steps[i];
+	loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_CONFIG, "%s: no step named '%s'",
+	         p ? p->source : "plan", name ? name : "(null)");
+	return NULL;
+}

@@ -1,0 +1,201 @@
+/* Plan files: the NightlyMaintenance example parses into the same specs
+ * the C builders make, ops keep their written order, every error has its
+ * line. */
+#include <string.h>
+
+#include "loom/plan.h"
+#include "test.h"
+
+#define RES LOOM_SOURCE_DIR "/tests/resources/config/"
+
+static int load(loom_plan **p, const char *yaml)
+{
+	return loom_plan_load_string(p, yaml, strlen(yaml), "p.yaml");
+}
+
+#define CHECK_PLAN_ERR(yaml, line, fragment)                                     \
+	do {                                                                         \
+		loom_plan *p_ = NULL;                                                    \
+		char want_[64];                                                          \
+		const loom_error *pe_;                                                   \
+		CHECK_ERR(load(&p_, yaml), LOOM_EINVAL);                                 \
+		CHECK(p_ == NULL);                                                       \
+		pe_ = loom_error_last();                                                 \
+		snprintf(want_, sizeof(want_), "p.yaml:%d:", line);                      \
+		if (!pe_ || strncmp(pe_->message, want_, strlen(want_)) != 0 ||          \
+		    !strstr(pe_->message, fragment))                                     \
+			TEST_FAIL_AT("expected '%s...%s', got '%s'", want_, fragment,        \
+			             pe_ ? pe_->message : "(none)");                         \
+	} while (0)
+
+static const char cfg_yaml[] =
+	"storage:\n"
+	"  defaults: {table_path: {uri: /lake}}\n"
+	"  tables:\n"
+	"    - {name: raw.events, path: /lake/raw/events}\n"
+	"    - {name: raw.orders, path: /lake/raw/orders}\n"
+	"    - {name: staging.orders, path: /lake/staging/orders}\n";
+
+TEST(nightly_example)
+{
+	loom_plan *plan = NULL;
+	loom_config *cfg = NULL;
+	loom_spec_list *l = NULL;
+	const loom_step *step;
+
+	CHECK_OK(loom_plan_load_file(&plan, RES "nightly_plan.yaml"));
+	CHECK_OK(loom_config_load_string(&cfg, cfg_yaml, sizeof(cfg_yaml) - 1, "c.yaml"));
+	CHECK_INT(loom_plan_step_count(plan), 2);
+	CHECK_STR(loom_step_name(loom_plan_step_at(plan, 0)), "nightly");
+	step = loom_plan_step(plan, "nightly");
+	REQUIRE(step != NULL);
+	CHECK_INT(loom_step_decl_count(step), 2);
+	CHECK_OK(loom_step_resolve(&l, step, NULL, cfg));
+	CHECK_INT(loom_spec_list_count(l), 3);
+	CHECK_STR(loom_spec_table_ref(loom_spec_list_at(l, 0)), "raw.events");
+	CHECK_STR(loom_spec_table_ref(loom_spec_list_at(l, 1)), "raw.orders");
+	CHECK_STR(loom_spec_table_ref(loom_spec_list_at(l, 2)), "staging.orders");
+	CHECK_STR(loom_op_name(loom_spec_op_at(loom_spec_list_at(l, 0), 0)), "vacuum");
+	CHECK_STR(loom_op_name(loom_spec_op_at(loom_spec_list_at(l, 0), 1)), "compact");
+	CHECK_STR(loom_op_name(loom_spec_op_at(loom_spec_list_at(l, 2), 1)), "z_order");
+	loom_spec_list_free(l);
+
+	/* ops in written order: compact before vacuum */
+	step = loom_plan_step(plan, "weekly_full_vacuum");
+	REQUIRE(step != NULL);
+	CHECK_OK(loom_step_resolve(&l, step, NULL, cfg));
+	CHECK_STR(loom_op_name(loom_spec_op_at(loom_spec_list_at(l, 2), 0)), "compact");
+	CHECK_STR(loom_op_name(loom_spec_op_at(loom_spec_list_at(l, 2), 1)), "vacuum");
+	loom_spec_list_free(l);
+
+	CHECK(loom_plan_step(plan, "hourly") == NULL);
+	CHECK_INT(loom_error_last()->code, LOOM_ENOTFOUND);
+	loom_plan_free(plan);
+	loom_config_free(cfg);
+}
+
+/* The options reach the maintainer exactly as written. */
+static loom_vacuum_opts seen_v;
+static loom_zorder_opts seen_z;
+static char seen_cols[2][32];
+static int rec_vacuum(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                      const loom_table_location *loc, const loom_vacuum_opts *o,
+                      const loom_cancel *cancel)
+{
+	(void)self; (void)uri; (void)loc; (void)cancel;
+	seen_v = *o;
+	out->kind = LOOM_RESULT_VACUUM;
+	return 0;
+}
+
+static int rec_zorder(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                      const loom_table_location *loc, const loom_zorder_opts *o,
+                      const loom_cancel *cancel)
+{
+	(void)self; (void)uri; (void)loc; (void)cancel;
+	seen_z = *o;
+	snprintf(seen_cols[0], 32, "%s", o->columns[0]);
+	snprintf(seen_cols[1], 32, "%s", o->columns[1]);
+	out->kind = LOOM_RESULT_OPTIMIZE;
+	return 0;
+}
+
+TEST(options_reach_the_maintainer)
+{
+	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "rec", rec_vacuum, NULL,
+		                               rec_zorder, NULL };
+	loom_plan *plan = NULL;
+	loom_spec_list *l = NULL;
+	loom_op_result r;
+	const loom_spec *s;
+	CHECK_OK(load(&plan, "steps:\n"
+	                     "  s:\n"
+	                     "    - table: a.b\n"
+	                     "      vacuum: {retention_hours: 12, dry_run: false, full: yes}\n"
+	                     "      z_order_by: {columns: [x, y], target_size: 1GiB}\n"));
+	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, NULL));
+	s = loom_spec_list_at(l, 0);
+	memset(&r, 0, sizeof(r));
+	CHECK_OK(loom_op_execute(loom_spec_op_at(s, 0), &r, &m, "/x", NULL, NULL));
+	CHECK_INT(seen_v.retention_hours, 12);
+	CHECK_INT(seen_v.dry_run, 0);
+	CHECK_INT(seen_v.full, 1);
+	CHECK_OK(loom_op_execute(loom_spec_op_at(s, 1), &r, &m, "/x", NULL, NULL));
+	CHECK_INT(seen_z.n_columns, 2);
+	CHECK_STR(seen_cols[0], "x");
+	CHECK_STR(seen_cols[1], "y");
+	CHECK_INT(seen_z.target_size, 1LL << 30);
+	/* the maintainer has no compact: a clear error, not a crash */
+	{
+		loom_op *c;
+		CHECK_OK(loom_op_compact(&c, NULL));
+		CHECK_ERR(loom_op_execute(c, &r, &m, "/x", NULL, NULL), LOOM_EUNSUPPORTED);
+		CHECK(strstr(loom_error_last()->message, "does not implement compact") != NULL);
+		loom_op_free(c);
+	}
+	loom_op_result_clear(&r);
+	loom_spec_list_free(l);
+	loom_plan_free(plan);
+}
+
+TEST(errors_have_lines)
+{
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - table: a.b\n"
+	               "      compact:\n"
+	               "      z_order_by: [x]\n",
+	               5, "mutually exclusive");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - table: a.b\n"
+	               "      z_order_by: []\n",
+	               4, "column list is empty");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - table: ''\n"
+	               "      vacuum:\n",
+	               3, "empty");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - schema: raw\n"
+	               "      table: raw.x\n"
+	               "      vacuum:\n",
+	               3, "not both");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - schema: raw\n",
+	               3, "declares no operations");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - schema: raw\n"
+	               "      vacuum: {retention: 5}\n",
+	               4, "unknown key 'retention' in vacuum");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - schema: raw\n"
+	               "      optimize: {}\n",
+	               4, "unknown key 'optimize'");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - schema: raw\n"
+	               "      compact: {target_size: 0}\n",
+	               4, "positive");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - schema: raw\n"
+	               "      vacuum:\n"
+	               "      vacuum:\n",
+	               5, "duplicate key 'vacuum'");
+	CHECK_PLAN_ERR("steps:\n  s: []\n", 2, "non-empty list");
+	CHECK_PLAN_ERR("version: 2\nsteps:\n  s: []\n", 1, "version 2");
+	CHECK_PLAN_ERR("steps: [\n", 2, "YAML syntax error");
+}
+
+int main(void)
+{
+	RUN(nightly_example);
+	RUN(options_reach_the_maintainer);
+	RUN(errors_have_lines);
+	return test_summary();
+}
