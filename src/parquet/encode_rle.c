@@ -5,16 +5,6 @@
 
 #include "util/error.h"
 
-int pq_bit_width(uint32_t max)
-{
-	int bw = 0;
-	while (max) {
-		bw++;
-		max >>= 1;
-	}
-	return bw;
-}
-
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
 	size_t n = 0;
