@@ -499,6 +499,11 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 			goto done;
 		}
 	}
+	if (cfg->n_schemas && !cfg->has_vacuum && !cfg->has_compact && !cfg->has_zorder) {
+		rc = ydoc_err(d, n, "maintenance: schemas are listed but no operation is "
+		              "(vacuum, compact or z_order_by)");
+		goto done;
+	}
 	if (kc && kz) {
 		k = ydoc_line(kc) > ydoc_line(kz) ? kc : kz;
 		rc = ydoc_err(d, k, "maintenance: compact and z_order_by are mutually exclusive "

@@ -385,6 +385,19 @@ LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r)
 	if (!out || !r)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_run_from_config: NULL argument");
 	*out = NULL;
+	if (r->cfg->n_schemas == 0) {
+		/* nothing to run; say why instead of returning a silent empty report */
+		loom_spec_list *empty;
+		LOOM_TRY(loom_spec_list_new(&empty));
+		rc = r->cfg->has_maintenance
+		         ? plan_spec_list_warn(empty, "%s: the maintenance block lists no schemas",
+		                               r->cfg->source)
+		         : plan_spec_list_warn(empty, "%s has no maintenance block", r->cfg->source);
+		if (rc == 0)
+			rc = run_specs(out, r, "maintenance", empty);
+		loom_spec_list_free(empty);
+		return rc;
+	}
 	LOOM_TRY(loom_step_from_config(&step, r->cfg));
 	rc = loom_runner_run(out, r, step, NULL);
 	loom_step_free(step);

@@ -253,6 +253,10 @@ TEST(validation_errors_have_lines)
 	CHECK_CONFIG_ERR("engine: {}\n", 1, "no top-level 'storage:'");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
+	                 "    schemas: [raw]\n",
+	                 3, "no operation");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
 	                 "    vacuum:\n"
 	                 "      dry_run: maybe\n",
 	                 4, "true or false");

@@ -824,6 +824,7 @@ TEST(report_json_and_run_from_config)
 		CHECK(!loom_report_has_errors(rep));
 		CHECK_OK(loom_report_to_json(rep, &js));
 		CHECK(strstr(js, "\"tables\": []") != NULL);
+		CHECK(strstr(js, "plain.yaml has no maintenance block") != NULL);
 		loom_string_free(js);
 		loom_report_free(rep);
 		loom_runner_free(r);
