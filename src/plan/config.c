@@ -339,31 +339,6 @@ static int read_tables(loom_config *cfg, ydoc *d, yaml_node_t *n)
 	return rc;
 }
 
-static int check_keys(ydoc *d, yaml_node_t *map, const char *section,
-                      const char *const *allowed)
-{
-	yaml_node_pair_t *p;
-	LOOM_TRY(ydoc_check_dup_keys(d, map));
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = ydoc_node(d, p->key);
-		const char *const *a;
-		for (a = allowed; *a; a++)
-			if (strcmp(*a, ydoc_raw(k)) == 0)
-				break;
-		if (!*a) {
-			loom_buf list = LOOM_BUF_INIT;
-			int rc;
-			for (a = allowed; *a; a++)
-				loom_buf_printf(&list, "%s%s", a == allowed ? "" : ", ", *a);
-			rc = ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k),
-			              section, list.ptr ? list.ptr : "");
-			loom_buf_dispose(&list);
-			return rc;
-		}
-	}
-	return 0;
-}
-
 static int read_columns(loom_config *cfg, ydoc *d, yaml_node_t *n)
 {
 	loom_buf b = LOOM_BUF_INIT;
@@ -413,7 +388,7 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 		return 0;
 	if (!ydoc_is_map(n))
 		return ydoc_err(d, n, "maintenance: expected a mapping");
-	LOOM_TRY(check_keys(d, n, "maintenance", top));
+	LOOM_TRY(ydoc_check_keys(d, n, "maintenance", top));
 
 	if ((v = ydoc_get(d, n, "schemas", NULL)) && !ydoc_is_null(v)) {
 		yaml_node_item_t *it;
@@ -445,7 +420,7 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 				rc = ydoc_err(d, v, "maintenance.vacuum: expected a mapping");
 				goto done;
 			}
-			if ((rc = check_keys(d, v, "maintenance.vacuum", vac)) < 0)
+			if ((rc = ydoc_check_keys(d, v, "maintenance.vacuum", vac)) < 0)
 				goto done;
 			if ((x = ydoc_get(d, v, "retention_hours", NULL)) && !ydoc_is_null(x)) {
 				if ((rc = ydoc_int(d, x, "retention_hours", &cfg->vacuum.retention_hours)) < 0)
@@ -471,7 +446,7 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 				rc = ydoc_err(d, v, "maintenance.compact: expected a mapping");
 				goto done;
 			}
-			if ((rc = check_keys(d, v, "maintenance.compact", cmp)) < 0)
+			if ((rc = ydoc_check_keys(d, v, "maintenance.compact", cmp)) < 0)
 				goto done;
 			if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x) &&
 			    (rc = ydoc_size(d, x, "maintenance.compact.target_size",
@@ -483,7 +458,7 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 		cfg->has_zorder = 1;
 		if (ydoc_is_map(v)) {
 			yaml_node_t *x;
-			if ((rc = check_keys(d, v, "maintenance.z_order_by", zo)) < 0)
+			if ((rc = ydoc_check_keys(d, v, "maintenance.z_order_by", zo)) < 0)
 				goto done;
 			if (!(x = ydoc_get(d, v, "columns", NULL))) {
 				rc = ydoc_err(d, v, "maintenance.z_order_by: no columns");

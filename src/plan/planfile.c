@@ -16,30 +16,6 @@ struct loom_plan {
 	size_t n_steps;
 };
 
-static int unknown_key(ydoc *d, yaml_node_t *map, const char *section,
-                       const char *const *allowed)
-{
-	yaml_node_pair_t *p;
-	LOOM_TRY(ydoc_check_dup_keys(d, map));
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = ydoc_node(d, p->key);
-		const char *const *a;
-		for (a = allowed; *a; a++)
-			if (strcmp(*a, ydoc_raw(k)) == 0)
-				break;
-		if (!*a) {
-			char list[256] = "";
-			size_t used = 0;
-			for (a = allowed; *a && used < sizeof(list); a++)
-				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-				                         a == allowed ? "" : ", ", *a);
-			return ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k),
-			                section, list);
-		}
-	}
-	return 0;
-}
-
 /* Re-raise a builder error at the YAML node that caused it. */
 static int at(ydoc *d, yaml_node_t *n, int rc)
 {
@@ -60,7 +36,7 @@ static int add_vacuum(ydoc *d, loom_decl *decl, yaml_node_t *v)
 	if (!ydoc_is_null(v)) {
 		if (!ydoc_is_map(v))
 			return ydoc_err(d, v, "vacuum: expected a mapping (or nothing for defaults)");
-		LOOM_TRY(unknown_key(d, v, "vacuum", keys));
+		LOOM_TRY(ydoc_check_keys(d, v, "vacuum", keys));
 		if ((x = ydoc_get(d, v, "retention_hours", NULL)) && !ydoc_is_null(x)) {
 			LOOM_TRY(ydoc_int(d, x, "retention_hours", &o.retention_hours));
 			if (o.retention_hours < 0)
@@ -82,7 +58,7 @@ static int add_compact(ydoc *d, loom_decl *decl, yaml_node_t *v)
 	if (!ydoc_is_null(v)) {
 		if (!ydoc_is_map(v))
 			return ydoc_err(d, v, "compact: expected a mapping (or nothing for defaults)");
-		LOOM_TRY(unknown_key(d, v, "compact", keys));
+		LOOM_TRY(ydoc_check_keys(d, v, "compact", keys));
 		if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
 			LOOM_TRY(ydoc_size(d, x, "compact.target_size", &o.target_size));
 	}
@@ -101,7 +77,7 @@ static int add_zorder(ydoc *d, loom_decl *decl, yaml_node_t *v)
 	int rc = 0;
 
 	if (ydoc_is_map(v)) {
-		LOOM_TRY(unknown_key(d, v, "z_order_by", keys));
+		LOOM_TRY(ydoc_check_keys(d, v, "z_order_by", keys));
 		cols = ydoc_get(d, v, "columns", NULL);
 		if (!cols)
 			return ydoc_err(d, v, "z_order_by: no columns");
@@ -144,7 +120,7 @@ static int read_decl(ydoc *d, yaml_node_t *e, loom_decl **out)
 	*out = NULL;
 	if (!ydoc_is_map(e))
 		return ydoc_err(d, e, "a declaration is a mapping with 'table' or 'schema' and ops");
-	LOOM_TRY(unknown_key(d, e, "a declaration", keys));
+	LOOM_TRY(ydoc_check_keys(d, e, "a declaration", keys));
 	table = ydoc_get(d, e, "table", NULL);
 	schema = ydoc_get(d, e, "schema", NULL);
 	if (table && schema)
@@ -189,7 +165,7 @@ static int read_plan(loom_plan *plan, ydoc *d)
 
 	if (!ydoc_is_map(root))
 		return ydoc_err(d, root, "a plan file is a mapping with 'steps:'");
-	LOOM_TRY(unknown_key(d, root, "the plan file", top));
+	LOOM_TRY(ydoc_check_keys(d, root, "the plan file", top));
 	if ((v = ydoc_get(d, root, "version", NULL))) {
 		int64_t ver;
 		LOOM_TRY(ydoc_int(d, v, "version", &ver));

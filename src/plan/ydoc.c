@@ -126,6 +126,30 @@ int ydoc_check_dup_keys(ydoc *d, yaml_node_t *map)
 	return 0;
 }
 
+int ydoc_check_keys(ydoc *d, yaml_node_t *map, const char *section,
+                    const char *const *allowed)
+{
+	yaml_node_pair_t *p;
+	LOOM_TRY(ydoc_check_dup_keys(d, map));
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key);
+		const char *const *a;
+		char list[256] = "";
+		size_t used = 0;
+		for (a = allowed; *a; a++)
+			if (strcmp(*a, ydoc_raw(k)) == 0)
+				break;
+		if (*a)
+			continue;
+		for (a = allowed; *a && used < sizeof(list); a++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+			                         a == allowed ? "" : ", ", *a);
+		return ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k), section,
+		                list);
+	}
+	return 0;
+}
+
 yaml_node_t *ydoc_get(ydoc *d, yaml_node_t *map, const char *key, yaml_node_t **key_node)
 {
 	yaml_node_pair_t *p;
