@@ -101,8 +101,29 @@ LOOM_EXTERN(void) loom_config_free(loom_config *cfg)
 /* Flatten a mapping of settings into dotted key/value strings
  * (commit: {custom_metadata: {team: x}} -> "custom_metadata.team" = "x").
  * Secret storage options are remembered so messages can mask them. */
+static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *section,
+                          const char *prefix, cfg_kvs *out, int is_storage);
+
+/* Bounds against alias tricks: `&a {x: *a}` is a cycle in libyaml's node
+ * graph, and shared aliases can multiply the entries exponentially. */
+#define KVS_MAX_DEPTH 16
+#define KVS_MAX_ENTRIES 4096
+
 static int read_kvs(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *section,
                     const char *prefix, cfg_kvs *out, int is_storage)
+{
+	static _Thread_local int depth;
+	int rc;
+	if (depth >= KVS_MAX_DEPTH)
+		return ydoc_err(d, n, "%s: nested deeper than %d levels", section, KVS_MAX_DEPTH);
+	depth++;
+	rc = read_kvs_level(cfg, d, n, section, prefix, out, is_storage);
+	depth--;
+	return rc;
+}
+
+static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *section,
+                          const char *prefix, cfg_kvs *out, int is_storage)
 {
 	loom_buf key = LOOM_BUF_INIT, label = LOOM_BUF_INIT, val = LOOM_BUF_INIT;
 	yaml_node_pair_t *p;
@@ -121,6 +142,10 @@ static int read_kvs(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *secti
 		                          ydoc_raw(k))) < 0 ||
 		    (rc = loom_buf_printf(&label, "%s.%s", section, key.ptr)) < 0)
 			break;
+		if (out->n >= KVS_MAX_ENTRIES) {
+			rc = ydoc_err(d, k, "%s: more than %d settings", section, KVS_MAX_ENTRIES);
+			break;
+		}
 		if (ydoc_is_map(v)) {
 			if ((rc = read_kvs(cfg, d, v, section, key.ptr, out, is_storage)) < 0)
 				break;
