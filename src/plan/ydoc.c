@@ -34,11 +34,32 @@ int ydoc_load(ydoc *d, const char *text, size_t len, const char *source)
 		yaml_parser_delete(&parser);
 		return rc;
 	}
-	yaml_parser_delete(&parser);
 	d->loaded = 1;
-	if (!yaml_document_get_root_node(&d->doc))
+	if (!yaml_document_get_root_node(&d->doc)) {
+		yaml_parser_delete(&parser);
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "%s:1:1: the document is empty",
 		                d->source);
+	}
+	{
+		/* a second document would be ignored silently: refuse it */
+		yaml_document_t extra;
+		int more = 0, line = 0;
+		if (yaml_parser_load(&parser, &extra)) {
+			yaml_node_t *root = yaml_document_get_root_node(&extra);
+			more = root != NULL;
+			line = root ? (int)root->start_mark.line + 1 : 0;
+			yaml_document_delete(&extra);
+		} else {
+			more = -1;
+			line = (int)parser.problem_mark.line + 1;
+		}
+		yaml_parser_delete(&parser);
+		if (more)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
+			                "%s:%d:1: %s", d->source, line,
+			                more > 0 ? "a second YAML document ('---') is not supported"
+			                         : "YAML syntax error after the first document");
+	}
 	return 0;
 }
 

@@ -251,6 +251,8 @@ TEST(validation_errors_have_lines)
 	                 "   bad: indent\n",
 	                 4, "YAML syntax error");
 	CHECK_CONFIG_ERR("engine: {}\n", 1, "no top-level 'storage:'");
+	CHECK_CONFIG_ERR("storage: {}\n---\nstorage: {tables: []}\n", 3, "second YAML document");
+	CHECK_CONFIG_ERR("", 1, "empty");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
 	                 "    schemas: [raw]\n",
