@@ -217,14 +217,23 @@ LOOM_EXTERN(void) loom_runner_cancel(loom_runner *r);
 /** Clear a previous cancel so the runner can be used again. */
 LOOM_EXTERN(void) loom_runner_reset_cancel(loom_runner *r);
 
-/** Run a step. Returns 0 with *out set (owned by the caller) when the step
- *  resolved, even if tables failed (see loom_report_has_errors). Negative
- *  when the step itself is invalid (builder errors, unknown tables under
- *  the error policy are NOT this: they fail their table only). */
+/** Run a step: resolve its declarations against the config (with
+ *  `params` for a dynamic step), then maintain each table. Returns 0 with
+ *  *out set (owned by the caller) once the step resolved -- even when
+ *  tables failed, were skipped or the run was cancelled: check
+ *  loom_report_has_errors. Returns a negative code (and no report) only
+ *  when the step itself is invalid: a declaration broke a builder rule, a
+ *  custom resolve or operations_for callback failed, or out of memory.
+ *  Per table: the location comes from the config; a table the config does
+ *  not cover, that routes to a catalog, or that has no _delta_log is
+ *  skipped or failed by the policy; ops run in order and the first error
+ *  (code and message copied on the worker thread, secrets masked) stops
+ *  that table, and the run goes on with the next. */
 LOOM_EXTERN(int) loom_runner_run(loom_report **out, loom_runner *r,
                                  const loom_step *step, const void *params);
 /** Run the config's maintenance block: its vacuum/compact/z_order_by over
- *  every table of its schemas. An empty report when there is no block. */
+ *  every table of its schemas. An empty report (with a warning saying
+ *  why) when there is no block or it lists no schemas. */
 LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r);
 LOOM_EXTERN(void) loom_runner_free(loom_runner *r);
 

@@ -13,6 +13,7 @@
 #include "loom/config.h"
 #include "plan/config_int.h"
 #include "plan/ydoc.h"
+#include "plan/yopts.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -92,7 +93,7 @@ LOOM_EXTERN(void) loom_config_free(loom_config *cfg)
 	}
 	loom_free(cfg->tables);
 	strv_free(cfg->schemas, cfg->n_schemas);
-	strv_free(cfg->zcols, cfg->n_zcols);
+	yopts_free_columns(cfg->zcols, cfg->n_zcols);
 	strv_free(cfg->secrets, cfg->n_secrets);
 	loom_free(cfg->source);
 	loom_free(cfg);
@@ -101,8 +102,29 @@ LOOM_EXTERN(void) loom_config_free(loom_config *cfg)
 /* Flatten a mapping of settings into dotted key/value strings
  * (commit: {custom_metadata: {team: x}} -> "custom_metadata.team" = "x").
  * Secret storage options are remembered so messages can mask them. */
+static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *section,
+                          const char *prefix, cfg_kvs *out, int is_storage);
+
+/* Bounds against alias tricks: `&a {x: *a}` is a cycle in libyaml's node
+ * graph, and shared aliases can multiply the entries exponentially. */
+#define KVS_MAX_DEPTH 16
+#define KVS_MAX_ENTRIES 4096
+
 static int read_kvs(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *section,
                     const char *prefix, cfg_kvs *out, int is_storage)
+{
+	static _Thread_local int depth;
+	int rc;
+	if (depth >= KVS_MAX_DEPTH)
+		return ydoc_err(d, n, "%s: nested deeper than %d levels", section, KVS_MAX_DEPTH);
+	depth++;
+	rc = read_kvs_level(cfg, d, n, section, prefix, out, is_storage);
+	depth--;
+	return rc;
+}
+
+static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *section,
+                          const char *prefix, cfg_kvs *out, int is_storage)
 {
 	loom_buf key = LOOM_BUF_INIT, label = LOOM_BUF_INIT, val = LOOM_BUF_INIT;
 	yaml_node_pair_t *p;
@@ -121,6 +143,10 @@ static int read_kvs(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *secti
 		                          ydoc_raw(k))) < 0 ||
 		    (rc = loom_buf_printf(&label, "%s.%s", section, key.ptr)) < 0)
 			break;
+		if (out->n >= KVS_MAX_ENTRIES) {
+			rc = ydoc_err(d, k, "%s: more than %d settings", section, KVS_MAX_ENTRIES);
+			break;
+		}
 		if (ydoc_is_map(v)) {
 			if ((rc = read_kvs(cfg, d, v, section, key.ptr, out, is_storage)) < 0)
 				break;
@@ -339,71 +365,11 @@ static int read_tables(loom_config *cfg, ydoc *d, yaml_node_t *n)
 	return rc;
 }
 
-static int check_keys(ydoc *d, yaml_node_t *map, const char *section,
-                      const char *const *allowed)
-{
-	yaml_node_pair_t *p;
-	LOOM_TRY(ydoc_check_dup_keys(d, map));
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = ydoc_node(d, p->key);
-		const char *const *a;
-		for (a = allowed; *a; a++)
-			if (strcmp(*a, ydoc_raw(k)) == 0)
-				break;
-		if (!*a) {
-			loom_buf list = LOOM_BUF_INIT;
-			int rc;
-			for (a = allowed; *a; a++)
-				loom_buf_printf(&list, "%s%s", a == allowed ? "" : ", ", *a);
-			rc = ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k),
-			              section, list.ptr ? list.ptr : "");
-			loom_buf_dispose(&list);
-			return rc;
-		}
-	}
-	return 0;
-}
-
-static int read_columns(loom_config *cfg, ydoc *d, yaml_node_t *n)
-{
-	loom_buf b = LOOM_BUF_INIT;
-	yaml_node_item_t *it;
-	int rc = 0;
-	if (!ydoc_is_seq(n))
-		return ydoc_err(d, n, "maintenance.z_order_by: expected a list of columns");
-	if (n->data.sequence.items.top == n->data.sequence.items.start)
-		return ydoc_err(d, n, "maintenance.z_order_by: the column list is empty");
-	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-		yaml_node_t *c = ydoc_node(d, *it);
-		size_t j;
-		if ((rc = ydoc_string(d, c, "z_order_by column", &b)) < 0)
-			break;
-		if (!b.size) {
-			rc = ydoc_err(d, c, "maintenance.z_order_by: empty column name");
-			break;
-		}
-		for (j = 0; j < cfg->n_zcols; j++)
-			if (strcmp(cfg->zcols[j], b.ptr) == 0)
-				break;
-		if (j < cfg->n_zcols) {
-			rc = ydoc_err(d, c, "maintenance.z_order_by: column '%s' is listed twice", b.ptr);
-			break;
-		}
-		if ((rc = strv_push(&cfg->zcols, &cfg->n_zcols, b.ptr)) < 0)
-			break;
-	}
-	loom_buf_dispose(&b);
-	return rc;
-}
-
 static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 {
 	static const char *const top[] = { "schemas", "vacuum", "compact", "z_order_by", NULL };
-	static const char *const vac[] = { "retention_hours", "dry_run", "full", NULL };
-	static const char *const cmp[] = { "target_size", NULL };
-	static const char *const zo[] = { "columns", "target_size", NULL };
 	loom_buf b = LOOM_BUF_INIT;
-	yaml_node_t *v, *k, *kc = NULL, *kz = NULL;
+	yaml_node_t *v, *kc = NULL, *kz = NULL;
 	int rc = 0;
 
 	cfg->has_maintenance = 1;
@@ -413,14 +379,10 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 		return 0;
 	if (!ydoc_is_map(n))
 		return ydoc_err(d, n, "maintenance: expected a mapping");
-	LOOM_TRY(check_keys(d, n, "maintenance", top));
+	LOOM_TRY(ydoc_check_keys(d, n, "maintenance", top));
 
 	if ((v = ydoc_get(d, n, "schemas", NULL)) && !ydoc_is_null(v)) {
 		yaml_node_item_t *it;
-		if (ydoc_is_scalar(v)) {
-			rc = ydoc_err(d, v, "maintenance.schemas: expected a list of schema prefixes");
-			goto done;
-		}
 		if (!ydoc_is_seq(v)) {
 			rc = ydoc_err(d, v, "maintenance.schemas: expected a list of schema prefixes");
 			goto done;
@@ -438,70 +400,29 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 		}
 	}
 	if ((v = ydoc_get(d, n, "vacuum", NULL))) {
-		yaml_node_t *x;
 		cfg->has_vacuum = 1;
-		if (!ydoc_is_null(v)) {
-			if (!ydoc_is_map(v)) {
-				rc = ydoc_err(d, v, "maintenance.vacuum: expected a mapping");
-				goto done;
-			}
-			if ((rc = check_keys(d, v, "maintenance.vacuum", vac)) < 0)
-				goto done;
-			if ((x = ydoc_get(d, v, "retention_hours", NULL)) && !ydoc_is_null(x)) {
-				if ((rc = ydoc_int(d, x, "retention_hours", &cfg->vacuum.retention_hours)) < 0)
-					goto done;
-				if (cfg->vacuum.retention_hours < 0) {
-					rc = ydoc_err(d, x, "maintenance.vacuum.retention_hours must be >= 0");
-					goto done;
-				}
-			}
-			if ((x = ydoc_get(d, v, "dry_run", NULL)) &&
-			    (rc = ydoc_bool(d, x, "dry_run", &cfg->vacuum.dry_run)) < 0)
-				goto done;
-			if ((x = ydoc_get(d, v, "full", NULL)) &&
-			    (rc = ydoc_bool(d, x, "full", &cfg->vacuum.full)) < 0)
-				goto done;
-		}
+		if ((rc = yopts_vacuum(d, v, "maintenance.vacuum", &cfg->vacuum)) < 0)
+			goto done;
 	}
 	if ((v = ydoc_get(d, n, "compact", &kc))) {
-		yaml_node_t *x;
 		cfg->has_compact = 1;
-		if (!ydoc_is_null(v)) {
-			if (!ydoc_is_map(v)) {
-				rc = ydoc_err(d, v, "maintenance.compact: expected a mapping");
-				goto done;
-			}
-			if ((rc = check_keys(d, v, "maintenance.compact", cmp)) < 0)
-				goto done;
-			if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x) &&
-			    (rc = ydoc_size(d, x, "maintenance.compact.target_size",
-			                    &cfg->compact.target_size)) < 0)
-				goto done;
-		}
+		if ((rc = yopts_compact(d, v, "maintenance.compact", &cfg->compact)) < 0)
+			goto done;
 	}
 	if ((v = ydoc_get(d, n, "z_order_by", &kz))) {
 		cfg->has_zorder = 1;
-		if (ydoc_is_map(v)) {
-			yaml_node_t *x;
-			if ((rc = check_keys(d, v, "maintenance.z_order_by", zo)) < 0)
-				goto done;
-			if (!(x = ydoc_get(d, v, "columns", NULL))) {
-				rc = ydoc_err(d, v, "maintenance.z_order_by: no columns");
-				goto done;
-			}
-			if ((rc = read_columns(cfg, d, x)) < 0)
-				goto done;
-			if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x) &&
-			    (rc = ydoc_size(d, x, "maintenance.z_order_by.target_size",
-			                    &cfg->z_target_size)) < 0)
-				goto done;
-		} else if ((rc = read_columns(cfg, d, v)) < 0) {
+		if ((rc = yopts_zorder(d, v, "maintenance.z_order_by", &cfg->zcols, &cfg->n_zcols,
+		                       &cfg->z_target_size)) < 0)
 			goto done;
-		}
+	}
+	if (cfg->n_schemas && !cfg->has_vacuum && !cfg->has_compact && !cfg->has_zorder) {
+		rc = ydoc_err(d, n, "maintenance: schemas are listed but no operation is "
+		              "(vacuum, compact or z_order_by)");
+		goto done;
 	}
 	if (kc && kz) {
-		k = ydoc_line(kc) > ydoc_line(kz) ? kc : kz;
-		rc = ydoc_err(d, k, "maintenance: compact and z_order_by are mutually exclusive "
+		rc = ydoc_err(d, ydoc_line(kc) > ydoc_line(kz) ? kc : kz,
+		              "maintenance: compact and z_order_by are mutually exclusive "
 		              "(Z-order already rewrites and bin-packs the files)");
 		goto done;
 	}

@@ -238,13 +238,16 @@ LOOM_EXTERN(int) loom_config_key_is_secret(const char *key)
 LOOM_EXTERN(size_t) loom_config_mask(const loom_config *cfg, const char *text, char *out,
                                      size_t cap)
 {
-	loom_buf b = LOOM_BUF_INIT;
+	/* No allocation (this runs on error paths, also out of memory). A
+	 * secret (>= MASK_MIN_LEN bytes) becomes "***", which is shorter, so
+	 * the write position never passes the read position and `text` may be
+	 * `out` itself. */
 	const char *p = text ? text : "";
-	size_t n;
+	size_t w = 0;
 
 	if (!out || cap == 0)
 		return 0;
-	while (*p) {
+	while (*p && w + 1 < cap) {
 		size_t i, best = 0;
 		for (i = 0; cfg && i < cfg->n_secrets; i++) {
 			size_t l = strlen(cfg->secrets[i]);
@@ -252,21 +255,16 @@ LOOM_EXTERN(size_t) loom_config_mask(const loom_config *cfg, const char *text, c
 				best = l;
 		}
 		if (best) {
-			loom_buf_puts(&b, "***");
+			size_t k;
+			for (k = 0; k < 3 && w + 1 < cap; k++)
+				out[w++] = '*';
 			p += best;
 		} else {
-			loom_buf_putc(&b, *p++);
+			out[w++] = *p++;
 		}
 	}
-	n = b.ptr ? b.size : 0;
-	if (n >= cap)
-		n = cap - 1;
-	/* text and out may be the same buffer: b holds a copy */
-	if (n)
-		memcpy(out, b.ptr, n);
-	out[n] = '\0';
-	loom_buf_dispose(&b);
-	return n;
+	out[w] = '\0';
+	return w;
 }
 
 /* ---- JSON -------------------------------------------------------------- */

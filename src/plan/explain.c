@@ -72,32 +72,32 @@ static json_t *op_json(const loom_op *op)
 	return o;
 }
 
-static void op_text(loom_buf *b, const loom_op *op)
+static void op_text(int *brcp, loom_buf *b, const loom_op *op)
 {
 	const loom_vacuum_opts *v = plan_op_vacuum_opts(op);
 	const loom_compact_opts *c = plan_op_compact_opts(op);
 	const loom_zorder_opts *z = plan_op_zorder_opts(op);
 	size_t i;
-	loom_buf_printf(b, "    %s", loom_op_name(op));
+	plan_bprintf(brcp, b, "    %s", loom_op_name(op));
 	if (v) {
 		if (v->retention_hours >= 0)
-			loom_buf_printf(b, " retention=%lldh", (long long)v->retention_hours);
+			plan_bprintf(brcp, b, " retention=%lldh", (long long)v->retention_hours);
 		else
-			loom_buf_puts(b, " retention=table-default");
-		loom_buf_printf(b, " %s%s", v->dry_run ? "dry-run" : "DELETE", v->full ? " full" : " lite");
+			plan_bprintf(brcp, b, "%s", " retention=table-default");
+		plan_bprintf(brcp, b, " %s%s", v->dry_run ? "dry-run" : "DELETE", v->full ? " full" : " lite");
 	} else if (c) {
 		if (c->target_size)
-			loom_buf_printf(b, " target_size=%lld", (long long)c->target_size);
+			plan_bprintf(brcp, b, " target_size=%lld", (long long)c->target_size);
 	} else if (z) {
-		loom_buf_puts(b, " by ");
+		plan_bprintf(brcp, b, "%s", " by ");
 		for (i = 0; i < z->n_columns; i++)
-			loom_buf_printf(b, "%s%s", i ? "," : "", z->columns[i]);
+			plan_bprintf(brcp, b, "%s%s", i ? "," : "", z->columns[i]);
 		if (z->target_size)
-			loom_buf_printf(b, " target_size=%lld", (long long)z->target_size);
+			plan_bprintf(brcp, b, " target_size=%lld", (long long)z->target_size);
 	} else {
-		loom_buf_puts(b, " (custom)");
+		plan_bprintf(brcp, b, "%s", " (custom)");
 	}
-	loom_buf_putc(b, '\n');
+	plan_bprintf(brcp, b, "%s", "\n");
 }
 
 LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void *params,
@@ -107,7 +107,7 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 	loom_buf b = LOOM_BUF_INIT;
 	json_t *root = NULL, *tables = NULL;
 	size_t i, j;
-	int rc;
+	int brc = 0;
 
 	if (!out || !step || !cfg)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_step_explain: NULL argument");
@@ -119,14 +119,22 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 		json_object_set_new(root, "schema", plan_json_str("loom.explain/1"));
 		json_object_set_new(root, "step", plan_json_str(loom_step_name(step)));
 	} else {
-		loom_buf_printf(&b, "step %s: %zu table%s\n", loom_step_name(step),
+		plan_bprintf(&brc, &b, "step %s: %zu table%s\n", loom_step_name(step),
 		                loom_spec_list_count(l), loom_spec_list_count(l) == 1 ? "" : "s");
 	}
 	for (i = 0; i < loom_spec_list_count(l); i++) {
 		const loom_spec *s = loom_spec_list_at(l, i);
 		loom_table_location *loc = NULL;
 		char uri[4096] = "", why[LOOM_ERROR_MESSAGE_MAX] = "";
-		if (loom_config_locate(cfg, loom_spec_table_ref(s), &loc) == 0)
+		int lrc = loom_config_locate(cfg, loom_spec_table_ref(s), &loc);
+		if (lrc == LOOM_ENOMEM) {
+			json_decref(root);
+			json_decref(tables);
+			loom_buf_dispose(&b);
+			loom_spec_list_free(l);
+			return lrc;
+		}
+		if (lrc == 0)
 			loom_config_mask(cfg, loc->uri, uri, sizeof(uri));
 		else
 			loom_config_mask(cfg, loom_error_last()->message, why, sizeof(why));
@@ -141,9 +149,9 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 			json_object_set_new(t, "ops", ops);
 			json_array_append_new(tables, t);
 		} else {
-			loom_buf_printf(&b, "  %s -> %s\n", loom_spec_table_ref(s), uri[0] ? uri : why);
+			plan_bprintf(&brc, &b, "  %s -> %s\n", loom_spec_table_ref(s), uri[0] ? uri : why);
 			for (j = 0; j < loom_spec_op_count(s); j++)
-				op_text(&b, loom_spec_op_at(s, j));
+				op_text(&brc, &b, loom_spec_op_at(s, j));
 		}
 	}
 	for (i = 0; i < plan_spec_list_warning_count(l); i++) {
@@ -155,7 +163,7 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 			}
 			json_array_append_new(w, plan_json_str(plan_spec_list_warning(l, i)));
 		} else {
-			loom_buf_printf(&b, "warning: %s\n", plan_spec_list_warning(l, i));
+			plan_bprintf(&brc, &b, "warning: %s\n", plan_spec_list_warning(l, i));
 		}
 	}
 	loom_spec_list_free(l);
@@ -172,10 +180,10 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 		free(s);
 		return *out ? 0 : loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 	}
-	rc = loom_buf_puts(&b, "");
-	if (rc < 0) {
+	plan_bprintf(&brc, &b, "%s", "");
+	if (brc < 0) {
 		loom_buf_dispose(&b);
-		return rc;
+		return brc;
 	}
 	*out = loom_buf_detach(&b);
 	return 0;

@@ -1,9 +1,11 @@
 /* plan/json.c - JSON strings that never vanish on invalid UTF-8. */
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan/plan_int.h"
+#include "util/buf.h"
 
 json_t *plan_json_str(const char *s)
 {
@@ -26,4 +28,17 @@ json_t *plan_json_str(const char *s)
 	j = json_string(copy);
 	free(copy);
 	return j ? j : json_null();
+}
+
+void plan_bprintf(int *rc, loom_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+	if (*rc < 0)
+		return;
+	va_start(ap, fmt);
+	r = loom_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		*rc = r;
 }

@@ -30,6 +30,11 @@ const char *plan_spec_list_warning(const loom_spec_list *l, size_t i);
  * name or path from a foreign system) becomes '?' instead of silently
  * dropping the field. Returns a new json_t reference. */
 struct json_t;
+struct loom_buf;
+/* loom_buf_printf that remembers the first failure in *rc, so renderers
+ * can append freely and check once (json.c). */
+void plan_bprintf(int *rc, struct loom_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 struct json_t *plan_json_str(const char *s);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "plan/plan_int.h"
 #include "plan/ydoc.h"
+#include "plan/yopts.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -15,30 +16,6 @@ struct loom_plan {
 	loom_step **steps;
 	size_t n_steps;
 };
-
-static int unknown_key(ydoc *d, yaml_node_t *map, const char *section,
-                       const char *const *allowed)
-{
-	yaml_node_pair_t *p;
-	LOOM_TRY(ydoc_check_dup_keys(d, map));
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = ydoc_node(d, p->key);
-		const char *const *a;
-		for (a = allowed; *a; a++)
-			if (strcmp(*a, ydoc_raw(k)) == 0)
-				break;
-		if (!*a) {
-			char list[256] = "";
-			size_t used = 0;
-			for (a = allowed; *a && used < sizeof(list); a++)
-				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-				                         a == allowed ? "" : ", ", *a);
-			return ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k),
-			                section, list);
-		}
-	}
-	return 0;
-}
 
 /* Re-raise a builder error at the YAML node that caused it. */
 static int at(ydoc *d, yaml_node_t *n, int rc)
@@ -54,80 +31,27 @@ static int at(ydoc *d, yaml_node_t *n, int rc)
 
 static int add_vacuum(ydoc *d, loom_decl *decl, yaml_node_t *v)
 {
-	static const char *const keys[] = { "retention_hours", "dry_run", "full", NULL };
-	loom_vacuum_opts o = LOOM_VACUUM_OPTS_INIT;
-	yaml_node_t *x;
-	if (!ydoc_is_null(v)) {
-		if (!ydoc_is_map(v))
-			return ydoc_err(d, v, "vacuum: expected a mapping (or nothing for defaults)");
-		LOOM_TRY(unknown_key(d, v, "vacuum", keys));
-		if ((x = ydoc_get(d, v, "retention_hours", NULL)) && !ydoc_is_null(x)) {
-			LOOM_TRY(ydoc_int(d, x, "retention_hours", &o.retention_hours));
-			if (o.retention_hours < 0)
-				return ydoc_err(d, x, "vacuum.retention_hours must be >= 0");
-		}
-		if ((x = ydoc_get(d, v, "dry_run", NULL)))
-			LOOM_TRY(ydoc_bool(d, x, "dry_run", &o.dry_run));
-		if ((x = ydoc_get(d, v, "full", NULL)))
-			LOOM_TRY(ydoc_bool(d, x, "full", &o.full));
-	}
+	loom_vacuum_opts o;
+	LOOM_TRY(yopts_vacuum(d, v, "vacuum", &o));
 	return at(d, v, loom_decl_vacuum(decl, &o));
 }
 
 static int add_compact(ydoc *d, loom_decl *decl, yaml_node_t *v)
 {
-	static const char *const keys[] = { "target_size", NULL };
-	loom_compact_opts o = LOOM_COMPACT_OPTS_INIT;
-	yaml_node_t *x;
-	if (!ydoc_is_null(v)) {
-		if (!ydoc_is_map(v))
-			return ydoc_err(d, v, "compact: expected a mapping (or nothing for defaults)");
-		LOOM_TRY(unknown_key(d, v, "compact", keys));
-		if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
-			LOOM_TRY(ydoc_size(d, x, "compact.target_size", &o.target_size));
-	}
+	loom_compact_opts o;
+	LOOM_TRY(yopts_compact(d, v, "compact", &o));
 	return at(d, v, loom_decl_compact(decl, &o));
 }
 
 static int add_zorder(ydoc *d, loom_decl *decl, yaml_node_t *v)
 {
-	static const char *const keys[] = { "columns", "target_size", NULL };
-	yaml_node_t *cols = v, *x;
-	int64_t target = 0;
-	char **names = NULL;
-	size_t n = 0, i;
-	loom_buf b = LOOM_BUF_INIT;
-	yaml_node_item_t *it;
-	int rc = 0;
-
-	if (ydoc_is_map(v)) {
-		LOOM_TRY(unknown_key(d, v, "z_order_by", keys));
-		cols = ydoc_get(d, v, "columns", NULL);
-		if (!cols)
-			return ydoc_err(d, v, "z_order_by: no columns");
-		if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
-			LOOM_TRY(ydoc_size(d, x, "z_order_by.target_size", &target));
-	}
-	if (!ydoc_is_seq(cols))
-		return ydoc_err(d, cols, "z_order_by: expected a list of columns");
-	names = loom_calloc((size_t)(cols->data.sequence.items.top - cols->data.sequence.items.start) + 1,
-	                    sizeof(char *));
-	if (!names)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
-	for (it = cols->data.sequence.items.start; it < cols->data.sequence.items.top; it++) {
-		if ((rc = ydoc_string(d, ydoc_node(d, *it), "z_order_by column", &b)) < 0)
-			goto done;
-		if (!(names[n++] = loom_strdup(b.ptr))) {
-			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
-			goto done;
-		}
-	}
-	rc = at(d, cols, loom_decl_z_order_by(decl, (const char *const *)names, n, target));
-done:
-	for (i = 0; i < n; i++)
-		loom_free(names[i]);
-	loom_free(names);
-	loom_buf_dispose(&b);
+	char **cols;
+	size_t n;
+	int64_t target;
+	int rc;
+	LOOM_TRY(yopts_zorder(d, v, "z_order_by", &cols, &n, &target));
+	rc = at(d, v, loom_decl_z_order_by(decl, (const char *const *)cols, n, target));
+	yopts_free_columns(cols, n);
 	return rc;
 }
 
@@ -144,7 +68,7 @@ static int read_decl(ydoc *d, yaml_node_t *e, loom_decl **out)
 	*out = NULL;
 	if (!ydoc_is_map(e))
 		return ydoc_err(d, e, "a declaration is a mapping with 'table' or 'schema' and ops");
-	LOOM_TRY(unknown_key(d, e, "a declaration", keys));
+	LOOM_TRY(ydoc_check_keys(d, e, "a declaration", keys));
 	table = ydoc_get(d, e, "table", NULL);
 	schema = ydoc_get(d, e, "schema", NULL);
 	if (table && schema)
@@ -189,7 +113,7 @@ static int read_plan(loom_plan *plan, ydoc *d)
 
 	if (!ydoc_is_map(root))
 		return ydoc_err(d, root, "a plan file is a mapping with 'steps:'");
-	LOOM_TRY(unknown_key(d, root, "the plan file", top));
+	LOOM_TRY(ydoc_check_keys(d, root, "the plan file", top));
 	if ((v = ydoc_get(d, root, "version", NULL))) {
 		int64_t ver;
 		LOOM_TRY(ydoc_int(d, v, "version", &ver));

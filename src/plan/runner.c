@@ -125,8 +125,14 @@ static void set_skipped(const loom_runner *r, loom_table_result *t, const char *
 {
 	char msg[LOOM_ERROR_MESSAGE_MAX];
 	loom_config_mask(r->cfg, why, msg, sizeof(msg));
-	t->skipped = 1;
 	t->skip_reason = loom_strdup(msg);
+	if (!t->skip_reason) {
+		/* a skip without its reason would be silent: fail the table */
+		loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+		set_error(r, t, LOOM_ENOMEM, NULL, "out of memory");
+		return;
+	}
+	t->skipped = 1;
 }
 
 static int first_entry(const loom_store_entry *e, void *payload)
@@ -182,14 +188,14 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_table_res
 	size_t i;
 	int rc;
 
-	t->ref = loom_strdup(loom_spec_table_ref(spec));
 	if (loom_cancel_requested(r->cancel)) {
 		set_skipped(r, t, "run cancelled before this table started");
 		return;
 	}
 	loom_error_clear();
 	rc = loom_config_locate(r->cfg, loom_spec_table_ref(spec), &loc);
-	if (rc == LOOM_ENOTFOUND || (rc < 0 && is_catalog_route(r->cfg, t->ref))) {
+	if (rc == LOOM_ENOTFOUND ||
+	    (rc < 0 && rc != LOOM_ENOMEM && is_catalog_route(r->cfg, t->ref))) {
 		char why[LOOM_ERROR_MESSAGE_MAX];
 		snprintf(why, sizeof(why), "%s", loom_error_last()->message);
 		missing(r, t, rc, why);
@@ -202,7 +208,11 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_table_res
 	{
 		char masked[4096];
 		loom_config_mask(r->cfg, loc->uri, masked, sizeof(masked));
-		t->uri = loom_strdup(masked);
+		if (!(t->uri = loom_strdup(masked))) {
+			loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+			set_error(r, t, LOOM_ENOMEM, NULL, "out of memory");
+			goto done;
+		}
 	}
 	loom_error_clear();
 	rc = is_delta_table(loc->uri);
@@ -279,6 +289,13 @@ static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
 
 	LOOM_TRY(report_new(&rep, step_name, n));
 	rep->jobs = r->jobs;
+	/* refs are filled before anything runs, so every slot names its table
+	 * even if a later allocation fails */
+	for (i = 0; i < n; i++)
+		if (!(rep->tables[i].ref = loom_strdup(loom_spec_table_ref(loom_spec_list_at(specs, i))))) {
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+			goto fail;
+		}
 	for (i = 0; i < plan_spec_list_warning_count(specs); i++)
 		if ((rc = report_add_warning(rep, plan_spec_list_warning(specs, i))) < 0)
 			goto fail;
@@ -368,6 +385,19 @@ LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r)
 	if (!out || !r)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_run_from_config: NULL argument");
 	*out = NULL;
+	if (r->cfg->n_schemas == 0) {
+		/* nothing to run; say why instead of returning a silent empty report */
+		loom_spec_list *empty;
+		LOOM_TRY(loom_spec_list_new(&empty));
+		rc = r->cfg->has_maintenance
+		         ? plan_spec_list_warn(empty, "%s: the maintenance block lists no schemas",
+		                               r->cfg->source)
+		         : plan_spec_list_warn(empty, "%s has no maintenance block", r->cfg->source);
+		if (rc == 0)
+			rc = run_specs(out, r, "maintenance", empty);
+		loom_spec_list_free(empty);
+		return rc;
+	}
 	LOOM_TRY(loom_step_from_config(&step, r->cfg));
 	rc = loom_runner_run(out, r, step, NULL);
 	loom_step_free(step);

@@ -34,11 +34,32 @@ int ydoc_load(ydoc *d, const char *text, size_t len, const char *source)
 		yaml_parser_delete(&parser);
 		return rc;
 	}
-	yaml_parser_delete(&parser);
 	d->loaded = 1;
-	if (!yaml_document_get_root_node(&d->doc))
+	if (!yaml_document_get_root_node(&d->doc)) {
+		yaml_parser_delete(&parser);
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "%s:1:1: the document is empty",
 		                d->source);
+	}
+	{
+		/* a second document would be ignored silently: refuse it */
+		yaml_document_t extra;
+		int more = 0, line = 0;
+		if (yaml_parser_load(&parser, &extra)) {
+			yaml_node_t *root = yaml_document_get_root_node(&extra);
+			more = root != NULL;
+			line = root ? (int)root->start_mark.line + 1 : 0;
+			yaml_document_delete(&extra);
+		} else {
+			more = -1;
+			line = (int)parser.problem_mark.line + 1;
+		}
+		yaml_parser_delete(&parser);
+		if (more)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
+			                "%s:%d:1: %s", d->source, line,
+			                more > 0 ? "a second YAML document ('---') is not supported"
+			                         : "YAML syntax error after the first document");
+	}
 	return 0;
 }
 
@@ -122,6 +143,30 @@ int ydoc_check_dup_keys(ydoc *d, yaml_node_t *map)
 				return ydoc_err(d, ka, "duplicate key '%s' (first at line %d)",
 				                ydoc_raw(ka), ydoc_line(kb));
 		}
+	}
+	return 0;
+}
+
+int ydoc_check_keys(ydoc *d, yaml_node_t *map, const char *section,
+                    const char *const *allowed)
+{
+	yaml_node_pair_t *p;
+	LOOM_TRY(ydoc_check_dup_keys(d, map));
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key);
+		const char *const *a;
+		char list[256] = "";
+		size_t used = 0;
+		for (a = allowed; *a; a++)
+			if (strcmp(*a, ydoc_raw(k)) == 0)
+				break;
+		if (*a)
+			continue;
+		for (a = allowed; *a && used < sizeof(list); a++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+			                         a == allowed ? "" : ", ", *a);
+		return ydoc_err(d, k, "unknown key '%s' in %s (expected: %s)", ydoc_raw(k), section,
+		                list);
 	}
 	return 0;
 }

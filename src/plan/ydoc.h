@@ -38,6 +38,10 @@ const char *ydoc_raw(const yaml_node_t *n);
 
 /* Fail on a key that occurs twice in a mapping. */
 int ydoc_check_dup_keys(ydoc *d, yaml_node_t *map);
+/* Fail on a duplicate key or on a key not in the NULL-terminated
+ * `allowed` list ("unknown key 'x' in <section> (expected: a, b)"). */
+int ydoc_check_keys(ydoc *d, yaml_node_t *map, const char *section,
+                    const char *const *allowed);
 /* The value of key `key` in a mapping, or NULL. *key_node gets the key. */
 yaml_node_t *ydoc_get(ydoc *d, yaml_node_t *map, const char *key, yaml_node_t **key_node);
 

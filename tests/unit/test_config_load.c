@@ -251,6 +251,12 @@ TEST(validation_errors_have_lines)
 	                 "   bad: indent\n",
 	                 4, "YAML syntax error");
 	CHECK_CONFIG_ERR("engine: {}\n", 1, "no top-level 'storage:'");
+	CHECK_CONFIG_ERR("storage: {}\n---\nstorage: {tables: []}\n", 3, "second YAML document");
+	CHECK_CONFIG_ERR("", 1, "empty");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    schemas: [raw]\n",
+	                 3, "no operation");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
 	                 "    vacuum:\n"
@@ -366,8 +372,84 @@ TEST(minimal_and_no_maintenance)
 	CHECK_ERR(loom_config_load_file(&cfg, RES "does-not-exist.yaml"), LOOM_ENOTFOUND);
 }
 
+TEST(alias_tricks_are_bounded)
+{
+	loom_config *cfg = NULL;
+	/* a self-referencing mapping */
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  defaults:\n"
+	                 "    table_path:\n"
+	                 "      uri: /l\n"
+	                 "      writer: &w {a: 1, self: *w}\n",
+	                 5, "nested deeper");
+	/* exponential sharing */
+	CHECK_ERR(load(&cfg, "storage:\n"
+	                     "  defaults:\n"
+	                     "    table_path:\n"
+	                     "      uri: /l\n"
+	                     "      commit:\n"
+	                     "        a: &a {x: 1, y: 2, z: 3, w: 4}\n"
+	                     "        b: &b {a: *a, b: *a, c: *a, d: *a}\n"
+	                     "        c: &c {a: *b, b: *b, c: *b, d: *b}\n"
+	                     "        d: &d {a: *c, b: *c, c: *c, d: *c}\n"
+	                     "        e: &e {a: *d, b: *d, c: *d, d: *d}\n"
+	                     "        f: &f {a: *e, b: *e, c: *e, d: *e}\n"
+	                     "        g: {a: *f, b: *f, c: *f, d: *f}\n"),
+	          LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "more than") != NULL);
+}
+
+/* Random byte mutations of real files never crash the readers (ASan
+ * builds check memory too); each load either succeeds or explains. */
+TEST(mutations_never_crash)
+{
+	static const char *files[] = { RES "etl_storage.yaml", RES "nightly_plan.yaml" };
+	static const char alphabet[] = "{}[]:,-&*!|>'\"#%@`$ \n\tab01.~";
+	unsigned long seed = 12345;
+	size_t f, i;
+	for (f = 0; f < 2; f++) {
+		FILE *fp = fopen(files[f], "rb");
+		char base[8192], buf[8192];
+		size_t n;
+		REQUIRE(fp != NULL);
+		n = fread(base, 1, sizeof(base), fp);
+		fclose(fp);
+		for (i = 0; i < 1500; i++) {
+			size_t k, edits;
+			loom_config *cfg = NULL;
+			loom_plan *plan = NULL;
+			int rc;
+			memcpy(buf, base, n);
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			edits = 1 + (seed >> 60);
+			for (k = 0; k < edits; k++) {
+				seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+				buf[(seed >> 33) % n] = alphabet[(seed >> 13) % (sizeof(alphabet) - 1)];
+			}
+			rc = f == 0 ? loom_config_load_string(&cfg, buf, n, "m.yaml")
+			            : loom_plan_load_string(&plan, buf, n, "m.yaml");
+			if (rc < 0) {
+				const loom_error *e = loom_error_last();
+				if (!e || !e->message[0])
+					TEST_FAIL_AT("mutation %zu failed without a message", i);
+			} else {
+				CHECK(f == 0 ? cfg != NULL : plan != NULL);
+			}
+			if (cfg) {
+				char *json = NULL;
+				if (loom_config_to_json(cfg, &json) == 0)
+					loom_string_free(json);
+			}
+			loom_config_free(cfg);
+			loom_plan_free(plan);
+		}
+	}
+}
+
 int main(void)
 {
+	RUN(alias_tricks_are_bounded);
+	RUN(mutations_never_crash);
 	RUN(etl_config_loads_unchanged);
 	RUN(env_interpolation);
 	RUN(sizes);

@@ -292,8 +292,43 @@ TEST(steps_static_and_dynamic)
 	loom_config_free(cfg);
 }
 
+TEST(op_results)
+{
+	loom_op_result a, b;
+	memset(&a, 0, sizeof(a));
+	CHECK_OK(loom_op_result_add_deleted(&a, "x/part-1.parquet"));
+	CHECK_OK(loom_op_result_add_deleted(&a, "part-2.parquet"));
+	CHECK_INT(a.kind, LOOM_RESULT_VACUUM);
+	CHECK_OK(loom_op_result_set_metric(&a, "bytes", 10));
+	CHECK_OK(loom_op_result_set_metric(&a, "bytes", 12));   /* replaces */
+	CHECK_INT(a.n_metrics, 1);
+	CHECK_INT(loom_op_result_metric(&a, "bytes", -1), 12);
+	CHECK_INT(loom_op_result_metric(&a, "nope", -1), -1);
+	a.dry_run = 1;
+	CHECK_OK(loom_op_result_copy(&b, &a));
+	loom_op_result_clear(&a);
+	CHECK_INT(a.n_files_deleted, 0);
+	CHECK(a.files_deleted == NULL);
+	CHECK_INT(b.n_files_deleted, 2);
+	CHECK_STR(b.files_deleted[1], "part-2.parquet");
+	CHECK_INT(b.dry_run, 1);
+	CHECK_INT(loom_op_result_metric(&b, "bytes", -1), 12);
+	loom_op_result_clear(&b);
+	loom_op_result_clear(NULL);
+	{
+		loom_vacuum_opts v;
+		CHECK_OK(loom_vacuum_opts_init(&v, LOOM_VACUUM_OPTS_VERSION));
+		CHECK_INT(v.dry_run, 1);
+		CHECK_INT(v.retention_hours, LOOM_RETENTION_TABLE_DEFAULT);
+		CHECK_ERR(loom_vacuum_opts_init(&v, 99), LOOM_EINVAL);
+		v.dry_run = 2;
+		CHECK_ERR(loom_vacuum_opts_check(&v), LOOM_EINVAL);
+	}
+}
+
 int main(void)
 {
+	RUN(op_results);
 	RUN(empty_refs_are_errors);
 	RUN(builder_rules_are_sticky);
 	RUN(table_declaration_keeps_op_order);

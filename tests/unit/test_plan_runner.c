@@ -471,6 +471,34 @@ TEST(error_policy_fails_missing_tables)
 	loom_runner_free(r);
 	loom_step_free(step);
 	loom_config_free(nodefault);
+
+	/* a schema member that routes to a catalog: visible, never silently lost */
+	snprintf(yaml, sizeof(yaml),
+	         "storage:\n  tables:\n"
+	         "    - {name: raw.events, path: {uri: %s/raw/events}}\n"
+	         "    - {name: raw.cat, ref: main.raw.cat}\n", lake_root);
+	CHECK_OK(loom_config_load_string(&nodefault, yaml, strlen(yaml), "cat.yaml"));
+	CHECK_OK(loom_step_new(&step, "s"));
+	CHECK_OK(loom_maintain_schema(&d, "raw"));
+	CHECK_OK(loom_decl_vacuum(d, NULL));
+	CHECK_OK(loom_step_add(step, d));
+	CHECK_OK(loom_runner_from_config(&r, nodefault, &M, LOOM_MISSING_SKIP));
+	CHECK_OK(loom_runner_run(&rep, r, step, NULL));
+	CHECK_INT(loom_report_count(rep), 2);
+	t = loom_report_at(rep, 1);
+	CHECK_STR(loom_table_result_ref(t), "raw.cat");
+	CHECK(loom_table_result_skipped(t));
+	CHECK(strstr(loom_table_result_skip_reason(t), "catalog ref 'main.raw.cat'") != NULL);
+	loom_report_free(rep);
+	loom_runner_free(r);
+	CHECK_OK(loom_runner_from_config(&r, nodefault, &M, LOOM_MISSING_ERROR));
+	CHECK_OK(loom_runner_run(&rep, r, step, NULL));
+	CHECK_INT(loom_table_result_error_code(loom_report_at(rep, 1)), LOOM_EINVAL);
+	CHECK(loom_table_result_ok(loom_report_at(rep, 0)));
+	loom_report_free(rep);
+	loom_runner_free(r);
+	loom_step_free(step);
+	loom_config_free(nodefault);
 	loom_config_free(cfg);
 }
 
@@ -824,6 +852,7 @@ TEST(report_json_and_run_from_config)
 		CHECK(!loom_report_has_errors(rep));
 		CHECK_OK(loom_report_to_json(rep, &js));
 		CHECK(strstr(js, "\"tables\": []") != NULL);
+		CHECK(strstr(js, "plain.yaml has no maintenance block") != NULL);
 		loom_string_free(js);
 		loom_report_free(rep);
 		loom_runner_free(r);
