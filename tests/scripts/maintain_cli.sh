@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `loom maintain`: exit statuses, config/plan errors with file:line, the
-# explain output, and the honest failure while the native engine is absent.
+# explain output, and a real vacuum run over fixture copies.
 set -u
 LOOM="${LOOM_BIN:?}"
 RES="${LOOM_SOURCE_DIR:?}/tests/resources/config"
@@ -56,8 +56,26 @@ if grep -q "pa55word99" "$tmp/out"; then echo "FAIL uri password shown"; fail=1;
 check "unknown step" 2 $?
 contains "unknown step named" "$tmp/err" "no step named 'nope'"
 
-"$LOOM" maintain --config "$RES/etl_storage.yaml" >"$tmp/out" 2>"$tmp/err"
-check "native engine missing fails honestly" 1 $?
-contains "engine message" "$tmp/err" "native maintenance engine"
-contains "nothing changed" "$tmp/err" "nothing was changed"
+# A real run on a lake of fixture copies: raw.events is simple_table (31
+# files the log removed years ago), raw.orders is a table whose protocol
+# loom must refuse. The vacuum-only step deletes raw.events' removed files,
+# records raw.orders' refusal, and exits 1 because a table failed.
+lake="$tmp/lake"
+mkdir -p "$lake/raw"
+cp -r "$LOOM_FIXTURES_DIR/delta/simple_table" "$lake/raw/events"
+cp -r "$LOOM_FIXTURES_DIR/delta/table_with_liquid_clustering" "$lake/raw/orders_v2"
+chmod -R u+w "$lake"
+removed="part-00190-8ac0ae67-fb1d-461d-a3d3-8dc112766ff5-c000.snappy.parquet"
+cat >"$tmp/vacuum_plan.yaml" <<'YAML'
+steps:
+  nightly_vacuum:
+    - schema: raw
+      vacuum: {retention_hours: 168, dry_run: false}
+YAML
+LOOM_TEST_LAKE="$lake" "$LOOM" maintain --config "$RES/etl_storage.yaml" \
+	--plan "$tmp/vacuum_plan.yaml" --step nightly_vacuum --json >"$tmp/out" 2>"$tmp/err"
+check "a failed table makes exit 1" 1 $?
+if [ -e "$lake/raw/events/$removed" ]; then echo "FAIL removed file still there"; fail=1; else echo "ok   raw.events vacuumed"; fi
+contains "refusal names the feature" "$tmp/out" "liquid"
+contains "commit metadata from the config" "$lake/raw/events/_delta_log/00000000000000000005.json" '"pipeline":"nightly"'
 exit $fail
