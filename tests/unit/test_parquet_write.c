@@ -851,6 +851,90 @@ static void dict_case(const char *name, size_t rows, const pq_writer_opts *o, in
 	pq_batch_free(&b);
 }
 
+
+/* ---- values larger than a page, required lists, a bare repeated field ---- */
+
+static void misc_case(const char *name, size_t rows, const pq_writer_opts *o)
+{
+	pq_schema_node s[8];
+	size_t ns = 0, r, k, n;
+	pq_batch b;
+	loom_buf j = LOOM_BUF_INIT;
+	pq_write_result res;
+	char fname[256], jname[256];
+	static char big[200000];
+
+	s[ns++] = root_node(3);
+	s[ns] = leaf_node("big", PQ_OPTIONAL, PQ_BYTE_ARRAY, 0);
+	s[ns++].logical_type.kind = PQ_LT_STRING;
+	s[ns++] = group_node("rl", PQ_REQUIRED, 1, PQ_LT_LIST);
+	s[ns++] = group_node("list", PQ_REPEATED, 1, PQ_LT_NONE);
+	s[ns++] = leaf_node("element", PQ_REQUIRED, PQ_INT64, 0);
+	s[ns++] = leaf_node("rp", PQ_REPEATED, PQ_INT32, 0);
+	REQUIRE(pq_batch_init(&b, 3) == 0);
+	init_column(&b.columns[0], &s[1], 1, 0);
+	init_column(&b.columns[1], &s[4], 1, 1);
+	init_column(&b.columns[2], &s[5], 1, 1);
+	snprintf(fname, sizeof(fname), "%s.parquet", name);
+	snprintf(jname, sizeof(jname), "%s.json", name);
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":1,\"page_index\":%s,\"stats\":[\"big\"],\"skip_polars_columns\":[\"rp\"],\"columns\":["
+	                "{\"name\":\"big\",\"spec\":{\"t\":\"str\"}},"
+	                "{\"name\":\"rl\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}},"
+	                "{\"name\":\"rp\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}}],\"rows\":[\n",
+	                fname, o->write_page_index ? "true" : "false");
+	rng_state = 99;
+	for (r = 0; r < rows; r++) {
+		loom_buf_puts(&j, r ? ",\n{\"big\":" : "{\"big\":");
+		if (r % 9 == 4) {
+			CHECK_OK(pq_column_append(&b.columns[0], 0, 0, NULL, 0));
+			loom_buf_puts(&j, "null");
+		} else {
+			n = (size_t)(rnd() % sizeof(big));
+			for (k = 0; k < n; k++)
+				big[k] = (char)('a' + rnd() % 26);
+			CHECK_OK(pq_column_append(&b.columns[0], 1, 0, big, n));
+			loom_buf_put_json_string(&j, big, n);
+		}
+		loom_buf_puts(&j, ",\"rl\":[");
+		n = rnd() % 4;
+		if (n == 0)
+			CHECK_OK(pq_column_append(&b.columns[1], 0, 0, NULL, 0));
+		for (k = 0; k < n; k++) {
+			int64_t v = (int64_t)rnd();
+			CHECK_OK(pq_column_append(&b.columns[1], 1, k ? 1 : 0, &v, 8));
+			loom_buf_printf(&j, "%s\"%lld\"", k ? "," : "", (long long)v);
+		}
+		loom_buf_puts(&j, "],\"rp\":[");
+		n = rnd() % 3;
+		if (n == 0)
+			CHECK_OK(pq_column_append(&b.columns[2], 0, 0, NULL, 0));
+		for (k = 0; k < n; k++) {
+			int32_t v = (int32_t)rnd();
+			CHECK_OK(pq_column_append(&b.columns[2], 1, k ? 1 : 0, &v, 4));
+			loom_buf_printf(&j, "%s\"%d\"", k ? "," : "", v);
+		}
+		loom_buf_puts(&j, "]}");
+	}
+	b.num_rows = rows;
+	loom_buf_puts(&j, "]}\n");
+	CHECK_OK(write_parquet(fname, s, ns, &b, 7, o, &res));
+	CHECK_INT(res.num_rows, (long long)rows);
+	write_text(jname, &j);
+	pq_write_result_free(&res);
+	loom_buf_dispose(&j);
+	pq_batch_free(&b);
+}
+
+TEST(write_big_values_required_lists)
+{
+	pq_writer_opts o;
+	pq_writer_opts_default(&o);
+	o.page_bytes = 16 << 10;
+	o.dict_limit_bytes = 64 << 10;
+	o.write_page_index = 1;
+	misc_case("misc_big", 60, &o);
+}
+
 /* ---- the cases ------------------------------------------------------------ */
 
 TEST(write_primitives_small_pages_many_row_groups)
@@ -946,6 +1030,7 @@ int main(void)
 	RUN(write_nested);
 	RUN(write_dictionary_fallback);
 	RUN(write_empty_file);
+	RUN(write_big_values_required_lists);
 	RUN(verify_with_duckdb_polars_parquet_wasm);
 	if (test_failures == 0 && !getenv("LOOM_KEEP_TMP"))
 		test_rmtree(g_dir);
