@@ -26,6 +26,7 @@
 #include "parquet/batch.h"
 #include "parquet/stats.h"
 #include "parquet/types.h"
+#include "util/threadpool.h"
 
 typedef struct pq_writer_opts {
 	int codec;                  /* pq_codec; default (opts NULL) SNAPPY */
@@ -39,6 +40,10 @@ typedef struct pq_writer_opts {
 	const char *const *kv_keys; /* key_value_metadata, kv_count pairs */
 	const char *const *kv_values;   /* a NULL value writes the key alone */
 	size_t kv_count;
+	/* Borrowed pool to encode and compress columns in parallel (NULL: on
+	 * the calling thread). Costs two page-sized scratch buffers per leaf.
+	 * The output bytes are the same either way. */
+	loom_threadpool *pool;
 } pq_writer_opts;
 
 /* Defaults as above (codec SNAPPY). */

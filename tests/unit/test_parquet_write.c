@@ -16,6 +16,7 @@
 #include "test.h"
 #include "tmpdir.h"
 #include "util/buf.h"
+#include "util/threadpool.h"
 
 static char *g_dir;
 
@@ -1003,6 +1004,23 @@ TEST(write_dictionary_fallback)
 	dict_case("dict_disabled", 20000, &o, 0);
 }
 
+TEST(write_on_a_pool_is_byte_identical)
+{
+	pq_writer_opts o;
+	loom_threadpool *pool = NULL;
+	REQUIRE(loom_threadpool_new(&pool, 3) == 0);
+	pq_writer_opts_default(&o);
+	o.page_bytes = 4096;
+	o.row_group_bytes = 128 << 10;
+	o.write_page_index = 1;
+	o.codec = PQ_CODEC_ZSTD;
+	primitives_case("pool_off", 6000, 1700, &o, 2, 77);
+	o.pool = pool;
+	primitives_case("pool_on", 6000, 1700, &o, 2, 77);
+	CHECK_INT(test_sh("cmp -s '%s/pool_off.parquet' '%s/pool_on.parquet'", g_dir, g_dir), 0);
+	loom_threadpool_free(pool);
+}
+
 TEST(write_empty_file)
 {
 	pq_writer_opts o;
@@ -1029,6 +1047,7 @@ int main(void)
 	RUN(write_primitives_plain_page_index);
 	RUN(write_nested);
 	RUN(write_dictionary_fallback);
+	RUN(write_on_a_pool_is_byte_identical);
 	RUN(write_empty_file);
 	RUN(write_big_values_required_lists);
 	RUN(verify_with_duckdb_polars_parquet_wasm);
