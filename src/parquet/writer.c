@@ -438,6 +438,43 @@ static size_t page_estimate(const leaf *L)
 	return est;
 }
 
+/* ColumnIndex bounds of byte strings are cut to CI_TRUNCATE bytes as
+ * parquet-mr and arrow do: the min becomes a prefix (cut before a UTF-8
+ * continuation byte), the max a prefix whose last ASCII byte below 0x7f is
+ * incremented (still valid UTF-8 and above every value with that prefix);
+ * without such a byte the max stays whole. Footer statistics stay exact. */
+#define CI_TRUNCATE 64
+
+static int record_page_bounds(leaf *L, page_info *pi)
+{
+	const uint8_t *mn = (const uint8_t *)L->pstats.min.ptr, *mx = (const uint8_t *)L->pstats.max.ptr;
+	size_t mnlen = L->pstats.min.size, mxlen = L->pstats.max.size;
+	int bump = 0;
+	if (L->cmp == PQ_CMP_BYTES && mnlen > CI_TRUNCATE) {
+		mnlen = CI_TRUNCATE;
+		while (mnlen > 0 && (mn[mnlen] & 0xC0) == 0x80)
+			mnlen--;
+	}
+	if (L->cmp == PQ_CMP_BYTES && mxlen > CI_TRUNCATE) {
+		size_t k = CI_TRUNCATE;
+		while (k > 0 && mx[k - 1] >= 0x7F)
+			k--;
+		if (k > 0) {
+			mxlen = k;
+			bump = 1;
+		}
+	}
+	pi->min_off = L->pi_vals.size;
+	pi->min_len = mnlen;
+	LOOM_TRY(loom_buf_put(&L->pi_vals, mn, mnlen));
+	pi->max_off = L->pi_vals.size;
+	pi->max_len = mxlen;
+	LOOM_TRY(loom_buf_put(&L->pi_vals, mx, mxlen));
+	if (bump)
+		L->pi_vals.ptr[pi->max_off + mxlen - 1]++;
+	return 0;
+}
+
 static int flush_page(pq_writer *w, leaf *L)
 {
 	scratch *S = scratch_of(w, L);
@@ -504,14 +541,8 @@ static int flush_page(pq_writer *w, leaf *L)
 		pi->has_minmax = L->pstats.has_minmax;
 		if (!pi->null_page && !pi->has_minmax)
 			L->pi_ok = 0;
-		if (pi->has_minmax) {
-			pi->min_off = L->pi_vals.size;
-			pi->min_len = L->pstats.min.size;
-			LOOM_TRY(loom_buf_put(&L->pi_vals, L->pstats.min.ptr, L->pstats.min.size));
-			pi->max_off = L->pi_vals.size;
-			pi->max_len = L->pstats.max.size;
-			LOOM_TRY(loom_buf_put(&L->pi_vals, L->pstats.max.ptr, L->pstats.max.size));
-		}
+		if (pi->has_minmax)
+			LOOM_TRY(record_page_bounds(L, pi));
 	}
 	LOOM_TRY(loom_buf_put(&L->chunk, S->hdr.ptr, S->hdr.size));
 	LOOM_TRY(loom_buf_put(&L->chunk, data, len));

@@ -269,7 +269,7 @@ function checkPageIndex(c, file) {
   const flen = buf.readUInt32LE(buf.length - 8);
   const fmd = tdecode(buf, buf.length - 8 - flen).o;
   const schema = fmd[2];
-  let rowBase = 0, checkedCi = 0, checkedOi = 0;
+  let rowBase = 0, checkedCi = 0, checkedOi = 0, truncated = 0;
   for (const rg of fmd[4]) {
     for (const cc of rg[1]) {
       const md = cc[3];
@@ -312,6 +312,21 @@ function checkPageIndex(c, file) {
         if (ci[1][i] !== isNull) fail(`${tag}: page ${i} null_page ${ci[1][i]}`);
         if (isNull) continue;
         const mn = plainToCanon(col.spec, md[1], leafSe, ci[2][i]), mx = plainToCanon(col.spec, md[1], leafSe, ci[3][i]);
+        if (col.spec.t === 'str' || col.spec.t === 'bin') {
+          // byte strings may be truncated to 64 bytes: min a prefix of the
+          // true min, max at least the true max and short
+          const enc = col.spec.t === 'str' ? 'utf8' : 'hex';
+          const tmn = Buffer.from(t.min, enc), tmx = Buffer.from(t.max, enc);
+          const amn = ci[2][i], amx = ci[3][i];
+          if (!(amn.equals(tmn) || (amn.length <= 64 && tmn.subarray(0, amn.length).equals(amn))))
+            fail(`${tag}: page ${i} min ${mn} is not the true min ${t.min} nor its short prefix`);
+          if (!(amx.equals(tmx) || (amx.length <= 64 && Buffer.compare(amx, tmx) > 0)))
+            fail(`${tag}: page ${i} max ${mx} is not the true max ${t.max} nor a short bound above it`);
+          if (tmn.length > 64 && amn.length > 64) fail(`${tag}: page ${i} min not truncated`);
+          if (col.spec.t === 'str' && tmn.length > 64 && amn.toString('utf8') !== mn) fail(`${tag}: bad utf8`);
+          if (amn.length < tmn.length || amx.length < tmx.length) truncated++;
+          continue;
+        }
         if (!sameStat(col.spec, t.min, mn)) fail(`${tag}: page ${i} min ${mn}, expected ${t.min}`);
         if (!sameStat(col.spec, t.max, mx)) fail(`${tag}: page ${i} max ${mx}, expected ${t.max}`);
       }
@@ -319,7 +334,7 @@ function checkPageIndex(c, file) {
     rowBase += Number(rg[3]);
   }
   if (!checkedOi) fail(`${c.file}: no page index found`);
-  return { checkedCi, checkedOi };
+  return { checkedCi, checkedOi, truncated };
 }
 
 async function main() {
@@ -337,7 +352,7 @@ async function main() {
     try {
       compareRows(`duckdb ${c.file}`, c, await readRows(conn, file));
       await checkStats(conn, c, file);
-      if (c.page_index) { const n = checkPageIndex(c, file); extra = ` page index: ${n.checkedOi} offset + ${n.checkedCi} column indexes`; }
+      if (c.page_index) { const n = checkPageIndex(c, file); extra = ` page index: ${n.checkedOi} offset + ${n.checkedCi} column indexes (${n.truncated} truncated bounds)`; }
       if (c.kv) {
         const r = await conn.runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${file}')`);
         const got = Object.fromEntries(r.getRowObjects().map((x) => [x.k, x.v]));
