@@ -77,7 +77,7 @@ enum kind {
 	K_BOOL, K_I8, K_I16, K_I32, K_I64, K_U8, K_U16, K_U32, K_U64, K_FLOAT,
 	K_DOUBLE, K_STR, K_BIN, K_DATE, K_TS_MS, K_TS_US_UTC, K_TS_NS, K_TS_NS_UTC,
 	K_DEC32, K_DEC64, K_DECFL, K_DECBA, K_FLBA, K_INT96, K_REQ_I64, K_ALLNULL,
-	K_NANONLY, K_COUNT
+	K_NANONLY, K_TS_MS_UTC, K_TS_US, K_COUNT
 };
 
 static void put_i128(loom_buf *j, __int128 v)
@@ -147,11 +147,11 @@ static void canon(loom_buf *j, int k, const uint8_t *p, size_t len)
 		memcpy(&i64, p, 8);
 		loom_buf_printf(j, "\"%lld\"", (long long)i64);
 		break;
-	case K_TS_MS:
+	case K_TS_MS: case K_TS_MS_UTC:
 		memcpy(&i64, p, 8);
 		put_i128(j, (__int128)i64 * 1000000);
 		break;
-	case K_TS_US_UTC:
+	case K_TS_US_UTC: case K_TS_US:
 		memcpy(&i64, p, 8);
 		put_i128(j, (__int128)i64 * 1000);
 		break;
@@ -206,6 +206,8 @@ static const pcol PCOLS[] = {
 	{ "date", "{\"t\":\"date\"}", K_DATE, 1 },
 	{ "ts_ms", "{\"t\":\"ts\"}", K_TS_MS, 1 },
 	{ "ts_us_utc", "{\"t\":\"ts\"}", K_TS_US_UTC, 1 },
+	{ "ts_ms_utc", "{\"t\":\"ts\"}", K_TS_MS_UTC, 1 },
+	{ "ts_us", "{\"t\":\"ts\"}", K_TS_US, 1 },
 	{ "ts_ns", "{\"t\":\"ts\"}", K_TS_NS, 1 },
 	{ "ts_ns_utc", "{\"t\":\"ts\"}", K_TS_NS_UTC, 1 },
 	{ "dec32", "{\"t\":\"dec\",\"scale\":2}", K_DEC32, 1 },
@@ -241,6 +243,8 @@ static pq_schema_node pcol_node(const pcol *c)
 	case K_DATE: lt->kind = PQ_LT_DATE; break;
 	case K_TS_MS: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MILLIS; break;
 	case K_TS_US_UTC: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MICROS; lt->is_adjusted_to_utc = 1; break;
+	case K_TS_MS_UTC: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MILLIS; lt->is_adjusted_to_utc = 1; break;
+	case K_TS_US: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MICROS; break;
 	case K_TS_NS: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_NANOS; break;
 	case K_TS_NS_UTC: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_NANOS; lt->is_adjusted_to_utc = 1; break;
 	case K_DEC32: lt->kind = PQ_LT_DECIMAL; lt->decimal_precision = 9; lt->decimal_scale = 2; break;
@@ -281,7 +285,8 @@ static int gen_value(int kind, size_t row, uint8_t *p, size_t *len)
 	case K_I64: i64 = row == 3 ? INT64_MIN : row == 4 ? INT64_MAX : (int64_t)rnd(); goto put64;
 	case K_REQ_I64: i64 = (int64_t)row * 3 - 1000; goto put64;
 	case K_DEC64: i64 = rnd_range(-999999999999999999LL, 999999999999999999LL); goto put64;
-	case K_TS_MS: i64 = rnd_range(-3000000000000LL, 3000000000000LL); goto put64;
+	case K_TS_MS: case K_TS_MS_UTC: i64 = rnd_range(-3000000000000LL, 3000000000000LL); goto put64;
+	case K_TS_US: i64 = rnd_range(-3000000000000000LL, 3000000000000000LL); goto put64;
 	case K_TS_US_UTC: i64 = rnd_range(-3000000000000000LL, 3000000000000000LL); goto put64;
 	case K_TS_NS: i64 = rnd_range(-3000000000000000000LL, 3000000000000000000LL); goto put64;
 	case K_TS_NS_UTC: i64 = rnd_range(-3000000000000000LL, 3000000000000000LL) * 1000; goto put64;
