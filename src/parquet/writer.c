@@ -88,7 +88,7 @@ struct pq_writer {
 	leaf *leaves;
 	size_t nleaves;
 
-	int codec, level, disable_dict, page_index;
+	int codec, level, disable_dict, page_index, v2;
 	size_t rg_bytes, page_bytes, dict_limit;
 	char *created_by;
 	char **kv_keys, **kv_values;
@@ -323,6 +323,7 @@ int pq_writer_open(pq_writer **out, loom_store_writer *sink,
 	w->disable_dict = opts->disable_dictionary;
 	w->page_index = opts->write_page_index;
 	w->pool = opts->pool;
+	w->v2 = opts->data_page_v2;
 
 	rc = LOOM_ENOMEM;
 	w->schema = loom_calloc(nschema, sizeof(pq_schema_node));
@@ -405,19 +406,25 @@ static scratch *scratch_of(pq_writer *w, leaf *L)
 	return w->pool ? &L->own : &w->shared;
 }
 
-/* Compress `src`; data and len point at the bytes to store. */
-static int compress_body(pq_writer *w, scratch *S, const loom_buf *src, const char **data, size_t *len)
+/* Compress n bytes at p; data and len point at the bytes to store. */
+static int compress_range(pq_writer *w, scratch *S, const char *p, size_t n,
+                          const char **data, size_t *len)
 {
 	if (w->codec == PQ_CODEC_UNCOMPRESSED) {
-		*data = src->ptr ? src->ptr : "";
-		*len = src->size;
+		*data = p;
+		*len = n;
 		return 0;
 	}
 	loom_buf_clear(&S->cbody);
-	LOOM_TRY(loom_codec_compress(w->codec, w->level, src->size ? src->ptr : "", src->size, &S->cbody));
+	LOOM_TRY(loom_codec_compress(w->codec, w->level, p, n, &S->cbody));
 	*data = S->cbody.ptr ? S->cbody.ptr : "";
 	*len = S->cbody.size;
 	return 0;
+}
+
+static int compress_body(pq_writer *w, scratch *S, const loom_buf *src, const char **data, size_t *len)
+{
+	return compress_range(w, S, src->ptr ? src->ptr : "", src->size, data, len);
 }
 
 static int dict_bit_width(const leaf *L)
@@ -480,7 +487,7 @@ static int flush_page(pq_writer *w, leaf *L)
 	scratch *S = scratch_of(w, L);
 	loom_buf *body = &S->body;
 	const char *data;
-	size_t len;
+	size_t len, rep_len = 0, lvl_len = 0;
 	int enc;
 	tw_enc t;
 	page_info *pi;
@@ -488,10 +495,20 @@ static int flush_page(pq_writer *w, leaf *L)
 	if (L->plev == 0)
 		return 0;
 	loom_buf_clear(body);
-	if (L->max_rep > 0)
-		LOOM_TRY(put_levels(body, L->prep, L->plev, L->rep_bw));
-	if (L->max_def > 0)
-		LOOM_TRY(put_levels(body, L->pdef, L->plev, L->def_bw));
+	if (w->v2) {
+		/* v2: levels without length prefixes and never compressed */
+		if (L->max_rep > 0)
+			LOOM_TRY(pq_rle_encode_levels(body, L->prep, L->plev, L->rep_bw));
+		rep_len = body->size;
+		if (L->max_def > 0)
+			LOOM_TRY(pq_rle_encode_levels(body, L->pdef, L->plev, L->def_bw));
+		lvl_len = body->size;
+	} else {
+		if (L->max_rep > 0)
+			LOOM_TRY(put_levels(body, L->prep, L->plev, L->rep_bw));
+		if (L->max_def > 0)
+			LOOM_TRY(put_levels(body, L->pdef, L->plev, L->def_bw));
+	}
 	if (L->dict_on && L->pvals > 0) {
 		int bw = dict_bit_width(L);
 		LOOM_TRY(loom_buf_putc(body, (char)bw));
@@ -509,23 +526,35 @@ static int flush_page(pq_writer *w, leaf *L)
 	if (body->size > INT32_MAX)
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 		                "parquet writer: column %s: page of %zu bytes over 2 GiB", L->path, body->size);
-	LOOM_TRY(compress_body(w, S, body, &data, &len));
-	if (len > INT32_MAX)
+	LOOM_TRY(compress_range(w, S, body->ptr ? body->ptr + lvl_len : "", body->size - lvl_len, &data, &len));
+	if (len > INT32_MAX - lvl_len)
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 		                "parquet writer: column %s: compressed page over 2 GiB", L->path);
 
 	loom_buf_clear(&S->hdr);
 	tw_init(&t, &S->hdr);
 	tw_struct_begin(&t);
-	tw_i32(&t, 1, PQ_PAGE_DATA);
+	tw_i32(&t, 1, w->v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA);
 	tw_i32(&t, 2, (int32_t)body->size);
-	tw_i32(&t, 3, (int32_t)len);
-	tw_field_struct(&t, 5);
-	tw_i32(&t, 1, (int32_t)L->plev);
-	tw_i32(&t, 2, enc);
-	tw_i32(&t, 3, PQ_ENC_RLE);
-	tw_i32(&t, 4, PQ_ENC_RLE);
-	tw_struct_end(&t);
+	tw_i32(&t, 3, (int32_t)(lvl_len + len));
+	if (w->v2) {
+		tw_field_struct(&t, 8);
+		tw_i32(&t, 1, (int32_t)L->plev);
+		tw_i32(&t, 2, (int32_t)(L->plev - L->pvals));
+		tw_i32(&t, 3, (int32_t)L->prows);
+		tw_i32(&t, 4, enc);
+		tw_i32(&t, 5, (int32_t)(lvl_len - rep_len));
+		tw_i32(&t, 6, (int32_t)rep_len);
+		tw_bool(&t, 7, w->codec != PQ_CODEC_UNCOMPRESSED);
+		tw_struct_end(&t);
+	} else {
+		tw_field_struct(&t, 5);
+		tw_i32(&t, 1, (int32_t)L->plev);
+		tw_i32(&t, 2, enc);
+		tw_i32(&t, 3, PQ_ENC_RLE);
+		tw_i32(&t, 4, PQ_ENC_RLE);
+		tw_struct_end(&t);
+	}
 	tw_struct_end(&t);
 	LOOM_TRY(tw_finish(&t));
 
@@ -534,7 +563,7 @@ static int flush_page(pq_writer *w, leaf *L)
 		pi = &L->pages[L->npages++];
 		memset(pi, 0, sizeof(*pi));
 		pi->offset = L->chunk.size;
-		pi->size = (int32_t)(S->hdr.size + len);
+		pi->size = (int32_t)(S->hdr.size + lvl_len + len);
 		pi->first_row = L->c_rows;
 		pi->null_count = L->pstats.null_count;
 		pi->null_page = L->pvals == 0;
@@ -545,6 +574,8 @@ static int flush_page(pq_writer *w, leaf *L)
 			LOOM_TRY(record_page_bounds(L, pi));
 	}
 	LOOM_TRY(loom_buf_put(&L->chunk, S->hdr.ptr, S->hdr.size));
+	if (lvl_len)
+		LOOM_TRY(loom_buf_put(&L->chunk, body->ptr, lvl_len));
 	LOOM_TRY(loom_buf_put(&L->chunk, data, len));
 	L->c_uncomp += (int64_t)(S->hdr.size + body->size);
 	L->c_values += (int64_t)L->plev;
@@ -1114,14 +1145,14 @@ static void write_column_chunk(tw_enc *t, const pq_writer *w, const leaf *L,
 		tw_i32(t, 3, 1);
 		tw_struct_end(t);
 		tw_struct_begin(t);
-		tw_i32(t, 1, PQ_PAGE_DATA);
+		tw_i32(t, 1, w->v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA);
 		tw_i32(t, 2, PQ_ENC_RLE_DICTIONARY);
 		tw_i32(t, 3, m->n_dict_pages);
 		tw_struct_end(t);
 	}
 	if (m->n_plain_pages) {
 		tw_struct_begin(t);
-		tw_i32(t, 1, PQ_PAGE_DATA);
+		tw_i32(t, 1, w->v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA);
 		tw_i32(t, 2, PQ_ENC_PLAIN);
 		tw_i32(t, 3, m->n_plain_pages);
 		tw_struct_end(t);

@@ -8,7 +8,8 @@
  *
  * Per column chunk: dictionary encoding (PLAIN dictionary page +
  * RLE_DICTIONARY data pages) until the dictionary exceeds dict_limit_bytes,
- * then PLAIN pages for the rest of the chunk; data page v1 with RLE levels;
+ * then PLAIN pages for the rest of the chunk; data page v1 with RLE levels
+ * (or v2 on request);
  * pages cut at row boundaries near page_bytes; statistics per chunk
  * (min_value/max_value/null_count, legacy min/max where signed order is
  * right), TypeDefinedOrder column orders.
@@ -36,6 +37,7 @@ typedef struct pq_writer_opts {
 	size_t dict_limit_bytes;    /* 0: 1 MiB; dictionary page size before PLAIN fallback */
 	int disable_dictionary;     /* 1: PLAIN pages only */
 	int write_page_index;       /* 1: ColumnIndex + OffsetIndex */
+	int data_page_v2;           /* 1: DATA_PAGE_V2 (levels uncompressed) instead of v1 */
 	const char *created_by;     /* NULL: "loom version X (build loom)" */
 	const char *const *kv_keys; /* key_value_metadata, kv_count pairs */
 	const char *const *kv_values;   /* a NULL value writes the key alone */

@@ -281,13 +281,15 @@ function checkPageIndex(c, file) {
       let values = 0n, prevRow = -1n, size = 0;
       for (const [i, loc] of oi.entries()) {
         const ph = tdecode(buf, Number(loc[1]));
-        if (ph.o[1] !== 0) fail(`${tag}: page ${i} is not a data page`);
+        if (ph.o[1] !== 0 && ph.o[1] !== 3) fail(`${tag}: page ${i} is not a data page`);
         if (ph.end - Number(loc[1]) + ph.o[3] !== loc[2]) fail(`${tag}: page ${i} size ${loc[2]} != header + body`);
         if (i === 0 && loc[1] !== md[9]) fail(`${tag}: first page at ${loc[1]}, data_page_offset ${md[9]}`);
         if (i === 0 && loc[3] !== 0n) fail(`${tag}: first_row_index ${loc[3]}`);
         if (loc[3] <= prevRow) fail(`${tag}: first_row_index not increasing`);
         prevRow = loc[3];
-        values += BigInt(ph.o[5][1]);
+        values += BigInt(ph.o[1] === 3 ? ph.o[8][1] : ph.o[5][1]);
+        if (c.data_page_v2 && ph.o[1] !== 3) fail(`${tag}: page ${i} is not a v2 page`);
+        if (ph.o[1] === 3 && i + 1 < oi.length && BigInt(ph.o[8][3]) !== oi[i + 1][3] - loc[3]) fail(`${tag}: v2 page ${i} num_rows ${ph.o[8][3]} disagrees with the offset index`);
         size += loc[2];
       }
       if (values !== md[5]) fail(`${tag}: pages hold ${values} values, chunk ${md[5]}`);

@@ -453,8 +453,8 @@ static void primitives_case(const char *name, size_t rows, size_t piece, const p
 		init_column(&b.columns[i], &schema[i + 1], PCOLS[i].kind == K_REQ_I64 ? 0 : 1, 0);
 	snprintf(fname, sizeof(fname), "%s.parquet", name);
 	snprintf(jname, sizeof(jname), "%s.json", name);
-	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,", fname, min_rgs,
-	                o->write_page_index ? "true" : "false");
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,\"data_page_v2\":%s,",
+	                fname, min_rgs, o->write_page_index ? "true" : "false", o->data_page_v2 ? "true" : "false");
 	if (o->kv_count)
 		loom_buf_puts(&j, "\"kv\":{\"loom.test\":\"value \xe2\x9c\x93\"},");
 	loom_buf_printf(&j, "\"created_by\":\"loom version %s (build loom)\",\"columns\":[", loom_version());
@@ -568,14 +568,15 @@ static void nested_case(const char *name, size_t rows, const pq_writer_opts *o, 
 
 	snprintf(fname, sizeof(fname), "%s.parquet", name);
 	snprintf(jname, sizeof(jname), "%s.json", name);
-	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,\"columns\":["
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,\"data_page_v2\":%s,\"columns\":["
 	                "{\"name\":\"li\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}},"
 	                "{\"name\":\"ls\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"struct\",\"f\":{\"a\":{\"t\":\"int\"},\"b\":{\"t\":\"str\"}}}}},"
 	                "{\"name\":\"st\",\"spec\":{\"t\":\"struct\",\"f\":{\"x\":{\"t\":\"int\"},\"y\":{\"t\":\"str\"},"
 	                "\"inner\":{\"t\":\"struct\",\"f\":{\"z\":{\"t\":\"float\"}}}}}},"
 	                "{\"name\":\"m\",\"spec\":{\"t\":\"map\",\"k\":{\"t\":\"str\"},\"v\":{\"t\":\"int\"}}},"
 	                "{\"name\":\"ll\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}}}"
-	                "],\"rows\":[\n", fname, min_rgs, o->write_page_index ? "true" : "false");
+	                "],\"rows\":[\n", fname, min_rgs, o->write_page_index ? "true" : "false",
+	                o->data_page_v2 ? "true" : "false");
 	rng_state = 42;
 	for (r = 0; r < rows; r++) {
 		uint64_t shape = rnd() % 10;
@@ -1026,6 +1027,21 @@ TEST(write_on_a_pool_is_byte_identical)
 	loom_threadpool_free(pool);
 }
 
+TEST(write_data_page_v2)
+{
+	pq_writer_opts o;
+	pq_writer_opts_default(&o);
+	o.data_page_v2 = 1;
+	o.write_page_index = 1;
+	o.page_bytes = 4096;
+	o.row_group_bytes = 200 << 10;
+	primitives_case("v2_prim", 6000, 2000, &o, 2, 31);
+	o.codec = PQ_CODEC_UNCOMPRESSED;
+	o.page_bytes = 1024;
+	o.row_group_bytes = 48 << 10;
+	nested_case("v2_nested", 3000, &o, 2);
+}
+
 TEST(write_empty_file)
 {
 	pq_writer_opts o;
@@ -1053,6 +1069,7 @@ int main(void)
 	RUN(write_nested);
 	RUN(write_dictionary_fallback);
 	RUN(write_on_a_pool_is_byte_identical);
+	RUN(write_data_page_v2);
 	RUN(write_empty_file);
 	RUN(write_big_values_required_lists);
 	RUN(verify_with_duckdb_polars_parquet_wasm);
