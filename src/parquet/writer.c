@@ -1384,3 +1384,16 @@ uint64_t pq_writer_bytes_written(const pq_writer *w)
 {
 	return w->pos;
 }
+
+uint64_t pq_writer_estimated_size(const pq_writer *w)
+{
+	uint64_t total = w->pos;
+	size_t i;
+	for (i = 0; i < w->nleaves; i++) {
+		const leaf *L = &w->leaves[i];
+		total += L->chunk.size + page_estimate(L);
+		if (L->c_dict_pages || L->dict_on)
+			total += L->dict.plain.size;
+	}
+	return total;
+}

@@ -104,5 +104,9 @@ void pq_writer_free(pq_writer *w);
 int64_t pq_writer_rows(const pq_writer *w);
 /* Bytes sent to the sink so far. */
 uint64_t pq_writer_bytes_written(const pq_writer *w);
+/* Estimated file size if closed now: bytes written plus the buffered row
+ * group (compressed pages held, pending pages and dictionaries at their
+ * encoded size), without the footer. For rolling output at a target size. */
+uint64_t pq_writer_estimated_size(const pq_writer *w);
 
 #endif
