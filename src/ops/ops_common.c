@@ -1,10 +1,10 @@
-/* plan/opts.c - option initialisers and checks, op results, the cancel
+/* ops/ops_common.c - option initialisers and checks, op results, the cancel
  * token. */
 #include <stdatomic.h>
 #include <string.h>
 
 #include "loom/ops.h"
-#include "plan/plan_int.h"
+#include "ops/cancel.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -202,7 +202,7 @@ struct loom_cancel {
 	atomic_int flag;
 };
 
-int plan_cancel_new(loom_cancel **out)
+int ops_cancel_new(loom_cancel **out)
 {
 	loom_cancel *c = loom_malloc(sizeof(*c));
 	if (!c)
@@ -212,13 +212,13 @@ int plan_cancel_new(loom_cancel **out)
 	return 0;
 }
 
-void plan_cancel_set(loom_cancel *c, int v)
+void ops_cancel_set(loom_cancel *c, int v)
 {
 	if (c)
 		atomic_store(&c->flag, v);
 }
 
-void plan_cancel_free(loom_cancel *c)
+void ops_cancel_free(loom_cancel *c)
 {
 	loom_free(c);
 }
@@ -227,9 +227,4 @@ LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c)
 {
 	/* atomic_load needs a non-const object in C11. */
 	return c ? atomic_load(&((loom_cancel *)c)->flag) != 0 : 0;
-}
-
-LOOM_EXTERN(void) loom_string_free(char *s)
-{
-	loom_free(s);
 }
