@@ -201,7 +201,8 @@ int pq_decode_delta_length(pq_column *c, const uint8_t *p, size_t len, size_t n,
 	return 0;
 }
 
-int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx)
+int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_t n, size_t max_bytes,
+                               const char *ctx)
 {
 	int64_t *pre = NULL, *suf = NULL;
 	const uint8_t *sd;
@@ -248,6 +249,12 @@ int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_
 			dst = c->values + (c->num_values + i) * w;
 			prev = dst - w;
 		} else {
+			if (vl > max_bytes || c->data_size > max_bytes - vl) {
+				rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET,
+				              "%s: column chunk decodes to more than %zu bytes (the reader's limit)",
+				              ctx, max_bytes);
+				goto out;
+			}
 			rc = pq_col_reserve_data(c, c->data_size + vl);
 			if (rc < 0)
 				goto out;

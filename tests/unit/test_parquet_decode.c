@@ -215,14 +215,17 @@ TEST(plain_and_dictionary)
 	CHECK_INT(dict.offsets[3], 5);
 	CHECK_ERR(pq_decode_plain(&c, ba, sizeof(ba) - 1, 3, "t"), LOOM_ECORRUPT);
 	c.num_values = c.data_size = 0;
-	CHECK_OK(pq_decode_dict_indices(&c, &dict, idx, sizeof(idx), 4, "t"));
+	CHECK_OK(pq_decode_dict_indices(&c, &dict, idx, sizeof(idx), 4, 1000, "t"));
 	REQUIRE(c.num_values == 4);
 	CHECK(memcmp(c.data, "xyzabxyz", 8) == 0);
 	CHECK_INT(c.offsets[1], 3);
 	CHECK_INT(c.offsets[2], 5);
 	CHECK_INT(c.offsets[3], 5);
-	CHECK_ERR(pq_decode_dict_indices(&c, &dict, bad_idx, sizeof(bad_idx), 3, "t"), LOOM_ECORRUPT);
-	CHECK_ERR(pq_decode_dict_indices(&c, NULL, idx, sizeof(idx), 4, "t"), LOOM_ECORRUPT);
+	CHECK_ERR(pq_decode_dict_indices(&c, &dict, bad_idx, sizeof(bad_idx), 3, 1000, "t"), LOOM_ECORRUPT);
+	CHECK_ERR(pq_decode_dict_indices(&c, NULL, idx, sizeof(idx), 4, 1000, "t"), LOOM_ECORRUPT);
+	/* the expansion limit */
+	c.num_values = c.data_size = 0;
+	CHECK_ERR(pq_decode_dict_indices(&c, &dict, idx, sizeof(idx), 4, 7, "t"), LOOM_ENOMEM);
 	free(c.offsets); free(c.data); free(dict.offsets); free(dict.data);
 }
 
@@ -269,12 +272,14 @@ TEST(delta_byte_array)
 	n += 9;
 	memset(&c, 0, sizeof(c));
 	c.type = PQ_BYTE_ARRAY;
-	CHECK_OK(pq_decode_delta_byte_array(&c, s, n, 3, "t"));
+	CHECK_OK(pq_decode_delta_byte_array(&c, s, n, 3, 100, "t"));
 	REQUIRE(c.num_values == 3);
 	CHECK(c.data_size == 13 && memcmp(c.data, "appleappliedb", 13) == 0);
+	c.num_values = c.data_size = 0;
+	CHECK_ERR(pq_decode_delta_byte_array(&c, s, n, 3, 12, "t"), LOOM_ENOMEM);
 	/* the same bytes cut short must fail */
 	c.num_values = c.data_size = 0;
-	CHECK_ERR(pq_decode_delta_byte_array(&c, s, n - 1, 3, "t"), LOOM_ECORRUPT);
+	CHECK_ERR(pq_decode_delta_byte_array(&c, s, n - 1, 3, 100, "t"), LOOM_ECORRUPT);
 	free(c.offsets); free(c.data);
 }
 
