@@ -156,9 +156,10 @@ static int delta_lengths(const uint8_t *p, size_t len, size_t n, int64_t **lens,
 	}
 	for (i = 0; i < n; i++) {
 		if (l[i] < 0 || (uint64_t)l[i] > len) {
+			long long bad = (long long)l[i];
 			loom_free(l);
 			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: byte-array length %lld out of range",
-			                ctx, (long long)l[i]);
+			                ctx, bad);
 		}
 		total += (size_t)l[i];
 	}

@@ -11,7 +11,9 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t n;
 	void *p;
-	if (need <= *cap)
+	if (need == 0)
+		need = 1;   /* never leave an array NULL: pointer arithmetic on it follows */
+	if (need <= *cap && *arr)
 		return 0;
 	n = *cap ? *cap : 256;
 	while (n < need)

@@ -294,7 +294,7 @@ static int data_page(pq_reader *r, pq_column *c, const pq_page_header *h, int co
 	n = (size_t)h->num_values;
 	if (n > want - c->num_levels)
 		return corrupt(r, NULL, off, "page holds more values than its column chunk");
-	LOOM_TRY(pq_col_reserve_levels(c, c->num_levels + n));
+	LOOM_TRY(pq_col_reserve_levels(c, c->num_levels + n + 1));
 	if (!v2) {
 		LOOM_TRY(page_bytes(r, codec, body, csize, usize, &p, off));
 		rem = codec == PQ_CODEC_UNCOMPRESSED ? csize : usize;
