@@ -94,12 +94,27 @@ int pq_delta_decode_i64(const uint8_t *p, size_t len, int64_t *out, size_t n,
 				if ((need_vals * (uint64_t)w + 7) / 8 > avail)
 					return dfail(ctx, "miniblock beyond the end of the data");
 			}
-			for (j = 0; j < per_mini && i < total; j++, i++) {
-				uint64_t d = w ? get_bits(s, avail, j * (size_t)w, w) : 0;
-				prev += min_delta + d;
-				if (i < n)
-					out[i] = (int64_t)prev;
-			}
+			if (w <= 32 && bytes <= avail && i + per_mini <= n) {
+				/* the common case: a whole miniblock of narrow deltas */
+				uint32_t d32[256];
+				size_t done = 0;
+				while (done < per_mini) {
+					size_t k = per_mini - done < 256 ? per_mini - done : 256;
+					pq_unpack_bits(s + done * (size_t)w / 8, w, d32, k);
+					for (j = 0; j < k; j++) {
+						prev += min_delta + d32[j];
+						out[i + done + j] = (int64_t)prev;
+					}
+					done += k;
+				}
+				i += per_mini;
+			} else
+				for (j = 0; j < per_mini && i < total; j++, i++) {
+					uint64_t d = w ? get_bits(s, avail, j * (size_t)w, w) : 0;
+					prev += min_delta + d;
+					if (i < n)
+						out[i] = (int64_t)prev;
+				}
 			s += bytes <= avail ? bytes : avail;
 		}
 	}

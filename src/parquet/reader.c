@@ -275,8 +275,9 @@ static size_t count_defined(const pq_column *c, size_t from, size_t n)
 {
 	size_t i, k = 0;
 	const int16_t *d = c->def_levels + from;
+	const int16_t mx = c->max_def;   /* a local: d may alias the struct */
 	for (i = 0; i < n; i++)
-		k += d[i] == c->max_def;
+		k += d[i] == mx;
 	return k;
 }
 
