@@ -434,6 +434,12 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
 		                "%s: row group %zu column %s: column chunk at byte offset %lld holds %zu values, its "
 		                "metadata says %zu", r->key, g, leaf->path, (long long)start, c->num_levels, want);
+	/* byte-array columns always have offsets[0] == 0, even with no values */
+	if (c->type == PQ_BYTE_ARRAY) {
+		LOOM_TRY(pq_col_reserve_values(c, c->num_values));
+		if (c->num_values == 0)
+			c->offsets[0] = 0;
+	}
 	/* A chunk starts a row: consumers find rows at repetition level 0. */
 	if (c->max_rep > 0 && c->num_levels > 0 && c->rep_levels[0] != 0)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,

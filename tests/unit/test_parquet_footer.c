@@ -410,8 +410,67 @@ TEST(reader_projection_and_reuse)
 	loom_store_free(s);
 }
 
+/* Page indexes of a real file (alltypes_tiny_pages: many small pages):
+ * the offset index must tile the column chunk page by page, its first page
+ * at the chunk's first data page; the column index must list as many pages
+ * and agree with the chunk's row count. */
+TEST(page_indexes)
+{
+	loom_store *s;
+	pq_reader *r;
+	const pq_file_meta *m;
+	size_t c;
+	int checked = 0;
+	CHECK_OK(loom_store_open_local(&s, LOOM_FIXTURES_DIR "/parquet/data"));
+	CHECK_OK(pq_reader_open(&r, s, "alltypes_tiny_pages.parquet"));
+	m = pq_reader_meta(r);
+	REQUIRE(m->num_row_groups == 1);
+	for (c = 0; c < m->row_groups[0].num_columns; c++) {
+		const pq_column_chunk *cc = &m->row_groups[0].columns[c];
+		uint8_t buf[65536];
+		size_t got, p;
+		pq_offset_index oi;
+		pq_column_index ci;
+		loom_arena a;
+		if (!cc->has_offset_index || !cc->has_column_index)
+			continue;
+		REQUIRE(cc->offset_index_length > 0 && (size_t)cc->offset_index_length <= sizeof(buf));
+		REQUIRE(cc->column_index_length > 0 && (size_t)cc->column_index_length <= sizeof(buf));
+		loom_arena_init(&a, 4096);
+		CHECK_OK(s->read_range(s, "alltypes_tiny_pages.parquet", (uint64_t)cc->offset_index_offset,
+		                       (size_t)cc->offset_index_length, buf, &got));
+		CHECK_OK(pq_offset_index_decode(&oi, &a, buf, got, (uint64_t)cc->offset_index_offset, "oi"));
+		CHECK_OK(s->read_range(s, "alltypes_tiny_pages.parquet", (uint64_t)cc->column_index_offset,
+		                       (size_t)cc->column_index_length, buf, &got));
+		CHECK_OK(pq_column_index_decode(&ci, &a, buf, got, (uint64_t)cc->column_index_offset, "ci"));
+		REQUIRE(oi.num_pages > 1);
+		CHECK_INT(ci.num_pages, oi.num_pages);
+		CHECK_INT(oi.pages[0].first_row_index, 0);
+		/* data pages only: the first one at or after the chunk's start
+		 * (a dictionary page may come first) */
+		CHECK(oi.pages[0].offset >= cc->meta.data_page_offset);
+		CHECK(oi.pages[0].offset < cc->meta.data_page_offset + cc->meta.total_compressed_size);
+		for (p = 1; p < oi.num_pages; p++) {
+			CHECK(oi.pages[p].first_row_index > oi.pages[p - 1].first_row_index);
+			CHECK(oi.pages[p].first_row_index < m->row_groups[0].num_rows);
+			/* pages follow each other without gaps */
+			CHECK_INT(oi.pages[p].offset, oi.pages[p - 1].offset + oi.pages[p - 1].compressed_page_size);
+		}
+		CHECK_INT(oi.pages[oi.num_pages - 1].offset + oi.pages[oi.num_pages - 1].compressed_page_size,
+		          (cc->meta.has_dictionary_page_offset && cc->meta.dictionary_page_offset > 0
+		               ? cc->meta.dictionary_page_offset : cc->meta.data_page_offset) +
+		              cc->meta.total_compressed_size);
+		loom_arena_dispose(&a);
+		checked++;
+	}
+	CHECK_INT(checked, 12);   /* every column but one (a chunk without a column index) */
+	pq_reader_free(r);
+	loom_store_free(s);
+}
+
 int main(void)
 {
+	RUN(page_indexes);
 	RUN(thrift_skips_every_type);
 	RUN(thrift_truncations_and_mutations_fail_cleanly);
 	RUN(thrift_limits);
