@@ -16,7 +16,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-MODE, LOOM, ORACLE, FIXTURES, MANIFEST = sys.argv[1:6]
+MODE = LOOM = ORACLE = FIXTURES = MANIFEST = None  # set by main()
 
 # Tables whose state needs a Parquet checkpoint or Parquet sidecars, which
 # loom cannot read until the Parquet reader (src/parquet/reader.h) lands.
@@ -268,6 +268,8 @@ checked = [0]
 
 
 def main():
+    global MODE, LOOM, ORACLE, FIXTURES, MANIFEST
+    MODE, LOOM, ORACLE, FIXTURES, MANIFEST = sys.argv[1:6]
     tables = []
     with open(MANIFEST) as fh:
         for line in fh:
