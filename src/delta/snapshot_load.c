@@ -238,7 +238,12 @@ static int replay_json_file(replay *r, const char *key, int reverse)
 			continue;
 		nonblank++;
 		snprintf(where, sizeof(where), "%s line %zu", key, li + 1);
-		rc = delta_action_parse_line(b.ptr + sp->off, sp->len, where, &r->sc, &root, &act);
+		rc = delta_action_parse_fast(b.ptr + sp->off, sp->len, where, &r->sc, &act);
+		if (rc == 0)
+			rc = delta_action_parse_line(b.ptr + sp->off, sp->len, where, &r->sc, &root,
+			                             &act);
+		else if (rc == 1)
+			rc = 0;
 		if (rc == 0)
 			rc = replay_action(r, &act);
 		json_decref(root);
