@@ -2,7 +2,7 @@
 # Every public header compiles on its own and through loom.h, as C11 and as
 # C++11, with -pedantic -Werror; and the shared library exports only loom_
 # symbols.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 : "${LOOM_BUILD_DIR:=$LOOM_SOURCE_DIR/build}"
 inc="$LOOM_SOURCE_DIR/include"
 for h in loom.h $(cd "$inc" && ls loom/*.h); do
