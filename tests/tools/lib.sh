@@ -1,4 +1,4 @@
-# tests/scripts/lib.sh - helpers for the CLI script tests (sourced).
+# tests/tools/lib.sh - helpers for the CLI script tests (sourced by tests/scripts/*.sh).
 # Every script test runs with LOOM_BIN, LOOM_SOURCE_DIR, LOOM_FIXTURES_DIR.
 set -euo pipefail
 : "${LOOM_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
