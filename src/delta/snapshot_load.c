@@ -2,6 +2,7 @@
  * them newest first, and assemble the snapshot. */
 #include "delta/snapshot.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -636,4 +637,14 @@ int delta_snapshot_column_mapping(const delta_snapshot *s)
 	if (strcmp(m, "name") == 0)
 		return 2;
 	return 0;
+}
+
+int delta_tombstone_expired(const delta_file *f, int64_t now_ms, int64_t retention_ms)
+{
+	int64_t ts = f->deletion_timestamp < 0 ? 0 : f->deletion_timestamp;
+	if (f->is_add)
+		return 0;
+	if (retention_ms > INT64_MAX - ts)
+		return 0;
+	return ts + retention_ms < now_ms;
 }
