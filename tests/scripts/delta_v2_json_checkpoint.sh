@@ -65,6 +65,9 @@ def make(table, ckpt):
     name = "%020d.checkpoint.%s.json" % (ckpt, uuid.uuid4())
     with open(os.path.join(log, name), "w") as fh:
         fh.write("\n".join(json.dumps(l) for l in lines) + "\n")
+    # a hint pointing at it (loom lists the log from the hinted version on)
+    with open(os.path.join(log, "_last_checkpoint"), "w") as fh:
+        fh.write(json.dumps({"version": ckpt, "size": len(lines)}))
     for v in range(ckpt):
         for ext in ("json", "crc"):
             p = os.path.join(log, "%020d.%s" % (v, ext))
