@@ -8,46 +8,15 @@
  * same struct form the JSON parser produces. Two leaf shapes occur:
  * scalars (max_rep 0: one level slot per row) and leaves under one
  * repeated group (maps and lists: max_rep 1, a row's slots start at rep 0).
- *
- * Built against src/parquet/reader.h when it is present in the tree; until
- * then Parquet checkpoints are reported as unavailable and the snapshot
- * loader falls back to the JSON commits. */
+ */
 #include "delta/checkpoint.h"
-
-#include "util/error.h"
-
-#if defined(__has_include)
-#if __has_include("parquet/reader.h")
-#define DELTA_HAVE_PARQUET_READER 1
-#endif
-#endif
-
-#ifndef DELTA_HAVE_PARQUET_READER
-
-int delta_checkpoint_parquet_available(void)
-{
-	return 0;
-}
-
-int delta_checkpoint_parquet_read(loom_store *store, const char *key,
-                                  int64_t version, delta_action_sink sink,
-                                  void *ctx)
-{
-	(void)store;
-	(void)version;
-	(void)sink;
-	(void)ctx;
-	return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
-	                "%s: parquet checkpoint reading not available", key);
-}
-
-#else
 
 #include <stdio.h>
 #include <string.h>
 
 #include "parquet/reader.h"
 #include "util/alloc.h"
+#include "util/error.h"
 #include "util/vec.h"
 
 int delta_checkpoint_parquet_available(void)
@@ -630,5 +599,3 @@ done:
 	delta_parse_scratch_dispose(&cr.sc);
 	return rc;
 }
-
-#endif
