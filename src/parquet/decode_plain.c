@@ -107,6 +107,8 @@ int pq_decode_bool_rle(pq_column *c, const uint8_t *p, size_t len, size_t n, con
 {
 	uint32_t l32;
 	pq_rle r;
+	if (c->type != PQ_BOOLEAN)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: RLE values on a non-boolean column", ctx);
 	if (len < 4)
 		return short_data(ctx, "RLE boolean", 4, len);
 	memcpy(&l32, p, 4);
