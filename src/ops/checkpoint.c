@@ -204,7 +204,14 @@ static int row_add(pq_batch *b, const delta_file *f)
 	LOOM_TRY(put_i64(&c[CK_ADD_SIZE], 1, f->size >= 0, f->size));
 	LOOM_TRY(put_i64(&c[CK_ADD_MTIME], 1, f->modification_time >= 0, f->modification_time));
 	LOOM_TRY(put_bool(&c[CK_ADD_DATACHANGE], 1, f->data_change));
-	LOOM_TRY(put_str(&c[CK_ADD_STATS], 1, f->stats));
+	if (!f->stats && f->num_records >= 0) {
+		/* the state came from stats_parsed only: keep at least numRecords */
+		char nr[48];
+		snprintf(nr, sizeof(nr), "{\"numRecords\":%lld}", (long long)f->num_records);
+		LOOM_TRY(put_str(&c[CK_ADD_STATS], 1, nr));
+	} else {
+		LOOM_TRY(put_str(&c[CK_ADD_STATS], 1, f->stats));
+	}
 	LOOM_TRY(put_map(&c[CK_ADD_TAGS_K], &c[CK_ADD_TAGS_V], 1, f->tags != NULL, f->tags,
 	                 f->num_tags));
 	LOOM_TRY(put_dv(&c[CK_ADD_DV_TYPE], 1, &f->dv));
