@@ -130,6 +130,7 @@ typedef struct out_field {
 	const char *phys;
 	int64_t field_id;          /* column mapping id, -1 */
 	int present;               /* some input file has it */
+	int missing;               /* some input file lacks it */
 	size_t node_begin, node_count; /* in the output node array */
 	size_t leaf_begin, num_leaves; /* in the output leaves */
 	int optional;
@@ -241,8 +242,10 @@ static int out_schema_merge(out_schema *o, const pq_schema *s, const char *file)
 		out_field *f = &o->fields[i];
 		long top = find_top(s, f);
 		size_t end;
-		if (top < 0)
+		if (top < 0) {
+			f->missing = 1;
 			continue;
+		}
 		end = subtree_end(s->nodes, s->num_nodes, (size_t)top);
 		if (!f->present) {
 			size_t cnt = end - (size_t)top;
@@ -269,9 +272,17 @@ static int out_schema_merge(out_schema *o, const pq_schema *s, const char *file)
 		}
 		if (end - (size_t)top != f->node_count)
 			goto differs;
-		for (j = 0; j < f->node_count; j++)
-			if (!node_equal(&o->nodes[f->node_begin + j], &s->nodes[top + (long)j]))
+		for (j = 0; j < f->node_count; j++) {
+			pq_schema_node a = o->nodes[f->node_begin + j];
+			if (j == 0) {
+				/* required in one file, optional in another: written optional */
+				if (!(s->nodes[top].has_repetition && s->nodes[top].repetition == PQ_REQUIRED))
+					f->optional = 1;
+				a.repetition = s->nodes[top].repetition;
+			}
+			if (!node_equal(&a, &s->nodes[top + (long)j]))
 				goto differs;
+		}
 		continue;
 	differs:
 		return OPS_ERR(LOOM_EUNSUPPORTED,
@@ -301,6 +312,12 @@ static int out_schema_finish(out_schema *o)
 		if (!f->present)
 			continue;
 		memcpy(&nodes[pos], &o->nodes[f->node_begin], f->node_count * sizeof(*nodes));
+		if (f->missing)
+			f->optional = 1; /* a column added later: nulls in older files */
+		if (f->optional) {
+			nodes[pos].has_repetition = 1;
+			nodes[pos].repetition = PQ_OPTIONAL;
+		}
 		f->node_begin = pos;
 		pos += f->node_count;
 		nodes[0].num_children++;
@@ -461,7 +478,30 @@ typedef struct read_state {
 	pq_batch in, view, kept;
 	size_t *present;          /* input leaf per present output leaf */
 	long *map;                /* output leaf -> index in `present`, -1 null */
+	uint8_t *shift;           /* output leaf: input top-level node required,
+	                             output optional: def levels + 1 */
+	int16_t **defs;           /* per output leaf: shifted def levels */
+	size_t *defs_cap;
+	size_t nout;
 } read_state;
+
+static int shifted_defs(read_state *rs, size_t leaf, const pq_column *in, int16_t **out)
+{
+	size_t i, n = in->num_levels;
+	if (n > rs->defs_cap[leaf]) {
+		loom_free(rs->defs[leaf]);
+		rs->defs[leaf] = loom_malloc((n ? n : 1) * sizeof(int16_t));
+		if (!rs->defs[leaf]) {
+			rs->defs_cap[leaf] = 0;
+			return OPS_ERR(LOOM_ENOMEM, "out of memory");
+		}
+		rs->defs_cap[leaf] = n;
+	}
+	for (i = 0; i < n; i++)
+		rs->defs[leaf][i] = (int16_t)((in->def_levels ? in->def_levels[i] : 0) + 1);
+	*out = rs->defs[leaf];
+	return 0;
+}
 
 static void read_state_dispose(read_state *rs)
 {
@@ -469,8 +509,14 @@ static void read_state_dispose(read_state *rs)
 	pq_batch_free(&rs->in);
 	loom_free(rs->view.columns);
 	pq_batch_free(&rs->kept);
+	size_t i;
 	loom_free(rs->present);
 	loom_free(rs->map);
+	loom_free(rs->shift);
+	for (i = 0; rs->defs && i < rs->nout; i++)
+		loom_free(rs->defs[i]);
+	loom_free(rs->defs);
+	loom_free(rs->defs_cap);
 }
 
 static int ensure_zeros(read_state *rs, size_t n)
@@ -534,8 +580,20 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (i = 0; i < nout; i++)
+	if (!rs->shift) {
+		rs->nout = nout;
+		rs->shift = loom_calloc(nout + 1, 1);
+		rs->defs = loom_calloc(nout + 1, sizeof(int16_t *));
+		rs->defs_cap = loom_calloc(nout + 1, sizeof(size_t));
+		if (!rs->shift || !rs->defs || !rs->defs_cap) {
+			rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+	for (i = 0; i < nout; i++) {
 		rs->map[i] = -1;
+		rs->shift[i] = 0;
+	}
 	for (i = 0; i < os->num_fields; i++) {
 		const out_field *of = &os->fields[i];
 		long top;
@@ -543,14 +601,11 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 		if (!of->present)
 			continue;
 		top = find_top(s, of);
-		if (top < 0) {
-			if (!of->optional) {
-				rc = OPS_ERR(LOOM_EUNSUPPORTED, "%s: required column '%s' is missing", f->path, of->phys);
-				goto done;
-			}
+		if (top < 0)
 			continue;
-		}
 		for (j = 0; j < of->num_leaves; j++) {
+			rs->shift[of->leaf_begin + j] =
+			    s->nodes[top].has_repetition && s->nodes[top].repetition == PQ_REQUIRED && of->optional;
 			rs->map[of->leaf_begin + j] = (long)npresent;
 			rs->present[npresent++] = (size_t)s->first_leaf[top] + j;
 		}
@@ -588,6 +643,11 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 			pq_column *c = &rs->view.columns[i];
 			if (rs->map[i] >= 0) {
 				*c = rs->in.columns[rs->map[i]];
+				if (rs->shift[i]) {
+					if ((rc = shifted_defs(rs, i, c, &c->def_levels)) < 0)
+						goto done;
+					c->max_def++;
+				}
 			} else {
 				const pq_leaf *l = &os->schema->leaves[i];
 				memset(c, 0, sizeof(*c));
