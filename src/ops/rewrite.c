@@ -62,6 +62,9 @@ int rewrite_ctx_init(rewrite_ctx *ctx, loom_store *store, const delta_snapshot *
 	ctx->snap = snap;
 	pq_writer_opts_default(&ctx->wopts);
 	ctx->wopts.codec = PQ_CODEC_SNAPPY;
+	/* Row groups of 64 MiB (encoded): half the writer default, so two
+	 * concurrent bins hold less memory; still large for scans. */
+	ctx->wopts.row_group_bytes = (size_t)32 << 20;
 	LOOM_TRY(delta_props_parse(&snap->metadata, &props));
 	ctx->sopts.num_indexed_cols = props.data_skipping_num_indexed_cols;
 	ctx->sopts.stats_columns = props.data_skipping_stats_columns;
