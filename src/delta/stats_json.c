@@ -41,6 +41,50 @@ void delta_stats_leaf_from_schema(delta_stats_leaf *out, const pq_schema *s, siz
 
 /* ---- value rendering ---------------------------------------------------- */
 
+/* Numbers are carried through jansson as marked strings and unquoted after
+ * dumping, so they keep their exact text (decimals) and the shortest form
+ * that round-trips (floats, doubles) instead of jansson's %.17g. */
+#define NUM_MARK "\x01#"
+#define NUM_MARK_JSON "\"\\u0001#"
+
+static json_t *number_text(const char *text)
+{
+	char buf[96];
+	snprintf(buf, sizeof(buf), NUM_MARK "%s", text);
+	return json_string(buf);
+}
+
+static json_t *double_json(double d, int is_float)
+{
+	char buf[64];
+	int prec;
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		if (is_float ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d)
+			break;
+	}
+	return number_text(buf);
+}
+
+/* Unquote the marked numbers of a dumped document in place. */
+static void unmark_numbers(char *text)
+{
+	char *r = text, *w = text;
+	size_t ml = strlen(NUM_MARK_JSON);
+	while (*r) {
+		if (strncmp(r, NUM_MARK_JSON, ml) == 0) {
+			r += ml;
+			while (*r && *r != '"')
+				*w++ = *r++;
+			if (*r)
+				r++;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
 static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 {
 	int64_t era, yoe, doy, mp;
@@ -125,9 +169,7 @@ static json_t *decimal_json(const uint8_t *be, size_t len, int32_t scale)
 				text[p++] = '.';
 		}
 		text[p] = '\0';
-		if (scale == 0)
-			return json_integer((json_int_t)strtoll(text, NULL, 10));
-		return json_real(strtod(text, NULL));
+		return number_text(text);
 	}
 }
 
@@ -280,8 +322,8 @@ static json_t *value_json(const delta_stats_leaf *l, const uint8_t *v, size_t le
 		if (!isfinite(f))
 			return NULL;
 		if (f == 0.0f)
-			f = 0.0f; /* -0.0 prints as 0.0 */
-		return json_real((double)f);
+			f = 0.0f; /* -0.0 prints as 0 */
+		return double_json((double)f, 1);
 	}
 	case PQ_DOUBLE: {
 		double d;
@@ -292,7 +334,7 @@ static json_t *value_json(const delta_stats_leaf *l, const uint8_t *v, size_t le
 			return NULL;
 		if (d == 0.0)
 			d = 0.0;
-		return json_real(d);
+		return double_json(d, 0);
 	}
 	case PQ_BYTE_ARRAY:
 		if (!is_string(nd))
@@ -419,6 +461,7 @@ int delta_stats_json(loom_buf *out, int64_t num_records, const delta_stats_leaf 
 		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_DELTA, "out of memory writing stats");
 		goto done;
 	}
+	unmark_numbers(text);
 	rc = loom_buf_puts(out, text);
 	free(text);
 done:

@@ -307,7 +307,8 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	if ((rc = delta_protocol_check(&snap->protocol, DELTA_OP_COMPACT)) < 0)
 		goto done;
 	if (delta_protocol_has_feature(&snap->protocol, "rowTracking") ||
-	    delta_snapshot_property(snap, "delta.enableRowTracking")) {
+	    (delta_snapshot_property(snap, "delta.enableRowTracking") &&
+	     strcmp(delta_snapshot_property(snap, "delta.enableRowTracking"), "true") == 0)) {
 		rc = OPS_ERR(LOOM_EUNSUPPORTED,
 		             "compaction of tables with row tracking (rowTracking) is not supported: "
 		             "loom cannot preserve row ids yet");

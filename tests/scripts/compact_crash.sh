@@ -20,7 +20,7 @@ for run in $(seq 1 "$runs"); do
   rm -rf "$t"; cp -a "$base" "$t"
   "$LOOM_BIN" compact "$t" --target-size 64MiB > /dev/null 2>&1 &
   pid=$!
-  sleep "0.$((RANDOM % 4))$((RANDOM % 10))"
+  sleep "$((RANDOM % 2)).$((RANDOM % 10))$((RANDOM % 10))"
   if kill -9 "$pid" 2>/dev/null; then killed_mid=$((killed_mid + 1)); fi
   wait "$pid" 2>/dev/null || true
   oracle fingerprint "$t" > "$TEST_TMP/fp.json" 2>&1 || { fail "run $run: oracle cannot read the table: $(head -c 300 "$TEST_TMP/fp.json")"; continue; }
