@@ -6,7 +6,7 @@
  *   raw/orders      60 small files, then 4 update commits ten days ago that
  *                   rewrote 5 files each, leaving 20 expired tombstones
  *   staging/orders  60 small files with run_date and _id (the seed Z-orders
- *                   by them)
+ *                   by them), each one run_date with _ids over the whole range
  *
  * Data is deterministic; the tables are written with libloom's own Parquet
  * writer and commit writer, so the demo needs nothing but loom.
@@ -295,6 +295,62 @@ static void make_orders(const char *root, const char *rel, int64_t now, int upda
 	loom_store_free(s);
 }
 
+static const col staging_cols[] = {
+	{ "_id", PQ_INT64, PQ_LT_NONE, 0 }, { "run_date", PQ_INT32, PQ_LT_DATE, 1 },
+	{ "customer", PQ_BYTE_ARRAY, PQ_LT_STRING, 1 }, { "total", PQ_DOUBLE, PQ_LT_NONE, 1 },
+};
+
+/* staging.orders: 60 files, each a load of one run_date with _ids spread
+ * over the whole range, so a Z-order by (run_date, _id) has work to do. */
+static void make_staging(const char *root, int64_t now)
+{
+	loom_store *s = open_table(root, "staging/orders");
+	const char *schema =
+		"{\"type\":\"struct\",\"fields\":["
+		"{\"name\":\"_id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}},"
+		"{\"name\":\"run_date\",\"type\":\"date\",\"nullable\":true,\"metadata\":{}},"
+		"{\"name\":\"customer\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}},"
+		"{\"name\":\"total\",\"type\":\"double\",\"nullable\":true,\"metadata\":{}}]}";
+	loom_buf a = LOOM_BUF_INIT;
+	int f;
+
+	create_header(&a, schema, "[]", now);
+	for (f = 0; f < 60; f++) {
+		char key[160];
+		pq_batch b;
+		int64_t r, min_id = INT64_MAX, max_id = INT64_MIN, rows = 200;
+		int32_t run_date = 20758 + f % 30; /* days since 1970: 2026-10-31 on */
+		uint64_t size;
+		init_batch(&b, staging_cols, 4);
+		for (r = 0; r < rows; r++) {
+			int64_t id = (int64_t)(rnd() % 1000000);
+			char customer[32];
+			double total = (double)(rnd() % 100000) / 100.0;
+			snprintf(customer, sizeof(customer), "customer-%04" PRId64, id % 977);
+			put(&b.columns[0], &id, 8);
+			put(&b.columns[1], &run_date, 4);
+			put(&b.columns[2], customer, strlen(customer));
+			put(&b.columns[3], &total, 8);
+			if (id < min_id)
+				min_id = id;
+			if (id > max_id)
+				max_id = id;
+		}
+		b.num_rows = (size_t)rows;
+		file_name(key, sizeof(key), "", f);
+		size = write_file(s, key, staging_cols, 4, &b);
+		pq_batch_free(&b);
+		loom_buf_printf(&a, "{\"add\":{\"path\":\"%s\",\"partitionValues\":{},\"size\":%" PRIu64
+		                    ",\"modificationTime\":%" PRId64 ",\"dataChange\":true,\"stats\":"
+		                    "\"{\\\"numRecords\\\":%" PRId64 ",\\\"minValues\\\":{\\\"_id\\\":%" PRId64
+		                    "},\\\"maxValues\\\":{\\\"_id\\\":%" PRId64 "},\\\"nullCount\\\":{\\\"_id\\\":0}}\"}}\n",
+		                key, size, now, rows, min_id, max_id);
+	}
+	commit(s, DELTA_COMMIT_CREATE, -1, "CREATE TABLE", &a, NULL);
+	loom_buf_dispose(&a);
+	loom_store_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -313,7 +369,7 @@ int main(int argc, char **argv)
 	mkdir(path, 0777);
 	make_events(argv[1], now);
 	make_orders(argv[1], "raw/orders", now, 4);
-	make_orders(argv[1], "staging/orders", now, 0);
+	make_staging(argv[1], now);
 	printf("example lake written to %s: raw.events (300 files), raw.orders (60 files, 20 removed), "
 	       "staging.orders (60 files)\n", argv[1]);
 	return 0;
