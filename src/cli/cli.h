@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "loom/config.h"
+#include "loom/ops.h"
+
 /* Exit statuses: 0 ok; 1 an operation or table failed; 2 usage/config. */
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAILED 1
@@ -34,5 +37,17 @@ void cli_print_error(const char *context);
 void cli_print_json_string(const char *s);
 /* "1.5 MiB" */
 void cli_format_bytes(int64_t bytes, char *out, size_t cap);
+
+/* The TABLE argument of a single-table verb: a path/URI, or a logical name
+ * resolved through `config_path` (NULL: none). On success t->uri is the
+ * table URI and t->loc its location (NULL without a config); release with
+ * cli_table_release. Returns 0 or an exit status after printing why. */
+typedef struct cli_table {
+	const char *uri;
+	loom_config *cfg;
+	loom_table_location *loc;
+} cli_table;
+int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const char *config_path);
+void cli_table_release(cli_table *t);
 
 #endif

@@ -11,8 +11,10 @@
 static void vacuum_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: loom vacuum URI [options]\n\n"
-	        "Delete data files that no retained table version needs. Dry run by default.\n\n"
+	        "usage: loom vacuum TABLE [options]\n\n"
+	        "Delete data files that no retained table version needs. Dry run by default.\n"
+	        "TABLE is a path or URI, or with --config a table name like raw.events.\n\n"
+	        "  --config FILE           the loom storage YAML that names the table\n"
 	        "  --retention-hours N     keep files removed less than N hours ago\n"
 	        "                          (default: the table's delta.deletedFileRetentionDuration, 168)\n"
 	        "  --full                  also delete unreferenced files older than the retention\n"
@@ -60,7 +62,8 @@ int cmd_vacuum(int argc, char **argv)
 {
 	loom_vacuum_opts opts = LOOM_VACUUM_OPTS_INIT;
 	loom_op_result result;
-	const char *uri = NULL;
+	const char *uri = NULL, *config = NULL;
+	cli_table table;
 	int json = 0, i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -76,6 +79,8 @@ int cmd_vacuum(int argc, char **argv)
 				        argv[i]);
 				return CLI_EXIT_USAGE;
 			}
+		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else if (strcmp(a, "--full") == 0) {
 			opts.full = 1;
 		} else if (strcmp(a, "--dry-run") == 0) {
@@ -101,17 +106,21 @@ int cmd_vacuum(int argc, char **argv)
 		vacuum_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	if ((rc = cli_table_resolve(&table, "vacuum", uri, config)) != 0)
+		return rc;
 	memset(&result, 0, sizeof(result));
-	rc = loom_vacuum(&result, uri, &opts, NULL, NULL);
+	rc = loom_vacuum(&result, table.uri, &opts, table.loc, NULL);
 	if (rc < 0) {
 		cli_print_error("vacuum");
 		loom_op_result_clear(&result);
+		cli_table_release(&table);
 		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 	}
 	if (json)
-		print_json(uri, &result);
+		print_json(table.uri, &result);
 	else
-		print_human(uri, &result);
+		print_human(table.uri, &result);
 	loom_op_result_clear(&result);
+	cli_table_release(&table);
 	return CLI_EXIT_OK;
 }
