@@ -8,6 +8,7 @@
 
 #include "delta/actions.h"
 #include "util/error.h"
+#include "util/percent.h"
 
 typedef struct fp {
 	char *p, *end;
@@ -29,23 +30,12 @@ static int lit(fp *f, const char *s)
 	return 1;
 }
 
-static int hexv(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int hex4(const char *s, unsigned *out)
 {
 	int i, v;
 	*out = 0;
 	for (i = 0; i < 4; i++) {
-		if ((v = hexv(s[i])) < 0)
+		if ((v = loom_hex_digit((unsigned char)s[i])) < 0)
 			return 0;
 		*out = *out * 16 + (unsigned)v;
 	}

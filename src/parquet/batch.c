@@ -5,6 +5,7 @@
 
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 size_t pq_value_width(pq_physical_type type, int32_t type_length)
 {
@@ -31,38 +32,19 @@ int pq_batch_init(pq_batch *b, size_t ncols)
 	return 0;
 }
 
-/* Grow `*arr` (of elem-size items, capacity *cap) to hold `need` items. */
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	p = loom_reallocarray(*arr, n, elem);
-	if (!p)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET,
-		                "out of memory growing a column to %zu entries", n);
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 static int reserve_levels(pq_column *c, size_t need)
 {
 	size_t cap = c->levels_cap;
 	if (c->max_def > 0) {
 		size_t cap_def = cap;
-		LOOM_TRY(grow((void **)&c->def_levels, &cap_def, need, sizeof(int16_t)));
+		LOOM_TRY(loom_array_grow((void **)&c->def_levels, &cap_def, need, sizeof(int16_t)));
 		if (c->max_rep > 0) {
 			size_t cap_rep = cap;
-			LOOM_TRY(grow((void **)&c->rep_levels, &cap_rep, need, sizeof(int16_t)));
+			LOOM_TRY(loom_array_grow((void **)&c->rep_levels, &cap_rep, need, sizeof(int16_t)));
 		}
 		c->levels_cap = cap_def;
 	} else if (c->max_rep > 0) {
-		LOOM_TRY(grow((void **)&c->rep_levels, &c->levels_cap, need, sizeof(int16_t)));
+		LOOM_TRY(loom_array_grow((void **)&c->rep_levels, &c->levels_cap, need, sizeof(int16_t)));
 	}
 	return 0;
 }
@@ -73,8 +55,8 @@ static int append_value(pq_column *c, const void *value, size_t len)
 		if (c->data_size + len > UINT32_MAX)
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET,
 			                "column batch over 4 GiB of byte-array data");
-		LOOM_TRY(grow((void **)&c->offsets, &c->offsets_cap, c->num_values + 2, sizeof(uint32_t)));
-		LOOM_TRY(grow((void **)&c->data, &c->data_cap, c->data_size + len, 1));
+		LOOM_TRY(loom_array_grow((void **)&c->offsets, &c->offsets_cap, c->num_values + 2, sizeof(uint32_t)));
+		LOOM_TRY(loom_array_grow((void **)&c->data, &c->data_cap, c->data_size + len, 1));
 		if (c->num_values == 0)
 			c->offsets[0] = 0;
 		if (len)
@@ -86,7 +68,7 @@ static int append_value(pq_column *c, const void *value, size_t len)
 		if (len != w)
 			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET,
 			                "value of %zu bytes for a column of %zu-byte values", len, w);
-		LOOM_TRY(grow((void **)&c->values, &c->values_cap, (c->num_values + 1) * w, 1));
+		LOOM_TRY(loom_array_grow((void **)&c->values, &c->values_cap, (c->num_values + 1) * w, 1));
 		memcpy(c->values + c->num_values * w, value, w);
 	}
 	c->num_values++;
@@ -176,8 +158,8 @@ static int append_span(pq_column *d, const pq_column *s, size_t lo, size_t hi,
 		if (d->data_size + bytes > UINT32_MAX)
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET,
 			                "column batch over 4 GiB of byte-array data");
-		LOOM_TRY(grow((void **)&d->offsets, &d->offsets_cap, d->num_values + nv + 1, sizeof(uint32_t)));
-		LOOM_TRY(grow((void **)&d->data, &d->data_cap, d->data_size + bytes, 1));
+		LOOM_TRY(loom_array_grow((void **)&d->offsets, &d->offsets_cap, d->num_values + nv + 1, sizeof(uint32_t)));
+		LOOM_TRY(loom_array_grow((void **)&d->data, &d->data_cap, d->data_size + bytes, 1));
 		if (d->num_values == 0)
 			d->offsets[0] = 0;
 		if (bytes)
@@ -188,7 +170,7 @@ static int append_span(pq_column *d, const pq_column *s, size_t lo, size_t hi,
 		d->data_size += bytes;
 	} else {
 		size_t w = pq_value_width(s->type, s->type_length);
-		LOOM_TRY(grow((void **)&d->values, &d->values_cap, (d->num_values + nv) * w, 1));
+		LOOM_TRY(loom_array_grow((void **)&d->values, &d->values_cap, (d->num_values + nv) * w, 1));
 		if (nv)
 			memcpy(d->values + d->num_values * w, s->values + vlo * w, nv * w);
 	}

@@ -6,25 +6,7 @@
 
 #include "util/alloc.h"
 #include "util/error.h"
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-	if (need == 0)
-		need = 1;   /* never leave an array NULL: pointer arithmetic on it follows */
-	if (need <= *cap && *arr)
-		return 0;
-	n = *cap ? *cap : 256;
-	while (n < need)
-		n *= 2;
-	p = loom_reallocarray(*arr, n, elem);
-	if (!p)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory growing a column to %zu entries", n);
-	*arr = p;
-	*cap = n;
-	return 0;
-}
+#include "util/vec.h"
 
 int pq_col_reserve_levels(pq_column *c, size_t total)
 {
@@ -32,9 +14,9 @@ int pq_col_reserve_levels(pq_column *c, size_t total)
 	if (total <= c->levels_cap)
 		return 0;
 	if (c->max_def > 0 || c->def_levels)
-		LOOM_TRY(grow((void **)&c->def_levels, &cap, total, sizeof(int16_t)));
+		LOOM_TRY(loom_array_grow((void **)&c->def_levels, &cap, total, sizeof(int16_t)));
 	if (c->max_rep > 0 || c->rep_levels)
-		LOOM_TRY(grow((void **)&c->rep_levels, &cap2, total, sizeof(int16_t)));
+		LOOM_TRY(loom_array_grow((void **)&c->rep_levels, &cap2, total, sizeof(int16_t)));
 	c->levels_cap = cap > cap2 ? cap : cap2;
 	return 0;
 }
@@ -42,15 +24,15 @@ int pq_col_reserve_levels(pq_column *c, size_t total)
 int pq_col_reserve_values(pq_column *c, size_t total)
 {
 	if (c->type == PQ_BYTE_ARRAY)
-		return grow((void **)&c->offsets, &c->offsets_cap, total + 1, sizeof(uint32_t));
-	return grow((void **)&c->values, &c->values_cap, total * pq_value_width(c->type, c->type_length), 1);
+		return loom_array_grow((void **)&c->offsets, &c->offsets_cap, total + 1, sizeof(uint32_t));
+	return loom_array_grow((void **)&c->values, &c->values_cap, total * pq_value_width(c->type, c->type_length), 1);
 }
 
 int pq_col_reserve_data(pq_column *c, size_t total)
 {
 	if (total > UINT32_MAX)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "column batch over 4 GiB of byte-array data");
-	return grow((void **)&c->data, &c->data_cap, total ? total : 1, 1);
+	return loom_array_grow((void **)&c->data, &c->data_cap, total ? total : 1, 1);
 }
 
 static int short_data(const char *ctx, const char *enc, size_t need, size_t have)

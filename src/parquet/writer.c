@@ -9,6 +9,7 @@
 #include "parquet/thrift_write.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/vec.h"
 #include "util/threadpool.h"
 
 #define MAX_SCHEMA_DEPTH 64
@@ -130,23 +131,6 @@ static int sink_write(pq_writer *w, const void *p, size_t n)
 		return loom_err_wrap("parquet writer: writing %zu bytes at offset %llu", n,
 		                     (unsigned long long)w->pos);
 	w->pos += n;
-	return 0;
-}
-
-static int grow_arr(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap : 256;
-	while (n < need)
-		n *= 2;
-	p = loom_reallocarray(*arr, n, elem);
-	if (!p)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "parquet writer: out of memory (%zu entries)", n);
-	*arr = p;
-	*cap = n;
 	return 0;
 }
 
@@ -559,7 +543,7 @@ static int flush_page(pq_writer *w, leaf *L)
 	LOOM_TRY(tw_finish(&t));
 
 	if (w->page_index) {
-		LOOM_TRY(grow_arr((void **)&L->pages, &L->pages_cap, L->npages + 1, sizeof(page_info)));
+		LOOM_TRY(loom_array_grow((void **)&L->pages, &L->pages_cap, L->npages + 1, sizeof(page_info)));
 		pi = &L->pages[L->npages++];
 		memset(pi, 0, sizeof(*pi));
 		pi->offset = L->chunk.size;
@@ -640,11 +624,11 @@ static int append_range(pq_writer *w, leaf *L, const pq_column *c,
 		n = e - s0;
 		nv = count_values(c, s0, e);
 
-		LOOM_TRY(grow_arr((void **)&L->pdef, &L->plev_cap, L->plev + n, sizeof(int16_t)));
+		LOOM_TRY(loom_array_grow((void **)&L->pdef, &L->plev_cap, L->plev + n, sizeof(int16_t)));
 		if (L->max_def > 0)
 			memcpy(L->pdef + L->plev, c->def_levels + s0, n * sizeof(int16_t));
 		if (L->max_rep > 0) {
-			LOOM_TRY(grow_arr((void **)&L->prep, &L->prep_cap, L->plev + n, sizeof(int16_t)));
+			LOOM_TRY(loom_array_grow((void **)&L->prep, &L->prep_cap, L->plev + n, sizeof(int16_t)));
 			memcpy(L->prep + L->plev, c->rep_levels + s0, n * sizeof(int16_t));
 		}
 		L->pstats.null_count += (int64_t)(n - nv);
@@ -655,7 +639,7 @@ static int append_range(pq_writer *w, leaf *L, const pq_column *c,
 			else
 				LOOM_TRY(pq_stats_add_fixed(&L->pstats, c->values + v0 * L->width, nv));
 			if (L->dict_on) {
-				LOOM_TRY(grow_arr((void **)&L->pidx, &L->pidx_cap, L->pvals + nv, sizeof(uint32_t)));
+				LOOM_TRY(loom_array_grow((void **)&L->pidx, &L->pidx_cap, L->pvals + nv, sizeof(uint32_t)));
 				if (L->type == PQ_BYTE_ARRAY)
 					LOOM_TRY(pq_dict_put_bytes(&L->dict, c->offsets, c->data, v0, v0 + nv,
 					                           L->pidx + L->pvals));

@@ -5,7 +5,7 @@
 
 #include "util/error.h"
 
-static int hexval(int c)
+int loom_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -29,13 +29,13 @@ int loom_percent_decode(loom_buf *out, const char *s, size_t len)
 			i = run;
 			continue;
 		}
-		if (i + 2 >= len || hexval((unsigned char)s[i + 1]) < 0 ||
-		    hexval((unsigned char)s[i + 2]) < 0)
+		if (i + 2 >= len || loom_hex_digit((unsigned char)s[i + 1]) < 0 ||
+		    loom_hex_digit((unsigned char)s[i + 2]) < 0)
 			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
 			                "bad percent escape at offset %zu of \"%.*s\"", i,
 			                (int)(len > 200 ? 200 : len), s);
-		LOOM_TRY(loom_buf_putc(out, (char)(hexval((unsigned char)s[i + 1]) * 16 +
-		                                   hexval((unsigned char)s[i + 2]))));
+		LOOM_TRY(loom_buf_putc(out, (char)(loom_hex_digit((unsigned char)s[i + 1]) * 16 +
+		                                   loom_hex_digit((unsigned char)s[i + 2]))));
 		i += 3;
 	}
 	return 0;

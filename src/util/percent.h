@@ -13,6 +13,9 @@
 
 #include "util/buf.h"
 
+/* The value of one hex digit, or -1. */
+int loom_hex_digit(int c);
+
 /* Decode %XX escapes of `s` into `out` (appended). A '%' not followed by two
  * hex digits is an LOOM_EINVAL error naming the offset. '+' stays '+'. */
 int loom_percent_decode(loom_buf *out, const char *s, size_t len);

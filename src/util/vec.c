@@ -1,6 +1,7 @@
 /* util/vec.c - growable array. */
 #include "util/vec.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,4 +76,27 @@ void loom_vec_dispose(loom_vec *v)
 	loom_free(v->data);
 	v->data = NULL;
 	v->len = v->cap = 0;
+}
+
+int loom_array_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *p;
+	if (need == 0)
+		need = 1;
+	if (need <= *cap && *arr)
+		return 0;
+	n = *cap ? *cap : 64;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "array of %zu items is too large", need);
+		n *= 2;
+	}
+	p = loom_reallocarray(*arr, n, elem);
+	if (!p)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS,
+		                "out of memory growing an array to %zu items of %zu bytes", n, elem);
+	*arr = p;
+	*cap = n;
+	return 0;
 }

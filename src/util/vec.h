@@ -24,6 +24,12 @@ void loom_vec_sort(loom_vec *v, int (*cmp)(const void *, const void *));
 void loom_vec_clear(loom_vec *v);
 void loom_vec_dispose(loom_vec *v);
 
+/* Grow a plain array `*arr` of `elem`-byte items (capacity *cap items) to
+ * hold at least `need` items, doubling from 64. Never leaves *arr NULL,
+ * even for need 0, so pointer arithmetic on it is defined. LOOM_ENOMEM with
+ * a message naming the item count. */
+int loom_array_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
 /* Typed access: LOOM_VEC_AT(v, T, i) */
 #define LOOM_VEC_AT(v, T, i) (((T *)(v)->data)[i])
 

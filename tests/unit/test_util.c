@@ -115,6 +115,23 @@ TEST(vec_push_sort_at)
 	loom_vec_dispose(&v);
 }
 
+TEST(array_grow_doubles_and_never_leaves_null)
+{
+	int *a = NULL;
+	size_t cap = 0;
+	CHECK_OK(loom_array_grow((void **)&a, &cap, 0, sizeof(int)));
+	CHECK(a != NULL && cap >= 1);
+	CHECK_OK(loom_array_grow((void **)&a, &cap, 1000, sizeof(int)));
+	CHECK(cap >= 1000);
+	a[999] = 7;
+	CHECK_ERR(loom_array_grow((void **)&a, &cap, SIZE_MAX / 2, sizeof(int)), LOOM_ENOMEM);
+	CHECK_INT(a[999], 7);
+	loom_free(a);
+	CHECK_INT(loom_hex_digit('f'), 15);
+	CHECK_INT(loom_hex_digit('A'), 10);
+	CHECK_INT(loom_hex_digit('g'), -1);
+}
+
 TEST(hashmap_put_get_remove_many)
 {
 	loom_map m = LOOM_MAP_INIT;
@@ -244,6 +261,7 @@ int main(void)
 	RUN(buf_appends_and_formats);
 	RUN(buf_reports_out_of_memory);
 	RUN(vec_push_sort_at);
+	RUN(array_grow_doubles_and_never_leaves_null);
 	RUN(hashmap_put_get_remove_many);
 	RUN(arena_aligns_and_holds_big_blocks);
 	RUN(threadpool_runs_every_task);
