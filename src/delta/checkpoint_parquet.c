@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "delta/stats_json.h"
 #include "parquet/reader.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -124,6 +125,15 @@ typedef struct cell {
 	size_t slots;       /* level slots in this row */
 } cell;
 
+/* Leaves found by prefix rather than by role (partitionValues_parsed.*,
+ * stats_parsed.*): schema leaf indexes, batch columns, cursors, cells. */
+typedef struct leaf_set {
+	loom_vec leaf;              /* long */
+	loom_vec col;               /* int */
+	cursor *cur;
+	cell *cells;
+} leaf_set;
+
 typedef struct ckpt_reader {
 	pq_reader *r;
 	const char *key;
@@ -131,14 +141,11 @@ typedef struct ckpt_reader {
 	int col[NROLES];            /* batch column or -1 */
 	size_t *proj;               /* projected leaves */
 	size_t nproj;
-	/* partitionValues_parsed.<name> leaves (only used without the map) */
-	loom_vec pvp_leaf;          /* long */
-	loom_vec pvp_col;           /* int */
+	leaf_set pvp;               /* partitionValues_parsed.<name> (used without the map) */
+	leaf_set sp;                /* add.stats_parsed.* (used without the JSON stats) */
 	pq_batch batch;
 	cursor cur[NROLES];
-	cursor *pvp_cur;
 	cell cells[NROLES];
-	cell *pvp_cells;
 	delta_parse_scratch sc;
 	int64_t version;
 } ckpt_reader;
@@ -220,6 +227,20 @@ static int64_t int_at(const ckpt_reader *cr, int role, int64_t dflt)
 	return dflt;
 }
 
+static int64_t int_at_value64(const uint8_t *v)
+{
+	int64_t x;
+	memcpy(&x, v, 8);
+	return x;
+}
+
+static int32_t int_at_value32(const uint8_t *v)
+{
+	int32_t x;
+	memcpy(&x, v, 4);
+	return x;
+}
+
 /* A map (key role, value role) into a kv array in the scratch arena. */
 static int kv_at(ckpt_reader *cr, int krole, int vrole, delta_kv **out, uint32_t *n)
 {
@@ -282,15 +303,15 @@ static int list_at(ckpt_reader *cr, int role, const char ***out, uint32_t *n)
 static int pv_from_parsed(ckpt_reader *cr, delta_file *f)
 {
 	const pq_schema *sch = pq_reader_schema(cr->r);
-	size_t i, n = cr->pvp_leaf.len;
+	size_t i, n = cr->pvp.leaf.len;
 	f->partition_values = n ? loom_arena_calloc(&cr->sc.arena, n * sizeof(delta_kv)) : NULL;
 	if (n && !f->partition_values)
 		return LOOM_ENOMEM;
 	for (i = 0; i < n; i++) {
-		long leaf = *(long *)loom_vec_at(&cr->pvp_leaf, i);
+		long leaf = *(long *)loom_vec_at(&cr->pvp.leaf, i);
 		const pq_leaf *L = &sch->leaves[leaf];
-		const pq_column *col = &cr->batch.columns[*(int *)loom_vec_at(&cr->pvp_col, i)];
-		const cell *c = &cr->pvp_cells[i];
+		const pq_column *col = &cr->batch.columns[*(int *)loom_vec_at(&cr->pvp.col, i)];
+		const cell *c = &cr->pvp.cells[i];
 		char buf[64];
 		const char *v = NULL;
 		f->partition_values[i].key = L->parts[L->depth - 1];
@@ -352,6 +373,71 @@ static int dv_at(ckpt_reader *cr, int t, int p, int o, int s, int c, delta_dv_de
 	return 0;
 }
 
+/* The add's stats JSON rebuilt from its stats_parsed struct, for
+ * checkpoints that carry only the parsed form: what a checkpoint written
+ * from this state must keep, so data skipping survives. NULL (no stats)
+ * when the row has none. */
+static int stats_from_parsed(ckpt_reader *cr, const char **out)
+{
+	const pq_schema *sch = pq_reader_schema(cr->r);
+	json_t *root = json_object();
+	loom_buf text = LOOM_BUF_INIT;
+	size_t i, any = 0;
+	int rc = 0;
+
+	*out = NULL;
+	if (!root)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_DELTA, "out of memory");
+	for (i = 0; i < cr->sp.leaf.len && rc == 0; i++) {
+		const pq_leaf *L = &sch->leaves[*(long *)loom_vec_at(&cr->sp.leaf, i)];
+		const pq_column *col = &cr->batch.columns[*(int *)loom_vec_at(&cr->sp.col, i)];
+		const cell *c = &cr->sp.cells[i];
+		const char *section = L->parts[2];
+		const uint8_t *v;
+		size_t len, k;
+		json_t *parent = root, *val;
+
+		if (!c->n)
+			continue;
+		if (col->type == PQ_BYTE_ARRAY) {
+			v = col->data + col->offsets[c->first];
+			len = col->offsets[c->first + 1] - col->offsets[c->first];
+		} else {
+			len = pq_value_width(col->type, col->type_length);
+			v = col->values + len * c->first;
+		}
+		if (strcmp(section, "minValues") == 0 || strcmp(section, "maxValues") == 0)
+			val = delta_stats_value(&sch->nodes[L->node], v, len);
+		else if (col->type == PQ_BOOLEAN)
+			val = json_boolean(v[0]);
+		else if (col->type == PQ_INT64 || col->type == PQ_INT32)
+			val = json_integer(col->type == PQ_INT64 ? (json_int_t)int_at_value64(v)
+			                                          : (json_int_t)int_at_value32(v));
+		else
+			val = NULL;
+		if (!val)
+			continue;
+		for (k = 2; k + 1 < L->depth; k++) {
+			json_t *child = json_object_get(parent, L->parts[k]);
+			if (!child) {
+				child = json_object();
+				json_object_set_new(parent, L->parts[k], child);
+			}
+			parent = child;
+		}
+		json_object_set_new(parent, L->parts[L->depth - 1], val);
+		any++;
+	}
+	if (any && (rc = delta_stats_dump(root, &text)) == 0) {
+		*out = loom_arena_strndup(&cr->sc.arena, text.ptr, text.size);
+		if (!*out)
+			rc = LOOM_ENOMEM;
+	}
+	json_decref(root);
+	loom_buf_dispose(&text);
+	return rc;
+}
+
 static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *ctx)
 {
 	delta_action a;
@@ -374,6 +460,8 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		f->num_records = f->stats ? delta_stats_num_records(f->stats, strlen(f->stats))
 		                          : int_at(cr, A_NUMREC, -1);
 		f->has_stats_parsed = !f->stats && has(cr, A_NUMREC);
+		if (!f->stats && cr->sp.leaf.len)
+			LOOM_TRY(stats_from_parsed(cr, &f->stats));
 		f->deletion_timestamp = -1;
 		f->base_row_id = int_at(cr, A_BASEROW, -1);
 		f->default_row_commit_version = int_at(cr, A_DRCV, -1);
@@ -473,6 +561,48 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 	return 0;
 }
 
+static void leaf_set_init(leaf_set *set)
+{
+	memset(set, 0, sizeof(*set));
+	loom_vec_init(&set->leaf, sizeof(long));
+	loom_vec_init(&set->col, sizeof(int));
+}
+
+static int leaf_set_alloc(leaf_set *set)
+{
+	if (!set->leaf.len)
+		return 0;
+	set->cur = loom_calloc(set->leaf.len, sizeof(cursor));
+	set->cells = loom_calloc(set->leaf.len, sizeof(cell));
+	return set->cur && set->cells ? 0 : LOOM_ENOMEM;
+}
+
+/* Point the set's cursors at the columns of a freshly read row group. */
+static void leaf_set_start(leaf_set *set, const pq_batch *b)
+{
+	size_t k;
+	for (k = 0; k < set->leaf.len; k++) {
+		memset(&set->cur[k], 0, sizeof(cursor));
+		set->cur[k].col = &b->columns[*(int *)loom_vec_at(&set->col, k)];
+	}
+}
+
+static int leaf_set_row(ckpt_reader *cr, leaf_set *set, size_t row)
+{
+	size_t k;
+	for (k = 0; k < set->leaf.len; k++)
+		LOOM_TRY(row_cell(cr, &set->cur[k], &set->cells[k], row));
+	return 0;
+}
+
+static void leaf_set_dispose(leaf_set *set)
+{
+	loom_free(set->cur);
+	loom_free(set->cells);
+	loom_vec_dispose(&set->leaf);
+	loom_vec_dispose(&set->col);
+}
+
 /* Find the leaves of every role; build the projection. */
 static int resolve(ckpt_reader *cr)
 {
@@ -518,22 +648,23 @@ static int resolve(ckpt_reader *cr)
 	}
 	for (i = 0; i < s->num_leaves; i++) {
 		const pq_leaf *L = &s->leaves[i];
-		if (strncmp(L->path, "add.partitionValues_parsed.", 27) == 0 && L->depth == 3 &&
-		    L->max_rep == 0) {
+		leaf_set *set = NULL;
+		if (L->max_rep != 0)
+			continue;
+		if (strncmp(L->path, "add.partitionValues_parsed.", 27) == 0 && L->depth == 3)
+			set = &cr->pvp;
+		else if (strncmp(L->path, "add.stats_parsed.", 17) == 0 && L->depth >= 3)
+			set = &cr->sp;
+		if (set) {
 			long leaf = (long)i;
 			int col = (int)cr->nproj;
-			LOOM_TRY(loom_vec_push(&cr->pvp_leaf, &leaf));
-			LOOM_TRY(loom_vec_push(&cr->pvp_col, &col));
+			LOOM_TRY(loom_vec_push(&set->leaf, &leaf));
+			LOOM_TRY(loom_vec_push(&set->col, &col));
 			cr->proj[cr->nproj++] = i;
 		}
 	}
-	if (cr->pvp_leaf.len) {
-		cr->pvp_cur = loom_calloc(cr->pvp_leaf.len, sizeof(cursor));
-		cr->pvp_cells = loom_calloc(cr->pvp_leaf.len, sizeof(cell));
-		if (!cr->pvp_cur || !cr->pvp_cells)
-			return LOOM_ENOMEM;
-	}
-	return 0;
+	LOOM_TRY(leaf_set_alloc(&cr->pvp));
+	return leaf_set_alloc(&cr->sp);
 }
 
 int delta_checkpoint_parquet_read(loom_store *store, const char *key,
@@ -547,8 +678,8 @@ int delta_checkpoint_parquet_read(loom_store *store, const char *key,
 	memset(&cr, 0, sizeof(cr));
 	cr.key = key;
 	cr.version = version;
-	loom_vec_init(&cr.pvp_leaf, sizeof(long));
-	loom_vec_init(&cr.pvp_col, sizeof(int));
+	leaf_set_init(&cr.pvp);
+	leaf_set_init(&cr.sp);
 	delta_parse_scratch_init(&cr.sc);
 	rc = pq_reader_open(&cr.r, store, key);
 	if (rc < 0) {
@@ -569,10 +700,8 @@ int delta_checkpoint_parquet_read(loom_store *store, const char *key,
 			if (cr.col[k] >= 0)
 				cr.cur[k].col = &cr.batch.columns[cr.col[k]];
 		}
-		for (k = 0; k < cr.pvp_leaf.len; k++) {
-			memset(&cr.pvp_cur[k], 0, sizeof(cursor));
-			cr.pvp_cur[k].col = &cr.batch.columns[*(int *)loom_vec_at(&cr.pvp_col, k)];
-		}
+		leaf_set_start(&cr.pvp, &cr.batch);
+		leaf_set_start(&cr.sp, &cr.batch);
 		for (row = 0; rc == 0 && row < cr.batch.num_rows; row++) {
 			for (k = 0; rc == 0 && k < NROLES; k++) {
 				if (cr.col[k] >= 0)
@@ -580,8 +709,10 @@ int delta_checkpoint_parquet_read(loom_store *store, const char *key,
 				else
 					memset(&cr.cells[k], 0, sizeof(cell));
 			}
-			for (k = 0; rc == 0 && k < cr.pvp_leaf.len; k++)
-				rc = row_cell(&cr, &cr.pvp_cur[k], &cr.pvp_cells[k], base + row);
+			if (rc == 0)
+				rc = leaf_set_row(&cr, &cr.pvp, base + row);
+			if (rc == 0)
+				rc = leaf_set_row(&cr, &cr.sp, base + row);
 			if (rc == 0)
 				rc = emit_row(&cr, base + row, sink, ctx);
 			delta_parse_scratch_reset(&cr.sc);
@@ -592,10 +723,8 @@ done:
 	pq_batch_free(&cr.batch);
 	pq_reader_free(cr.r);
 	loom_free(cr.proj);
-	loom_free(cr.pvp_cur);
-	loom_free(cr.pvp_cells);
-	loom_vec_dispose(&cr.pvp_leaf);
-	loom_vec_dispose(&cr.pvp_col);
+	leaf_set_dispose(&cr.pvp);
+	leaf_set_dispose(&cr.sp);
 	delta_parse_scratch_dispose(&cr.sc);
 	return rc;
 }

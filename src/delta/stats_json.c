@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -469,5 +470,34 @@ done:
 	json_decref(mins);
 	json_decref(maxs);
 	json_decref(nulls);
+	return rc;
+}
+
+/* INT96: nanoseconds of the day (8 bytes LE), then the Julian day (4 bytes LE). */
+static int64_t int96_micros(const uint8_t *v)
+{
+	int64_t nanos = le_i64(v, 8), jd = le_i64(v + 8, 4);
+	return (jd - 2440588) * 86400000000LL + floor_div(nanos, 1000);
+}
+
+json_t *delta_stats_value(const pq_schema_node *nd, const uint8_t *v, size_t len)
+{
+	delta_stats_leaf l;
+	if (nd->type == PQ_INT96)
+		return len == 12 ? timestamp_json(int96_micros(v), PQ_UNIT_MICROS, 1) : NULL;
+	memset(&l, 0, sizeof(l));
+	l.node = nd;
+	return value_json(&l, v, len, 0, INT_MAX);
+}
+
+int delta_stats_dump(json_t *root, loom_buf *out)
+{
+	char *text = json_dumps(root, JSON_COMPACT);
+	int rc;
+	if (!text)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_DELTA, "out of memory writing stats");
+	unmark_numbers(text);
+	rc = loom_buf_puts(out, text);
+	free(text);
 	return rc;
 }

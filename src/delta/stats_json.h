@@ -17,6 +17,7 @@
 #ifndef LOOM_DELTA_STATS_JSON_H
 #define LOOM_DELTA_STATS_JSON_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,5 +54,15 @@ void delta_stats_leaf_from_schema(delta_stats_leaf *out, const pq_schema *s,
 int delta_stats_json(loom_buf *out, int64_t num_records,
                      const delta_stats_leaf *leaves, size_t n,
                      const delta_stats_opts *o);
+
+/* The stats JSON value of one PLAIN value of a leaf described by `nd`, as
+ * read back from a checkpoint's stats_parsed (already truncated by its
+ * writer, so strings are taken whole; INT96 is a timestamp). NULL when Delta
+ * keeps no min/max for the type. Numbers carry a marker: serialise the
+ * document with delta_stats_dump. */
+json_t *delta_stats_value(const pq_schema_node *nd, const uint8_t *v, size_t len);
+
+/* Serialise a stats document built with delta_stats_value into `out`. */
+int delta_stats_dump(json_t *root, loom_buf *out);
 
 #endif
