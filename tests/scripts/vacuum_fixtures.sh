@@ -20,8 +20,7 @@ visible_orphans() { # orphans the oracle sees that are not hidden per path compo
   jsq "$TEST_TMP/orph.json" 'd.files.filter(f => !f.path.split("/").some(c => /^[_.]/.test(c) && !/^_change_data|^_delta_index/.test(c))).length'
 }
 
-for dir in "$LOOM_FIXTURES_DIR"/delta/*/; do
-  name=$(basename "$dir")
+for name in $(fixture_tables); do
   t=$(copy_table "$name")
   if [ -n "${REFUSED[$name]:-}" ]; then
     before=$(tree_digest "$t")
