@@ -43,8 +43,14 @@ typedef struct loom_vacuum_opts {
 typedef struct loom_compact_opts {
 	unsigned int version;    /* LOOM_COMPACT_OPTS_VERSION */
 	int64_t target_size;     /* bytes; 0 = table/engine default; < 0 invalid */
+	int dry_run;             /* default 0: 1 = plan only, write nothing */
+	/* "col=value" partition filters, ANDed (borrowed for the call; NULL /
+	 * 0 = every partition). A null partition value is matched by
+	 * "col=__HIVE_DEFAULT_PARTITION__". */
+	const char *const *partition_filters;
+	size_t n_partition_filters;
 } loom_compact_opts;
-#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0 }
+#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0 }
 
 #define LOOM_ZORDER_OPTS_VERSION 1
 typedef struct loom_zorder_opts {
@@ -182,6 +188,31 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
                              const loom_vacuum_opts *opts,
                              const loom_table_location *loc,
                              const loom_cancel *cancel);
+
+/** OPTIMIZE (bin-packing compaction) of the table at `uri` with the native
+ *  engine. Per partition, files smaller than the target size (opts, else
+ *  loc->target_file_size, else delta.targetFileSize, else 100 MiB) and
+ *  files whose deletion vector deletes more than 5 % of their rows are
+ *  packed, in path order, into bins of at most the target; each bin of two
+ *  or more files (or one file with a DV) is rewritten as one new file
+ *  (DV-deleted rows dropped) and committed with dataChange=false in ONE
+ *  commit (operation OPTIMIZE). Nothing to do writes nothing.
+ *  `out` (zero-filled, released with loom_op_result_clear) gets kind
+ *  OPTIMIZE, num_files_added/removed and the metrics numFilesAdded,
+ *  numFilesRemoved, numAddedBytes, numRemovedBytes, partitionsOptimized,
+ *  totalConsideredFiles, totalFilesSkipped, numDeletionVectorsRemoved,
+ *  numBins, numBatches, targetSize, dryRun, version (-1: no commit) and
+ *  filesAdded.{min,max,avg,totalFiles,totalSize} (same for filesRemoved).
+ *  `loc` (may be NULL) supplies writer settings (compression,
+ *  compression_level, row_group_size), target_file_size and commit
+ *  metadata. On any failure (LOOM_ECONFLICT when a concurrent commit
+ *  removed a file being compacted, LOOM_EUNSUPPORTED for tables loom may
+ *  not rewrite, LOOM_ECANCELLED) the table is unchanged and the files this
+ *  run wrote are deleted. */
+LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri,
+                              const loom_compact_opts *opts,
+                              const loom_table_location *loc,
+                              const loom_cancel *cancel);
 
 /** The native engine (src/ops). On success *out is a static maintainer
  *  (never freed). Until src/ops provides the engine this returns

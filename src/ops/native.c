@@ -15,9 +15,8 @@ static int native_compact(loom_op_result *out, const loom_maintainer *self, cons
                           const loom_table_location *loc, const loom_compact_opts *opts,
                           const loom_cancel *cancel)
 {
-	(void)out; (void)self; (void)loc; (void)opts; (void)cancel;
-	return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_OPS,
-	                "compact %s: OPTIMIZE compaction is not in this build of loom yet", uri);
+	(void)self;
+	return loom_compact(out, uri, opts, loc, cancel);
 }
 
 static int native_z_order(loom_op_result *out, const loom_maintainer *self, const char *uri,

@@ -7,7 +7,7 @@
 # either without a new checkpoint, or through a complete one. Then a normal
 # run must finish (writing the checkpoint or reporting the existing one),
 # and (every few runs) the oracle reads the table through it.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 CMP="$TOOLS/ckpt_compare.cjs"
 RUNS="${LOOM_CRASH_RUNS:-30}"
 

@@ -10,7 +10,7 @@
 # Tables that already have a checkpoint at the latest version: loom leaves
 # it; then it is deleted from the copy and loom writes its own.
 # Refused tables are refused with the feature named and left unchanged.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 CMP="$TOOLS/ckpt_compare.cjs"
 export NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 

@@ -5,7 +5,7 @@
 # Expected deletions are spelled out by hand for each case; the oracle
 # snapshot and fingerprint must not change; everything else stays
 # byte-for-byte.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 CMP="$TOOLS/ckpt_compare.cjs"
 OLD='40 days ago'
 v() { printf %020d "$1"; }

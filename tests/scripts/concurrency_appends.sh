@@ -7,7 +7,7 @@
 # committed exactly once, every appended file live in the oracle's snapshot
 # (read through loom's newest checkpoint, which must equal the replay of
 # the commits alone), and rows = base rows + appends x rows per copy.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 CMP="$TOOLS/ckpt_compare.cjs"
 HELPER="${LOOM_BUILD_DIR:-$LOOM_SOURCE_DIR/build}/tests/append_commits"
 WRITERS="${LOOM_CONC_WRITERS:-4}"

@@ -2,7 +2,7 @@
 # The README's main job end to end: the example lake is generated, every
 # table reads clean in the oracle, `loom maintain` runs the nightly plan,
 # raw.orders' expired removed files are gone, and no table's rows change.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 : "${LOOM_BUILD_DIR:=$LOOM_SOURCE_DIR/build}"
 lake="$TEST_TMP/lake"
 expect "generate the lake" "$LOOM_BUILD_DIR/loom-example-lake" "$lake" > /dev/null

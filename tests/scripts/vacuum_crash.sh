@@ -3,7 +3,7 @@
 # reads the table with the same fingerprint and every live file present.
 # LOOM_CRASH_RUNS sets the number of runs (default 30 in CI; the issue's
 # 100-run acceptance is `LOOM_CRASH_RUNS=100 tests/scripts/vacuum_crash.sh`).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 runs="${LOOM_CRASH_RUNS:-30}"
 
 base=$(copy_table simple_table)

@@ -1,0 +1,41 @@
+/*
+ * loom/convert.h - CONVERT TO DELTA: adopt a directory of Parquet files,
+ * in place, as a Delta table.
+ */
+#ifndef LOOM_CONVERT_H
+#define LOOM_CONVERT_H
+
+#include "common.h"
+#include "ops.h"
+
+LOOM_BEGIN_DECL
+
+/** Make the directory at `uri` a Delta table at version 0 from the Parquet
+ *  files under it (names ending in .parquet; path components starting with
+ *  '_' or '.' are skipped). The files are not touched.
+ *
+ *  - Schema: from the Parquet schema (every file must have the same one):
+ *    integers -> byte/short/integer/long (unsigned ones widened), float,
+ *    double, boolean, string, binary, date, timestamp (UTC-adjusted or
+ *    INT96) / timestamp_ntz, decimal(p,s), struct, array, map.
+ *  - Partitions: `partition_columns` (n of them, may be 0) name the Hive
+ *    directories each file must sit under, in that order ("a=1/b=x/f.parquet");
+ *    values are unescaped; __HIVE_DEFAULT_PARTITION__ is null. Their type
+ *    is long when every value is an integer, date when every value is a
+ *    date, else string.
+ *  - Stats: numRecords, minValues/maxValues/nullCount from the footers.
+ *  - One commit: protocol (1,2; or 3,7 with timestampNtz), metaData, the
+ *    adds and commitInfo CONVERT. `loc` (may be NULL) supplies commit
+ *    metadata.
+ *  `out` (zero-filled; loom_op_result_clear) gets the metrics numFiles,
+ *  numRecords, numBytes and version (0).
+ *  LOOM_EEXISTS if the directory already holds a Delta log; LOOM_EINVAL for
+ *  a file outside the partition layout or schemas that differ;
+ *  LOOM_EUNSUPPORTED for Parquet types Delta cannot represent. */
+LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri,
+                              const char *const *partition_columns, size_t n,
+                              const loom_table_location *loc);
+
+LOOM_END_DECL
+
+#endif

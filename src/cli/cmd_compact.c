@@ -1,0 +1,167 @@
+/* cli/cmd_compact.c - `loom compact URI [--target-size 128MiB]
+ * [--partition 'k=v']... [--dry-run] [--json]`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+#include "loom/ops.h"
+
+#define MAX_FILTERS 32
+
+static void compact_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: loom compact URI [options]\n\n"
+	        "OPTIMIZE: rewrite small files (and files whose deletion vectors delete\n"
+	        "more than 5%% of their rows) of each partition into files of up to the\n"
+	        "target size, in one commit that changes no data.\n\n"
+	        "  --target-size SIZE   target file size (e.g. 128MiB, 1GB, 1048576); default:\n"
+	        "                       the table's delta.targetFileSize, else 100MiB\n"
+	        "  --partition K=V      only partitions where column K has value V (repeatable)\n"
+	        "  --dry-run            print the plan, write nothing\n"
+	        "  --json               machine-readable output\n");
+}
+
+/* "128MiB", "1GB", "1.5 GiB", "4096" -> bytes; -1 when malformed. */
+static int64_t parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	double mul = 1;
+	while (*end == ' ')
+		end++;
+	if (end == s || v <= 0)
+		return -1;
+	if (!*end || !strcasecmp(end, "b"))
+		mul = 1;
+	else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb"))
+		mul = 1e3;
+	else if (!strcasecmp(end, "kib"))
+		mul = 1024.0;
+	else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb"))
+		mul = 1e6;
+	else if (!strcasecmp(end, "mib"))
+		mul = 1024.0 * 1024;
+	else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb"))
+		mul = 1e9;
+	else if (!strcasecmp(end, "gib"))
+		mul = 1024.0 * 1024 * 1024;
+	else
+		return -1;
+	v *= mul;
+	if (v < 1 || v > 9.0e18)
+		return -1;
+	return (int64_t)v;
+}
+
+static void print_json(const char *uri, const loom_op_result *r)
+{
+	size_t i;
+	printf("{\"table\":");
+	cli_print_json_string(uri);
+	printf(",\"dry_run\":%s,\"num_files_added\":%lld,\"num_files_removed\":%lld,\"metrics\":{",
+	       r->dry_run ? "true" : "false", (long long)r->num_files_added, (long long)r->num_files_removed);
+	for (i = 0; i < r->n_metrics; i++) {
+		if (i)
+			putchar(',');
+		cli_print_json_string(r->metrics[i].name);
+		printf(":%lld", (long long)r->metrics[i].value);
+	}
+	printf("}}\n");
+}
+
+static void print_human(const char *uri, const loom_op_result *r)
+{
+	char added[32], removed[32], target[32];
+	long long version = (long long)loom_op_result_metric(r, "version", -1);
+	cli_format_bytes(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
+	cli_format_bytes(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
+	cli_format_bytes(loom_op_result_metric(r, "targetSize", 0), target, sizeof(target));
+	if (r->dry_run) {
+		printf("%s: would rewrite %lld files (%s) in %lld bins of up to %s across %lld partitions; "
+		       "%lld of %lld files left as they are\n",
+		       uri, (long long)loom_op_result_metric(r, "filesRemoved.totalFiles", 0), removed,
+		       (long long)loom_op_result_metric(r, "numBins", 0), target,
+		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0),
+		       (long long)loom_op_result_metric(r, "totalFilesSkipped", 0),
+		       (long long)loom_op_result_metric(r, "totalConsideredFiles", 0));
+	} else if (version < 0) {
+		printf("%s: nothing to compact (%lld files considered, target %s)\n", uri,
+		       (long long)loom_op_result_metric(r, "totalConsideredFiles", 0), target);
+	} else {
+		printf("%s: compacted %lld files (%s) into %lld files (%s) in %lld partitions; version %lld\n",
+		       uri, (long long)r->num_files_removed, removed, (long long)r->num_files_added, added,
+		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0), version);
+	}
+}
+
+int cmd_compact(int argc, char **argv)
+{
+	loom_compact_opts opts = LOOM_COMPACT_OPTS_INIT;
+	const char *filters[MAX_FILTERS];
+	size_t nf = 0;
+	loom_op_result result;
+	const char *uri = NULL;
+	int json = 0, i, rc, tty = isatty(2);
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			compact_usage(stdout);
+			return CLI_EXIT_OK;
+		} else if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
+			opts.target_size = parse_size(argv[++i]);
+			if (opts.target_size <= 0) {
+				fprintf(stderr, "loom compact: --target-size needs a size like 128MiB, got '%s'\n", argv[i]);
+				return CLI_EXIT_USAGE;
+			}
+		} else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {
+			if (nf == MAX_FILTERS || !strchr(argv[i + 1], '=')) {
+				fprintf(stderr, "loom compact: --partition needs K=V (at most %d), got '%s'\n", MAX_FILTERS,
+				        argv[i + 1]);
+				return CLI_EXIT_USAGE;
+			}
+			filters[nf++] = argv[++i];
+		} else if (strcmp(a, "--dry-run") == 0) {
+			opts.dry_run = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "loom compact: unknown option '%s'\n", a);
+			compact_usage(stderr);
+			return CLI_EXIT_USAGE;
+		} else if (!uri) {
+			uri = a;
+		} else {
+			fprintf(stderr, "loom compact: one table at a time (got '%s' and '%s')\n", uri, a);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (!uri) {
+		compact_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	opts.partition_filters = nf ? filters : NULL;
+	opts.n_partition_filters = nf;
+	if (tty)
+		fprintf(stderr, "loom compact: %s: planning and rewriting...\r", uri);
+	memset(&result, 0, sizeof(result));
+	rc = loom_compact(&result, uri, &opts, NULL, NULL);
+	if (tty)
+		fprintf(stderr, "\033[K");
+	if (rc < 0) {
+		cli_print_error("compact");
+		loom_op_result_clear(&result);
+		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+	}
+	if (json)
+		print_json(uri, &result);
+	else
+		print_human(uri, &result);
+	loom_op_result_clear(&result);
+	return CLI_EXIT_OK;
+}

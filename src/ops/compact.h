@@ -1,0 +1,63 @@
+/* ops/compact.h - OPTIMIZE compaction: plan bins of small files per
+ * partition, rewrite each bin into one file (ops/rewrite.h), commit
+ * removes + adds with dataChange=false in one REARRANGE commit. */
+#ifndef LOOM_OPS_COMPACT_H
+#define LOOM_OPS_COMPACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delta/snapshot.h"
+#include "loom/ops.h"
+#include "loom/store.h"
+#include "util/clock.h"
+
+#define COMPACT_DEFAULT_TARGET (100LL * 1024 * 1024)
+#define COMPACT_MAX_DELETED_RATIO 0.05
+
+typedef struct compact_params {
+	int64_t target_size;              /* 0: loc, table property, default */
+	int dry_run;
+	const char *const *partition_filters; /* "col=value", ANDed */
+	size_t n_partition_filters;
+	const loom_table_location *loc;   /* may be NULL */
+	const loom_cancel *cancel;        /* may be NULL */
+	size_t threads;                   /* 0: one per CPU */
+	const loom_clock *clock;          /* NULL: system */
+	/* Test hook: called after the new files are written, right before the
+	 * commit (a test commits a concurrent change there). */
+	void (*before_commit)(void *ctx);
+	void *hook_ctx;
+} compact_params;
+
+/* One bin: consecutive candidates of one partition. */
+typedef struct compact_bin {
+	const delta_file **files;         /* into the plan's array */
+	size_t num_files;
+	int64_t bytes;
+	size_t partition;                 /* index of its partition */
+} compact_bin;
+
+typedef struct compact_plan {
+	const delta_file **storage;       /* the bins' files, bin after bin */
+	compact_bin *bins;
+	size_t num_bins;
+	size_t considered;                /* live files in scope (filter) */
+	size_t partitions;                /* partitions in scope */
+	size_t partitions_optimized;      /* with at least one bin */
+	size_t files_in_bins;
+	int64_t bytes_in_bins;
+	size_t dvs_in_bins;               /* files with a DV being purged */
+	int64_t target;
+} compact_plan;
+
+/* Plan over `snap`. Filters are "col=value" (LOOM_EINVAL when malformed or
+ * the column is not a partition column). */
+int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t target,
+                       const char *const *filters, size_t n_filters);
+void compact_plan_dispose(compact_plan *plan);
+
+/* The whole operation on the table in `store`. */
+int compact_run(loom_op_result *out, loom_store *store, const compact_params *p);
+
+#endif

@@ -1,0 +1,76 @@
+/* ops/rewrite.h - the rewrite pipeline shared by compaction and Z-order:
+ * stream a group of live data files through the Parquet reader, row group
+ * by row group, align each batch to the current table schema, drop rows
+ * their deletion vectors delete, and write new data files with the Parquet
+ * writer, with Delta stats for each.
+ *
+ * Schema alignment: the output has the table's top-level data columns
+ * (partition columns excluded) in table order, matched in the input files
+ * by physical name (column mapping "name"/"id"; field id first for "id"),
+ * each taken with its Parquet subtree from the first input file that has
+ * it. A file without a column contributes nulls (the column must be
+ * nullable). Columns the table no longer has are dropped. A column whose
+ * Parquet subtree differs between files (type widening, nested fields
+ * added) is refused with LOOM_EUNSUPPORTED naming file and column.
+ *
+ * Memory: one input row group decoded at a time per worker, plus the
+ * writer's buffered row group; a group of files is never loaded whole. */
+#ifndef LOOM_OPS_REWRITE_H
+#define LOOM_OPS_REWRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delta/snapshot.h"
+#include "delta/stats_json.h"
+#include "loom/ops.h"
+#include "loom/store.h"
+#include "parquet/writer.h"
+
+typedef struct rewrite_ctx {
+	loom_store *store;
+	const char *root;             /* local root (DV 'p' paths), or NULL */
+	const delta_snapshot *snap;
+	pq_writer_opts wopts;
+	int64_t row_group_rows;       /* > 0: cut row groups near this many rows */
+	delta_stats_opts sopts;
+	uint64_t split_bytes;         /* start a new output file once one has
+	                                 this many bytes on the sink; 0 never */
+	const loom_cancel *cancel;
+} rewrite_ctx;
+
+typedef struct rewrite_output {
+	char *key;                    /* store key (decoded path) */
+	char *path_raw;               /* percent-encoded, for the log */
+	int64_t size;
+	int64_t num_records;
+	int64_t modification_time;
+	char *stats;                  /* stats JSON text */
+} rewrite_output;
+
+typedef struct rewrite_result {
+	rewrite_output *files;        /* owned */
+	size_t num_files;
+	int64_t rows_in, rows_deleted;/* rows read, rows dropped by DVs */
+	int64_t batches;              /* batches written */
+} rewrite_result;
+
+/* Configure writer and stats options from the table and the location's
+ * writer settings (compression, compression_level, row_group_size in rows,
+ * row_group_bytes). LOOM_EINVAL naming a bad setting. */
+int rewrite_ctx_init(rewrite_ctx *ctx, loom_store *store, const delta_snapshot *snap,
+                     const loom_table_location *loc);
+
+/* Rewrite files[0..n) (live files of one partition) into new files under
+ * the partition's Hive directory. Every file written is recorded in `res`
+ * even on failure, so the caller can delete them. */
+int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t n,
+                  rewrite_result *res);
+
+void rewrite_result_dispose(rewrite_result *res);
+
+/* The Hive directory ("a=1/b=x/", or "") of a file's partition values, in
+ * partition-column order, values escaped. Appended to `out`. */
+int rewrite_partition_dir(const delta_snapshot *snap, const delta_file *f, loom_buf *out);
+
+#endif
