@@ -7,6 +7,7 @@
  *   loom/parquet.h  reading Parquet files (schema, metadata, rows as JSON)
  *   loom/ops.h      maintenance options and results, the maintainer backend,
  *                   loom_vacuum
+ *   loom/checkpoint.h  writing checkpoints, expired log cleanup
  *   loom/config.h   the loom storage YAML
  *   loom/plan.h     declarations, steps, the runner and its report
  */
@@ -19,6 +20,7 @@
 #include "loom/table.h"
 #include "loom/parquet.h"
 #include "loom/ops.h"
+#include "loom/checkpoint.h"
 #include "loom/config.h"
 #include "loom/plan.h"
 

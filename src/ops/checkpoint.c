@@ -147,11 +147,18 @@ static int put_other_nulls(pq_batch *b, ck_action keep)
 
 static int row_protocol(pq_batch *b, const delta_protocol *p)
 {
+	static const char *const none[1] = { NULL };
 	pq_column *c = b->columns;
+	const char **rf = p->reader_features ? p->reader_features : (const char **)none;
+	const char **wf = p->writer_features ? p->writer_features : (const char **)none;
 	LOOM_TRY(put_i32(&c[CK_PROTO_MINR], 1, 1, p->min_reader_version));
 	LOOM_TRY(put_i32(&c[CK_PROTO_MINW], 1, 1, p->min_writer_version));
-	LOOM_TRY(put_list(&c[CK_PROTO_RF], 1, p->reader_features, p->num_reader_features));
-	LOOM_TRY(put_list(&c[CK_PROTO_WF], 1, p->writer_features, p->num_writer_features));
+	/* the lists are non-null exactly for reader version 3 / writer version 7
+	 * (PROTOCOL.md), whatever the loaded state holds */
+	LOOM_TRY(put_list(&c[CK_PROTO_RF], 1,
+	                  p->min_reader_version >= 3 ? rf : NULL, p->num_reader_features));
+	LOOM_TRY(put_list(&c[CK_PROTO_WF], 1,
+	                  p->min_writer_version >= 7 ? wf : NULL, p->num_writer_features));
 	return put_other_nulls(b, CK_ACT_PROTOCOL);
 }
 

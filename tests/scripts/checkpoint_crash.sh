@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kill -9 `loom checkpoint` at random moments (LOOM_CRASH_RUNS, default 30),
 # alternating a real fixture table (the oracle's fingerprint of the rows is
-# compared) and a log-only table with a large state (2701 live files, 300
+# compared) and a log-only table with a large state (7201 live files, 800
 # tombstones, a txn, tags, partitions; the oracle's whole state is compared). After every
 # crash the oracle must read the table with no warning and the same state:
 # either without a new checkpoint, or through a complete one. Then a normal
@@ -12,7 +12,7 @@ CMP="$TOOLS/ckpt_compare.cjs"
 RUNS="${LOOM_CRASH_RUNS:-30}"
 
 big="$TEST_TMP/big-template"
-node "$TOOLS/make_big_log.cjs" "$big" 3000 300
+node "$TOOLS/make_big_log.cjs" "$big" 8000 800
 real=$(copy_table delta-0.8.0-partitioned)
 for tmpl in "$big" "$real"; do
   oracle snapshot "$tmpl" --ignore-checkpoints > "$tmpl.ref.json"

@@ -235,14 +235,14 @@ TEST(v2_file)
 	CHECK_OK(checkpoint_write_parquet(w, snap, 0, 1, &actions, NULL, NULL, &size));
 	CHECK_OK(w->commit(w));
 	CHECK_INT(actions, 3 + (int64_t)snap->num_files + (int64_t)snap->num_tombstones);
-	CHECK_INT(test_sh("NODE_PATH='%s/oracle-deps/node_modules' node -e '"
+	CHECK_INT(test_sh("NODE_PATH='%s/build/oracle-deps/node_modules' node -e '"
 	                  "const api=require(\"@duckdb/node-api\");(async()=>{"
 	                  "const c=await (await api.DuckDBInstance.create(\":memory:\")).connect();"
 	                  "const r=(await c.runAndReadAll(\"SELECT count(*) n, count(checkpointMetadata) m,"
 	                  " max(checkpointMetadata.version) v FROM read_parquet(\\x27%s/%s\\x27)\")).getRowObjectsJson()[0];"
 	                  "process.exit(Number(r.n)===%lld && Number(r.m)===1 && Number(r.v)===4 ? 0 : 1)})()"
 	                  ".catch(e=>{console.error(e);process.exit(1)})'",
-	                  LOOM_BINARY_DIR, dir, key, (long long)actions),
+	                  LOOM_SOURCE_DIR, dir, key, (long long)actions),
 	          0);
 	delta_snapshot_free(snap);
 	loom_store_free(s);
