@@ -1,5 +1,14 @@
 /*
- * loom.h - the umbrella header of libloom.
+ * loom.h - the umbrella header of libloom: Delta Lake table maintenance.
+ *
+ *   loom/errors.h   error codes and the per-thread error record
+ *   loom/store.h    the object-store interface (local filesystem built in)
+ *   loom/table.h    opening tables, snapshots, protocol gating, properties
+ *   loom/parquet.h  reading Parquet files (schema, metadata, rows as JSON)
+ *   loom/ops.h      maintenance options and results, the maintainer backend,
+ *                   loom_vacuum
+ *   loom/config.h   the loom storage YAML
+ *   loom/plan.h     declarations, steps, the runner and its report
  */
 #ifndef LOOM_H
 #define LOOM_H
@@ -8,5 +17,9 @@
 #include "loom/errors.h"
 #include "loom/store.h"
 #include "loom/table.h"
+#include "loom/parquet.h"
+#include "loom/ops.h"
+#include "loom/config.h"
+#include "loom/plan.h"
 
 #endif

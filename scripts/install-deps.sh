@@ -16,6 +16,10 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# python3 (test comparison scripts) may come from outside Debian too.
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=(python3)
+fi
 # Node and npm may come from outside Debian (already on the machine).
 if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
   filtered=()

@@ -15,7 +15,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # the crash loop runs 100 times in the regular pass; fewer suffice here
-  export LOOM_CRASH_RUNS="${LOOM_CRASH_RUNS:-25}"
+  export LOOM_CRASH_RUNS="${LOOM_CRASH_RUNS:-10}"
 fi
 
 bash scripts/install-deps.sh

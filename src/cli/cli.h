@@ -22,6 +22,8 @@ int cmd_inspect(int argc, char **argv);
 int cmd_vacuum(int argc, char **argv);
 int cmd_parquet(int argc, char **argv);
 int cmd_maintain(int argc, char **argv);
+int cmd_checkpoint(int argc, char **argv);
+int cmd_cleanup_logs(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 

@@ -9,6 +9,8 @@ static const cli_command commands[] = {
 	{ "inspect", "show the state of a Delta table", cmd_inspect },
 	{ "vacuum", "delete files no retained version needs (dry run by default)", cmd_vacuum },
 	{ "parquet", "inspect a Parquet file (schema, meta, cat)", cmd_parquet },
+	{ "checkpoint", "write a checkpoint of a Delta table", cmd_checkpoint },
+	{ "cleanup-logs", "delete expired _delta_log files (dry run by default)", cmd_cleanup_logs },
 	{ "compact", "OPTIMIZE: rewrite small files into larger ones", cmd_compact },
 	{ "convert", "make a Delta table of a directory of Parquet files", cmd_convert },
 	{ "maintain", "run the maintenance plan of a storage YAML", cmd_maintain },

@@ -153,6 +153,14 @@ int delta_action_parse_line(const char *line, size_t len, const char *where,
                             delta_parse_scratch *scratch, json_t **root,
                             delta_action *out);
 
+/* Fast path for a line holding exactly one add or remove action: 1 and
+ * *out filled (strings point into scratch memory, valid until the scratch
+ * is reset; out->json is NULL), 0 when the line is anything else or
+ * unusual (then parse it with delta_action_parse_line), or a negative
+ * code. */
+int delta_action_parse_fast(const char *line, size_t len, const char *where,
+                            delta_parse_scratch *scratch, delta_action *out);
+
 /* Parse an action object whose type is already known (`name` = "add",
  * "remove", ...) from JSON value `obj`. Same error rules. */
 int delta_action_parse_object(const char *name, json_t *obj, const char *where,

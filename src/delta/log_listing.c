@@ -126,32 +126,40 @@ static int add_multipart(delta_log_listing *l, size_t begin, size_t end)
 	return 0;
 }
 
-static void read_hint(loom_store *store, delta_log_listing *l)
+int64_t delta_log_read_hint(loom_store *store)
 {
 	loom_buf b = LOOM_BUF_INIT;
 	json_t *root, *v;
 	json_error_t jerr;
+	int64_t hint = -1;
 
-	l->last_checkpoint_hint = -1;
 	if (loom_store_read_all(store, DELTA_LOG_DIR "_last_checkpoint", &b) < 0) {
 		loom_error_clear();
 		loom_buf_dispose(&b);
-		return;
+		return -1;
 	}
 	root = json_loadb(b.ptr ? b.ptr : "", b.size, 0, &jerr);
 	loom_buf_dispose(&b);
 	if (!root)
-		return;
+		return -1;
 	v = json_object_get(root, "version");
 	if (json_is_integer(v) && json_integer_value(v) >= 0)
-		l->last_checkpoint_hint = json_integer_value(v);
+		hint = json_integer_value(v);
 	json_decref(root);
+	return hint;
 }
 
 int delta_log_list(loom_store *store, delta_log_listing *out)
 {
+	return delta_log_list_from(store, 0, out);
+}
+
+int delta_log_list_from(loom_store *store, int64_t from_version,
+                        delta_log_listing *out)
+{
 	list_ctx c = { out, 0 };
 	size_t i, n, vstart;
+	char start_after[64];
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -160,7 +168,15 @@ int delta_log_list(loom_store *store, delta_log_listing *out)
 	out->latest_commit = out->earliest_commit = -1;
 	out->last_checkpoint_hint = -1;
 
-	rc = store->list(store, DELTA_LOG_DIR, NULL, 0, on_entry, &c);
+	if (from_version > 0) {
+		/* every name of version v-1 starts with "<v-1 padded>." and '.' sorts
+		 * before '~', so this skips exactly the versions below v */
+		char vv[21];
+		delta_log_format_version(from_version - 1, vv);
+		snprintf(start_after, sizeof(start_after), DELTA_LOG_DIR "%s.~", vv);
+	}
+	rc = store->list(store, DELTA_LOG_DIR, from_version > 0 ? start_after : NULL, 0,
+	                 on_entry, &c);
 	if (c.rc < 0)
 		rc = c.rc;
 	if (rc < 0) {
@@ -215,7 +231,7 @@ int delta_log_list(loom_store *store, delta_log_listing *out)
 		return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_DELTA,
 		                "not a Delta table: no commit or checkpoint in " DELTA_LOG_DIR);
 	}
-	read_hint(store, out);
+	out->last_checkpoint_hint = delta_log_read_hint(store);
 	return 0;
 }
 

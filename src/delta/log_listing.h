@@ -54,6 +54,17 @@ typedef struct delta_log_listing {
 /* List `_delta_log/` of the table in `store`. A table without any commit
  * or checkpoint is LOOM_ENOTFOUND ("not a Delta table"). */
 int delta_log_list(loom_store *store, delta_log_listing *out);
+
+/* List only the files of versions >= `from_version` (0 = everything), using
+ * the store's sorted start-after listing: with the _last_checkpoint hint
+ * this skips the older log. earliest_commit then describes the partial
+ * listing. */
+int delta_log_list_from(loom_store *store, int64_t from_version,
+                        delta_log_listing *out);
+
+/* The version in _delta_log/_last_checkpoint, or -1 when it is missing or
+ * unreadable (never an error: the hint is optional). */
+int64_t delta_log_read_hint(loom_store *store);
 void delta_log_listing_dispose(delta_log_listing *l);
 
 /* The commit file of `version`, or NULL. */

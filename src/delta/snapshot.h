@@ -79,6 +79,12 @@ void delta_snapshot_free(delta_snapshot *s);
  * search; O(log n). */
 const delta_file *delta_snapshot_find_file(const delta_snapshot *s, const char *path);
 
+/* Whether a tombstone has expired at `now_ms` under `retention_ms`
+ * (delta.deletedFileRetentionDuration): deletionTimestamp + retention <
+ * now. A missing deletionTimestamp counts as 0, i.e. expired (what Spark
+ * and delta-kernel do). Live files (adds) never expire. */
+int delta_tombstone_expired(const delta_file *f, int64_t now_ms, int64_t retention_ms);
+
 /* Table property value or NULL. */
 const char *delta_snapshot_property(const delta_snapshot *s, const char *key);
 

@@ -2,6 +2,7 @@
  * them newest first, and assemble the snapshot. */
 #include "delta/snapshot.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +239,12 @@ static int replay_json_file(replay *r, const char *key, int reverse)
 			continue;
 		nonblank++;
 		snprintf(where, sizeof(where), "%s line %zu", key, li + 1);
-		rc = delta_action_parse_line(b.ptr + sp->off, sp->len, where, &r->sc, &root, &act);
+		rc = delta_action_parse_fast(b.ptr + sp->off, sp->len, where, &r->sc, &act);
+		if (rc == 0)
+			rc = delta_action_parse_line(b.ptr + sp->off, sp->len, where, &r->sc, &root,
+			                             &act);
+		else if (rc == 1)
+			rc = 0;
 		if (rc == 0)
 			rc = replay_action(r, &act);
 		json_decref(root);
@@ -464,8 +470,9 @@ static int attempt(delta_snapshot *s, const delta_log_listing *l,
 	return rc;
 }
 
-int delta_snapshot_load(delta_snapshot **out, loom_store *store, int64_t version,
-                        const delta_load_opts *opts_in)
+/* Load from a listing of versions >= from (0: the whole log). */
+static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
+                       const delta_load_opts *opts_in, int64_t from)
 {
 	delta_load_opts opts;
 	delta_log_listing l;
@@ -485,7 +492,7 @@ int delta_snapshot_load(delta_snapshot **out, loom_store *store, int64_t version
 	if (version < -1)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "invalid version %lld",
 		                (long long)version);
-	LOOM_TRY(delta_log_list(store, &l));
+	LOOM_TRY(delta_log_list_from(store, from, &l));
 	latest = l.latest_commit;
 	if (l.checkpoints.len) {
 		const delta_checkpoint_ref *c0 = loom_vec_at(&l.checkpoints, 0);
@@ -592,6 +599,29 @@ out:
 	return 0;
 }
 
+int delta_snapshot_load(delta_snapshot **out, loom_store *store, int64_t version,
+                        const delta_load_opts *opts)
+{
+	/* The latest version with a _last_checkpoint hint: list only from the
+	 * hinted checkpoint on. If that does not give a snapshot built from a
+	 * checkpoint (stale or wrong hint, unreadable checkpoint), list the
+	 * whole log: the listing decides, the hint only saves work. */
+	if (version == -1 && !(opts && opts->ignore_checkpoints)) {
+		int64_t hint = delta_log_read_hint(store);
+		if (hint > 0) {
+			delta_snapshot *s = NULL;
+			if (load_listed(&s, store, -1, opts, hint) == 0 && s->checkpoint_version >= hint &&
+			    s->num_warnings == 0) {
+				*out = s;
+				return 0;
+			}
+			delta_snapshot_free(s);
+			loom_error_clear();
+		}
+	}
+	return load_listed(out, store, version, opts, 0);
+}
+
 void delta_snapshot_free(delta_snapshot *s)
 {
 	if (!s)
@@ -631,4 +661,14 @@ int delta_snapshot_column_mapping(const delta_snapshot *s)
 	if (strcmp(m, "name") == 0)
 		return 2;
 	return 0;
+}
+
+int delta_tombstone_expired(const delta_file *f, int64_t now_ms, int64_t retention_ms)
+{
+	int64_t ts = f->deletion_timestamp < 0 ? 0 : f->deletion_timestamp;
+	if (f->is_add)
+		return 0;
+	if (retention_ms > INT64_MAX - ts)
+		return 0;
+	return ts + retention_ms < now_ms;
 }

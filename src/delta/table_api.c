@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "delta/checkpoint.h"
 #include "delta/dv.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
@@ -355,4 +356,9 @@ LOOM_EXTERN(int) loom_snapshot_props(const loom_snapshot *s, loom_table_props *o
 LOOM_EXTERN(int) loom_interval_parse_ms(const char *s, int64_t *out_ms)
 {
 	return delta_interval_parse_ms(s, out_ms);
+}
+
+LOOM_EXTERN(int) loom_parquet_checkpoints_available(void)
+{
+	return delta_checkpoint_parquet_available();
 }

@@ -1,24 +1,18 @@
 /* delta/z85.c - Z85 encoding (ZeroMQ RFC 32), used by deletion vectors. */
 #include "delta/dv.h"
 
+#include <string.h>
+
 #include "util/error.h"
 
 static const char z85_chars[] =
 	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
+/* No lazily built table: decoding may run on several threads at once. */
 static int z85_value(unsigned char c)
 {
-	static signed char table[256];
-	static int ready;
-	if (!ready) {
-		int i;
-		for (i = 0; i < 256; i++)
-			table[i] = -1;
-		for (i = 0; i < 85; i++)
-			table[(unsigned char)z85_chars[i]] = (signed char)i;
-		ready = 1;
-	}
-	return table[c];
+	const char *p = c ? memchr(z85_chars, c, 85) : NULL;
+	return p ? (int)(p - z85_chars) : -1;
 }
 
 int delta_z85_decode(const char *s, size_t len, loom_buf *out)

@@ -53,12 +53,16 @@ int pq_decode_levels(int encoding, int len_prefixed, const uint8_t *p, size_t le
 /* ---- values ---- */
 /* A decoded dictionary: a pq_column holding its values. */
 int pq_decode_plain(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx);
+/* Dictionary gathers and DELTA_BYTE_ARRAY prefixes expand small input to
+ * large output: `max_bytes` bounds the column's value bytes (fixed-width
+ * values or byte-array data) after the call; beyond it LOOM_ENOMEM. */
 int pq_decode_dict_indices(pq_column *c, const pq_column *dict, const uint8_t *p,
-                           size_t len, size_t n, const char *ctx);
+                           size_t len, size_t n, size_t max_bytes, const char *ctx);
 int pq_decode_bool_rle(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx);
 int pq_decode_delta_binary(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx);
 int pq_decode_delta_length(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx);
-int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx);
+int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_t n,
+                               size_t max_bytes, const char *ctx);
 int pq_decode_byte_stream_split(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx);
 
 /* DELTA_BINARY_PACKED into 64-bit integers: decodes exactly n values (the

@@ -94,12 +94,27 @@ int pq_delta_decode_i64(const uint8_t *p, size_t len, int64_t *out, size_t n,
 				if ((need_vals * (uint64_t)w + 7) / 8 > avail)
 					return dfail(ctx, "miniblock beyond the end of the data");
 			}
-			for (j = 0; j < per_mini && i < total; j++, i++) {
-				uint64_t d = w ? get_bits(s, avail, j * (size_t)w, w) : 0;
-				prev += min_delta + d;
-				if (i < n)
-					out[i] = (int64_t)prev;
-			}
+			if (w <= 32 && bytes <= avail && i + per_mini <= n) {
+				/* the common case: a whole miniblock of narrow deltas */
+				uint32_t d32[256];
+				size_t done = 0;
+				while (done < per_mini) {
+					size_t k = per_mini - done < 256 ? per_mini - done : 256;
+					pq_unpack_bits(s + done * (size_t)w / 8, w, d32, k);
+					for (j = 0; j < k; j++) {
+						prev += min_delta + d32[j];
+						out[i + done + j] = (int64_t)prev;
+					}
+					done += k;
+				}
+				i += per_mini;
+			} else
+				for (j = 0; j < per_mini && i < total; j++, i++) {
+					uint64_t d = w ? get_bits(s, avail, j * (size_t)w, w) : 0;
+					prev += min_delta + d;
+					if (i < n)
+						out[i] = (int64_t)prev;
+				}
 			s += bytes <= avail ? bytes : avail;
 		}
 	}
@@ -156,9 +171,10 @@ static int delta_lengths(const uint8_t *p, size_t len, size_t n, int64_t **lens,
 	}
 	for (i = 0; i < n; i++) {
 		if (l[i] < 0 || (uint64_t)l[i] > len) {
+			long long bad = (long long)l[i];
 			loom_free(l);
 			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: byte-array length %lld out of range",
-			                ctx, (long long)l[i]);
+			                ctx, bad);
 		}
 		total += (size_t)l[i];
 	}
@@ -201,7 +217,8 @@ int pq_decode_delta_length(pq_column *c, const uint8_t *p, size_t len, size_t n,
 	return 0;
 }
 
-int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_t n, const char *ctx)
+int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_t n, size_t max_bytes,
+                               const char *ctx)
 {
 	int64_t *pre = NULL, *suf = NULL;
 	const uint8_t *sd;
@@ -248,6 +265,12 @@ int pq_decode_delta_byte_array(pq_column *c, const uint8_t *p, size_t len, size_
 			dst = c->values + (c->num_values + i) * w;
 			prev = dst - w;
 		} else {
+			if (vl > max_bytes || c->data_size > max_bytes - vl) {
+				rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET,
+				              "%s: column chunk decodes to more than %zu bytes (the reader's limit)",
+				              ctx, max_bytes);
+				goto out;
+			}
 			rc = pq_col_reserve_data(c, c->data_size + vl);
 			if (rc < 0)
 				goto out;

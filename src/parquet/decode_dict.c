@@ -8,8 +8,14 @@
 
 #define CHUNK 1024
 
+static int too_big(const char *ctx, size_t limit)
+{
+	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET,
+	                "%s: column chunk decodes to more than %zu bytes (the reader's limit)", ctx, limit);
+}
+
 int pq_decode_dict_indices(pq_column *c, const pq_column *dict, const uint8_t *p, size_t len,
-                           size_t n, const char *ctx)
+                           size_t n, size_t max_bytes, const char *ctx)
 {
 	uint32_t idx[CHUNK];
 	pq_rle r;
@@ -26,6 +32,8 @@ int pq_decode_dict_indices(pq_column *c, const pq_column *dict, const uint8_t *p
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
 		                "%s: dictionary index bit width %d above 32", ctx, p[0]);
 	pq_rle_init(&r, p + 1, len - 1, p[0], ctx);
+	if (w && (c->num_values + n > max_bytes / w))
+		return too_big(ctx, max_bytes);
 	LOOM_TRY(pq_col_reserve_values(c, c->num_values + n));
 	if (c->type == PQ_BYTE_ARRAY && c->num_values == 0)
 		c->offsets[0] = 0;
@@ -42,6 +50,8 @@ int pq_decode_dict_indices(pq_column *c, const pq_column *dict, const uint8_t *p
 			uint32_t *off;
 			for (i = 0; i < k; i++)
 				bytes += dict->offsets[idx[i] + 1] - dict->offsets[idx[i]];
+			if (bytes > max_bytes || c->data_size > max_bytes - bytes)
+				return too_big(ctx, max_bytes);
 			LOOM_TRY(pq_col_reserve_data(c, c->data_size + bytes));
 			off = c->offsets + c->num_values + 1;
 			for (i = 0; i < k; i++) {

@@ -156,9 +156,23 @@ static uint32_t bp_next(pq_rle *r)
 				for (j = 0; j < k; j++)                                    \
 					out[i + j] = v;                                        \
 			} else {                                                       \
-				size_t j;                                                  \
-				for (j = 0; j < k; j++)                                    \
-					out[i + j] = (T)bp_next(r);                            \
+				size_t j = 0;                                              \
+				while (j < k && r->bp_pos < 8)                             \
+					out[i + j++] = (T)bp_next(r);                          \
+				/* whole groups straight from the input */                \
+				while (k - j >= 8 &&                                       \
+				       (size_t)(r->end - r->bp) >= (size_t)r->bit_width) { \
+					uint32_t g_[8];                                        \
+					int q_;                                                \
+					unpack8(r->bp, (size_t)(r->end - r->bp),               \
+					        r->bit_width, g_);                             \
+					r->bp += r->bit_width;                                 \
+					for (q_ = 0; q_ < 8; q_++)                             \
+						out[i + j + (size_t)q_] = (T)g_[q_];               \
+					j += 8;                                                \
+				}                                                          \
+				while (j < k)                                              \
+					out[i + j++] = (T)bp_next(r);                          \
 			}                                                              \
 			r->run_left -= (uint32_t)k;                                    \
 			i += k;                                                        \
@@ -212,9 +226,15 @@ int pq_decode_levels(int encoding, int len_prefixed, const uint8_t *p, size_t le
 	} else
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 		                "%s: level encoding %d is not RLE or BIT_PACKED", ctx, encoding);
-	for (i = 0; i < n; i++)
-		if (out[i] < 0 || out[i] > max_level)
+	{
+		/* widths stay below 16 bits, so levels are never negative: only
+		 * the maximum needs checking (a loop the compiler vectorises) */
+		int16_t hi = 0;
+		for (i = 0; i < n; i++)
+			hi = out[i] > hi ? out[i] : hi;
+		if (hi > max_level)
 			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
-			                "%s: level %d above the maximum %d", ctx, out[i], max_level);
+			                "%s: level %d above the maximum %d", ctx, hi, max_level);
+	}
 	return 0;
 }

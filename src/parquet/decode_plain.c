@@ -11,7 +11,9 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t n;
 	void *p;
-	if (need <= *cap)
+	if (need == 0)
+		need = 1;   /* never leave an array NULL: pointer arithmetic on it follows */
+	if (need <= *cap && *arr)
 		return 0;
 	n = *cap ? *cap : 256;
 	while (n < need)
@@ -61,11 +63,12 @@ int pq_decode_plain(pq_column *c, const uint8_t *p, size_t len, size_t n, const 
 {
 	size_t w = pq_value_width(c->type, c->type_length), i;
 
+	/* values come from the page: check they fit before reserving */
+	if (c->type == PQ_BOOLEAN ? (n + 7) / 8 > len : c->type == PQ_BYTE_ARRAY ? n > len / 4 : w && n > len / w)
+		return short_data(ctx, "PLAIN", c->type == PQ_BOOLEAN ? (n + 7) / 8 : n * (w ? w : 4), len);
 	LOOM_TRY(pq_col_reserve_values(c, c->num_values + n));
 	if (c->type == PQ_BOOLEAN) {
 		uint8_t *out = c->values + c->num_values;
-		if ((n + 7) / 8 > len)
-			return short_data(ctx, "PLAIN boolean", (n + 7) / 8, len);
 		for (i = 0; i < n; i++)
 			out[i] = (p[i >> 3] >> (i & 7)) & 1;
 	} else if (c->type == PQ_BYTE_ARRAY) {
@@ -104,6 +107,8 @@ int pq_decode_bool_rle(pq_column *c, const uint8_t *p, size_t len, size_t n, con
 {
 	uint32_t l32;
 	pq_rle r;
+	if (c->type != PQ_BOOLEAN)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: RLE values on a non-boolean column", ctx);
 	if (len < 4)
 		return short_data(ctx, "RLE boolean", 4, len);
 	memcpy(&l32, p, 4);

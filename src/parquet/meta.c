@@ -81,8 +81,10 @@ static int rd_bytes(pq_tr *t, int type, loom_arena *a, pq_bytes *out, const char
 
 static int rd_str(pq_tr *t, int type, loom_arena *a, const char **out, size_t *len, const char *name)
 {
-	pq_bytes b;
+	pq_bytes b = { NULL, 0 };
 	LOOM_TRY(rd_bytes(t, type, a, &b, name));
+	if (!b.ptr)
+		return 0;   /* skipped: a field of another wire type */
 	*out = (const char *)b.ptr;
 	if (len)
 		*len = b.len;
@@ -95,6 +97,7 @@ static int rd_list(pq_tr *t, int type, loom_arena *a, size_t size, int *et,
                    uint32_t *count, void **arr, const char *name)
 {
 	(void)name;
+	*arr = NULL;
 	if (type != PQ_TT_LIST && type != PQ_TT_SET) {
 		LOOM_TRY(pq_tr_skip(t, type, 0));
 		*count = 0;

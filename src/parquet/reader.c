@@ -22,6 +22,7 @@ struct pq_reader {
 	uint8_t *page;        /* decompressed page */
 	size_t page_cap;
 	pq_column dict;       /* the current chunk's dictionary */
+	size_t max_levels, max_bytes;
 	char ctx[600];
 };
 
@@ -130,6 +131,8 @@ int pq_reader_open(pq_reader **out, loom_store *store, const char *key)
 	if (!r)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", key);
 	r->store = store;
+	r->max_levels = PQ_DEFAULT_MAX_CHUNK_LEVELS;
+	r->max_bytes = PQ_DEFAULT_MAX_CHUNK_BYTES;
 	r->key = loom_strdup(key);
 	if (!r->key) {
 		loom_free(r);
@@ -177,6 +180,19 @@ const pq_file_meta *pq_reader_meta(const pq_reader *r)
 const pq_schema *pq_reader_schema(const pq_reader *r)
 {
 	return r->schema;
+}
+
+void pq_reader_set_limits(pq_reader *r, size_t max_chunk_levels, size_t max_chunk_bytes)
+{
+	if (max_chunk_levels)
+		r->max_levels = max_chunk_levels;
+	if (max_chunk_bytes)
+		r->max_bytes = max_chunk_bytes;
+}
+
+const char *pq_reader_key(const pq_reader *r)
+{
+	return r->key;
 }
 
 uint64_t pq_reader_file_size(const pq_reader *r)
@@ -235,7 +251,7 @@ static int decode_values(pq_reader *r, pq_column *c, int enc, const uint8_t *p, 
 		return pq_decode_plain(c, p, len, n, r->ctx);
 	case PQ_ENC_PLAIN_DICTIONARY:
 	case PQ_ENC_RLE_DICTIONARY:
-		return pq_decode_dict_indices(c, have_dict ? &r->dict : NULL, p, len, n, r->ctx);
+		return pq_decode_dict_indices(c, have_dict ? &r->dict : NULL, p, len, n, r->max_bytes, r->ctx);
 	case PQ_ENC_RLE:
 		if (c->type != PQ_BOOLEAN)
 			break;
@@ -245,7 +261,7 @@ static int decode_values(pq_reader *r, pq_column *c, int enc, const uint8_t *p, 
 	case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
 		return pq_decode_delta_length(c, p, len, n, r->ctx);
 	case PQ_ENC_DELTA_BYTE_ARRAY:
-		return pq_decode_delta_byte_array(c, p, len, n, r->ctx);
+		return pq_decode_delta_byte_array(c, p, len, n, r->max_bytes, r->ctx);
 	case PQ_ENC_BYTE_STREAM_SPLIT:
 		return pq_decode_byte_stream_split(c, p, len, n, r->ctx);
 	default:
@@ -259,14 +275,15 @@ static size_t count_defined(const pq_column *c, size_t from, size_t n)
 {
 	size_t i, k = 0;
 	const int16_t *d = c->def_levels + from;
+	const int16_t mx = c->max_def;   /* a local: d may alias the struct */
 	for (i = 0; i < n; i++)
-		k += d[i] == c->max_def;
+		k += d[i] == mx;
 	return k;
 }
 
 /* One data page (v1 or v2). */
 static int data_page(pq_reader *r, pq_column *c, const pq_page_header *h, int codec, const uint8_t *body,
-                     uint64_t off, int have_dict)
+                     uint64_t off, int have_dict, size_t want)
 {
 	size_t n, nv, csize = (size_t)h->compressed_page_size, usize = (size_t)h->uncompressed_page_size;
 	const uint8_t *p;
@@ -276,9 +293,9 @@ static int data_page(pq_reader *r, pq_column *c, const pq_page_header *h, int co
 	if (h->num_values < 0)
 		return corrupt(r, NULL, off, "page with a negative value count");
 	n = (size_t)h->num_values;
-	if (n > (size_t)1 << 31)
-		return corrupt(r, NULL, off, "page with more than 2^31 values");
-	LOOM_TRY(pq_col_reserve_levels(c, c->num_levels + n));
+	if (n > want - c->num_levels)
+		return corrupt(r, NULL, off, "page holds more values than its column chunk");
+	LOOM_TRY(pq_col_reserve_levels(c, c->num_levels + n + 1));
 	if (!v2) {
 		LOOM_TRY(page_bytes(r, codec, body, csize, usize, &p, off));
 		rem = codec == PQ_CODEC_UNCOMPRESSED ? csize : usize;
@@ -369,6 +386,15 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 	if (m->num_values < 0)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: negative num_values", r->ctx);
 	want = (size_t)m->num_values;
+	if (want > r->max_levels)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET,
+		                "%s: column chunk of %zu values is above the reader's limit of %zu", r->ctx, want,
+		                r->max_levels);
+	/* without repetition there is one level slot per row */
+	if (c->max_rep == 0 && want != (size_t)rg->num_rows)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: column chunk at byte offset %lld has %zu values for %lld rows", r->ctx,
+		                (long long)start, want, (long long)rg->num_rows);
 	LOOM_TRY(ensure(&r->chunk, &r->chunk_cap, (size_t)len + 1));
 	LOOM_TRY(read_exact(r, (uint64_t)start, (size_t)len, r->chunk));
 	r->dict.num_values = 0;
@@ -393,12 +419,12 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 		case PQ_PAGE_DATA:
 			if (!h.has_data_page)
 				return corrupt(r, NULL, off, "data page without a data page header");
-			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict));
+			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict, want));
 			break;
 		case PQ_PAGE_DATA_V2:
 			if (!h.has_data_page_v2)
 				return corrupt(r, NULL, off, "data page v2 without its header");
-			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict));
+			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict, want));
 			break;
 		default:
 			break;   /* index pages and unknown page types carry no values */
@@ -408,6 +434,12 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
 		                "%s: row group %zu column %s: column chunk at byte offset %lld holds %zu values, its "
 		                "metadata says %zu", r->key, g, leaf->path, (long long)start, c->num_levels, want);
+	/* byte-array columns always have offsets[0] == 0, even with no values */
+	if (c->type == PQ_BYTE_ARRAY) {
+		LOOM_TRY(pq_col_reserve_values(c, c->num_values));
+		if (c->num_values == 0)
+			c->offsets[0] = 0;
+	}
 	/* A chunk starts a row: consumers find rows at repetition level 0. */
 	if (c->max_rep > 0 && c->num_levels > 0 && c->rep_levels[0] != 0)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
@@ -453,11 +485,13 @@ int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leave
 			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: leaf %zu of %zu", r->key, li,
 			                s->num_leaves);
 		leaf = &s->leaves[li];
+		int32_t tl = leaf->type == PQ_FIXED_LEN_BYTE_ARRAY ? leaf->type_length : 0;
 		if (c->type != leaf->type || c->max_def != leaf->max_def || c->max_rep != leaf->max_rep ||
-		    c->type_length != leaf->type_length) {
+		    c->type_length != tl) {
+			/* a different leaf in this slot: start its arrays afresh */
 			free_column(c);
 			c->type = leaf->type;
-			c->type_length = leaf->type == PQ_FIXED_LEN_BYTE_ARRAY ? leaf->type_length : 0;
+			c->type_length = tl;
 			c->max_def = leaf->max_def;
 			c->max_rep = leaf->max_rep;
 		}

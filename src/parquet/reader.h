@@ -32,6 +32,11 @@
 
 /* Largest page we decompress (a bound against decompression bombs). */
 #define PQ_MAX_PAGE_SIZE ((size_t)1 << 30)
+/* Default bounds on one decoded column chunk (a row group of one column):
+ * level slots, and value bytes (dictionaries and delta prefixes expand
+ * small pages). Beyond them reading fails with LOOM_ENOMEM. */
+#define PQ_DEFAULT_MAX_CHUNK_LEVELS ((size_t)1 << 28)
+#define PQ_DEFAULT_MAX_CHUNK_BYTES ((size_t)4 << 30)
 
 typedef struct pq_reader pq_reader;
 
@@ -46,6 +51,8 @@ int pq_reader_open_path(pq_reader **out, const char *path);
 const pq_file_meta *pq_reader_meta(const pq_reader *r);
 const pq_schema *pq_reader_schema(const pq_reader *r);
 uint64_t pq_reader_file_size(const pq_reader *r);
+/* The key the reader was opened with (for messages). */
+const char *pq_reader_key(const pq_reader *r);
 
 /* Decode row group `row_group`, leaves `leaves[0..nleaves)` (indexes into
  * pq_reader_schema(r)->leaves; NULL = all leaves in order), into `out`.
@@ -56,6 +63,9 @@ uint64_t pq_reader_file_size(const pq_reader *r);
  * valid (free it) but its content is unspecified. */
 int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leaves,
                              size_t nleaves, pq_batch *out);
+
+/* Change the per-chunk bounds (0 keeps a bound as it is). */
+void pq_reader_set_limits(pq_reader *r, size_t max_chunk_levels, size_t max_chunk_bytes);
 
 void pq_reader_free(pq_reader *r);
 

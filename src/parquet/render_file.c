@@ -245,6 +245,40 @@ static int put_chunk(loom_buf *b, const pq_column_chunk *c, const pq_leaf *leaf)
 	return loom_buf_putc(b, '}');
 }
 
+static int put_schema_json(loom_buf *b, const pq_file_meta *m)
+{
+	size_t i;
+	LOOM_TRY(loom_buf_puts(b, ",\"schema\":["));
+	for (i = 0; i < m->num_schema; i++) {
+		const pq_schema_node *n = &m->schema[i];
+		const char *ct = converted_name(n->converted_type);
+		LOOM_TRY(loom_buf_printf(b, "%s{\"name\":", i ? "," : ""));
+		LOOM_TRY(put_str(b, n->name));
+		if (!n->is_group)
+			LOOM_TRY(loom_buf_printf(b, ",\"type\":\"%s\"", type_name(n->type)));
+		if (n->type_length)
+			LOOM_TRY(loom_buf_printf(b, ",\"type_length\":%d", n->type_length));
+		if (n->has_repetition)
+			LOOM_TRY(loom_buf_printf(b, ",\"repetition\":\"%s\"", n->repetition == PQ_REQUIRED ? "REQUIRED"
+			                         : n->repetition == PQ_OPTIONAL ? "OPTIONAL" : "REPEATED"));
+		if (n->num_children)
+			LOOM_TRY(loom_buf_printf(b, ",\"num_children\":%d", n->num_children));
+		if (ct)
+			LOOM_TRY(loom_buf_printf(b, ",\"converted_type\":\"%s\"", ct));
+		if (n->scale || n->precision)
+			LOOM_TRY(loom_buf_printf(b, ",\"scale\":%d,\"precision\":%d", n->scale, n->precision));
+		if (n->has_field_id)
+			LOOM_TRY(loom_buf_printf(b, ",\"field_id\":%d", n->field_id));
+		if (n->logical_type.kind != PQ_LT_NONE) {
+			LOOM_TRY(loom_buf_puts(b, ",\"logical_type\":\""));
+			LOOM_TRY(put_logical(b, &n->logical_type));
+			LOOM_TRY(loom_buf_putc(b, '"'));
+		}
+		LOOM_TRY(loom_buf_putc(b, '}'));
+	}
+	return loom_buf_putc(b, ']');
+}
+
 static int meta_json(const pq_reader *r, loom_buf *b)
 {
 	const pq_file_meta *m = pq_reader_meta(r);
@@ -256,6 +290,7 @@ static int meta_json(const pq_reader *r, loom_buf *b)
 	LOOM_TRY(put_str(b, m->created_by));
 	LOOM_TRY(loom_buf_puts(b, ",\"key_value_metadata\":"));
 	LOOM_TRY(put_kvs(b, m->kv, m->num_kv));
+	LOOM_TRY(put_schema_json(b, m));
 	LOOM_TRY(loom_buf_printf(b, ",\"num_columns\":%zu,\"column_orders\":[", s->num_leaves));
 	for (i = 0; i < m->num_column_orders; i++)
 		LOOM_TRY(loom_buf_printf(b, "%s%d", i ? "," : "", m->column_orders[i]));

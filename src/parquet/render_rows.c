@@ -295,7 +295,7 @@ LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parqu
 	int rc;
 
 	memset(&b, 0, sizeof(b));
-	rc = select_nodes(s, opt ? opt->columns : NULL, "parquet", &sel, &nsel);
+	rc = select_nodes(s, opt ? opt->columns : NULL, pq_reader_key(f->r), &sel, &nsel);
 	if (rc == LOOM_ENOMEM)
 		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory selecting columns");
 	if (rc < 0)
@@ -336,7 +336,7 @@ LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parqu
 		x.cur = cur;
 		x.fmt = fmt;
 		x.out = &line;
-		x.name = "parquet";
+		x.name = pq_reader_key(f->r);
 		for (row = 0; row < b.num_rows && (limit < 0 || done < limit); row++, done++) {
 			loom_buf_clear(&line);
 			rc = loom_buf_putc(&line, '{');

@@ -162,12 +162,14 @@ static double half_to_double(uint16_t h)
 static int put_decimal_be(loom_buf *b, const uint8_t *p, size_t n, int32_t scale)
 {
 	uint8_t mag[256];
-	char digits[700];
+	char digits[1024];   /* 617 digits of a 256-byte integer + a scale <= 300 */
 	size_t nd = 0, i, start = 0;
 	int neg = n > 0 && (p[0] & 0x80);
 
 	if (n > sizeof(mag))
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "decimal of %zu bytes", n);
+	if (scale > 300)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "decimal scale %d", (int)scale);
 	memcpy(mag, p, n);
 	if (neg) {   /* two's complement negate */
 		int carry = 1;

@@ -134,7 +134,9 @@ static int walk(builder *b, int32_t parent, size_t depth)
 		LOOM_TRY(add_leaf(b, idx, depth));
 	} else {
 		nc = n->num_children;
-		if ((size_t)nc > s->num_nodes - b->next)
+		/* every element is the child of one group: reservations over all
+		 * groups can never pass the element count */
+		if ((size_t)nc > s->num_nodes - b->next || (size_t)nc > s->num_nodes - b->nchild)
 			return bad(b, "num_children larger than the elements left", (size_t)idx);
 		if (nc == 0 && parent >= 0)
 			return bad(b, "group without children", (size_t)idx);

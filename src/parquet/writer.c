@@ -9,6 +9,7 @@
 #include "parquet/thrift_write.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/threadpool.h"
 
 #define MAX_SCHEMA_DEPTH 64
 
@@ -36,6 +37,11 @@ typedef struct chunk_meta {
 typedef struct rg_info {
 	int64_t num_rows, total_byte_size, total_comp, file_offset;
 } rg_info;
+
+/* Page encoding scratch: one in the writer, or one per leaf with a pool. */
+typedef struct scratch {
+	loom_buf body, cbody, hdr;
+} scratch;
 
 typedef struct leaf {
 	size_t schema_index;
@@ -71,6 +77,7 @@ typedef struct leaf {
 	int pi_ok;                 /* every non-null page has min/max */
 
 	pq_stats fstats;           /* whole file */
+	scratch own;               /* used when encoding on a pool */
 } leaf;
 
 struct pq_writer {
@@ -81,7 +88,7 @@ struct pq_writer {
 	leaf *leaves;
 	size_t nleaves;
 
-	int codec, level, disable_dict, page_index;
+	int codec, level, disable_dict, page_index, v2;
 	size_t rg_bytes, page_bytes, dict_limit;
 	char *created_by;
 	char **kv_keys, **kv_values;
@@ -92,10 +99,24 @@ struct pq_writer {
 	rg_info *rgs;
 	size_t nrg, rg_cap;
 	loom_buf stats_pool, ci_all, oi_all;
-	loom_buf body, cbody, hdr;
+	scratch shared;
+	loom_threadpool *pool;
 	size_t *cur_slot, *cur_val;
+	struct col_task *tasks;    /* one per leaf */
 	int failed;
 };
+
+/* One leaf's share of a slice of rows (or its final page flush), run on
+ * the pool or inline. Leaves share no mutable state while encoding. */
+typedef struct col_task {
+	pq_writer *w;
+	size_t leaf;
+	const pq_column *c;
+	size_t nrows;
+	int final;
+	int rc;
+	loom_error err;
+} col_task;
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -301,6 +322,8 @@ int pq_writer_open(pq_writer **out, loom_store_writer *sink,
 	w->dict_limit = opts->dict_limit_bytes ? opts->dict_limit_bytes : (size_t)1 << 20;
 	w->disable_dict = opts->disable_dictionary;
 	w->page_index = opts->write_page_index;
+	w->pool = opts->pool;
+	w->v2 = opts->data_page_v2;
 
 	rc = LOOM_ENOMEM;
 	w->schema = loom_calloc(nschema, sizeof(pq_schema_node));
@@ -346,7 +369,8 @@ int pq_writer_open(pq_writer **out, loom_store_writer *sink,
 	}
 	w->cur_slot = loom_calloc(w->nleaves, sizeof(size_t));
 	w->cur_val = loom_calloc(w->nleaves, sizeof(size_t));
-	if (!w->cur_slot || !w->cur_val) {
+	w->tasks = loom_calloc(w->nleaves, sizeof(col_task));
+	if (!w->cur_slot || !w->cur_val || !w->tasks) {
 		rc = LOOM_ENOMEM;
 		goto fail;
 	}
@@ -377,19 +401,30 @@ static int put_levels(loom_buf *body, const int16_t *lv, size_t n, int bw)
 	return 0;
 }
 
-/* Compress `src`; data and len point at the bytes to store. */
-static int compress_body(pq_writer *w, const loom_buf *src, const char **data, size_t *len)
+static scratch *scratch_of(pq_writer *w, leaf *L)
+{
+	return w->pool ? &L->own : &w->shared;
+}
+
+/* Compress n bytes at p; data and len point at the bytes to store. */
+static int compress_range(pq_writer *w, scratch *S, const char *p, size_t n,
+                          const char **data, size_t *len)
 {
 	if (w->codec == PQ_CODEC_UNCOMPRESSED) {
-		*data = src->ptr;
-		*len = src->size;
+		*data = p;
+		*len = n;
 		return 0;
 	}
-	loom_buf_clear(&w->cbody);
-	LOOM_TRY(loom_codec_compress(w->codec, w->level, src->size ? src->ptr : "", src->size, &w->cbody));
-	*data = w->cbody.ptr ? w->cbody.ptr : "";
-	*len = w->cbody.size;
+	loom_buf_clear(&S->cbody);
+	LOOM_TRY(loom_codec_compress(w->codec, w->level, p, n, &S->cbody));
+	*data = S->cbody.ptr ? S->cbody.ptr : "";
+	*len = S->cbody.size;
 	return 0;
+}
+
+static int compress_body(pq_writer *w, scratch *S, const loom_buf *src, const char **data, size_t *len)
+{
+	return compress_range(w, S, src->ptr ? src->ptr : "", src->size, data, len);
 }
 
 static int dict_bit_width(const leaf *L)
@@ -410,11 +445,49 @@ static size_t page_estimate(const leaf *L)
 	return est;
 }
 
+/* ColumnIndex bounds of byte strings are cut to CI_TRUNCATE bytes as
+ * parquet-mr and arrow do: the min becomes a prefix (cut before a UTF-8
+ * continuation byte), the max a prefix whose last ASCII byte below 0x7f is
+ * incremented (still valid UTF-8 and above every value with that prefix);
+ * without such a byte the max stays whole. Footer statistics stay exact. */
+#define CI_TRUNCATE 64
+
+static int record_page_bounds(leaf *L, page_info *pi)
+{
+	const uint8_t *mn = (const uint8_t *)L->pstats.min.ptr, *mx = (const uint8_t *)L->pstats.max.ptr;
+	size_t mnlen = L->pstats.min.size, mxlen = L->pstats.max.size;
+	int bump = 0;
+	if (L->cmp == PQ_CMP_BYTES && mnlen > CI_TRUNCATE) {
+		mnlen = CI_TRUNCATE;
+		while (mnlen > 0 && (mn[mnlen] & 0xC0) == 0x80)
+			mnlen--;
+	}
+	if (L->cmp == PQ_CMP_BYTES && mxlen > CI_TRUNCATE) {
+		size_t k = CI_TRUNCATE;
+		while (k > 0 && mx[k - 1] >= 0x7F)
+			k--;
+		if (k > 0) {
+			mxlen = k;
+			bump = 1;
+		}
+	}
+	pi->min_off = L->pi_vals.size;
+	pi->min_len = mnlen;
+	LOOM_TRY(loom_buf_put(&L->pi_vals, mn, mnlen));
+	pi->max_off = L->pi_vals.size;
+	pi->max_len = mxlen;
+	LOOM_TRY(loom_buf_put(&L->pi_vals, mx, mxlen));
+	if (bump)
+		L->pi_vals.ptr[pi->max_off + mxlen - 1]++;
+	return 0;
+}
+
 static int flush_page(pq_writer *w, leaf *L)
 {
-	loom_buf *body = &w->body;
+	scratch *S = scratch_of(w, L);
+	loom_buf *body = &S->body;
 	const char *data;
-	size_t len;
+	size_t len, rep_len = 0, lvl_len = 0;
 	int enc;
 	tw_enc t;
 	page_info *pi;
@@ -422,10 +495,20 @@ static int flush_page(pq_writer *w, leaf *L)
 	if (L->plev == 0)
 		return 0;
 	loom_buf_clear(body);
-	if (L->max_rep > 0)
-		LOOM_TRY(put_levels(body, L->prep, L->plev, L->rep_bw));
-	if (L->max_def > 0)
-		LOOM_TRY(put_levels(body, L->pdef, L->plev, L->def_bw));
+	if (w->v2) {
+		/* v2: levels without length prefixes and never compressed */
+		if (L->max_rep > 0)
+			LOOM_TRY(pq_rle_encode_levels(body, L->prep, L->plev, L->rep_bw));
+		rep_len = body->size;
+		if (L->max_def > 0)
+			LOOM_TRY(pq_rle_encode_levels(body, L->pdef, L->plev, L->def_bw));
+		lvl_len = body->size;
+	} else {
+		if (L->max_rep > 0)
+			LOOM_TRY(put_levels(body, L->prep, L->plev, L->rep_bw));
+		if (L->max_def > 0)
+			LOOM_TRY(put_levels(body, L->pdef, L->plev, L->def_bw));
+	}
 	if (L->dict_on && L->pvals > 0) {
 		int bw = dict_bit_width(L);
 		LOOM_TRY(loom_buf_putc(body, (char)bw));
@@ -443,23 +526,35 @@ static int flush_page(pq_writer *w, leaf *L)
 	if (body->size > INT32_MAX)
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 		                "parquet writer: column %s: page of %zu bytes over 2 GiB", L->path, body->size);
-	LOOM_TRY(compress_body(w, body, &data, &len));
-	if (len > INT32_MAX)
+	LOOM_TRY(compress_range(w, S, body->ptr ? body->ptr + lvl_len : "", body->size - lvl_len, &data, &len));
+	if (len > INT32_MAX - lvl_len)
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 		                "parquet writer: column %s: compressed page over 2 GiB", L->path);
 
-	loom_buf_clear(&w->hdr);
-	tw_init(&t, &w->hdr);
+	loom_buf_clear(&S->hdr);
+	tw_init(&t, &S->hdr);
 	tw_struct_begin(&t);
-	tw_i32(&t, 1, PQ_PAGE_DATA);
+	tw_i32(&t, 1, w->v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA);
 	tw_i32(&t, 2, (int32_t)body->size);
-	tw_i32(&t, 3, (int32_t)len);
-	tw_field_struct(&t, 5);
-	tw_i32(&t, 1, (int32_t)L->plev);
-	tw_i32(&t, 2, enc);
-	tw_i32(&t, 3, PQ_ENC_RLE);
-	tw_i32(&t, 4, PQ_ENC_RLE);
-	tw_struct_end(&t);
+	tw_i32(&t, 3, (int32_t)(lvl_len + len));
+	if (w->v2) {
+		tw_field_struct(&t, 8);
+		tw_i32(&t, 1, (int32_t)L->plev);
+		tw_i32(&t, 2, (int32_t)(L->plev - L->pvals));
+		tw_i32(&t, 3, (int32_t)L->prows);
+		tw_i32(&t, 4, enc);
+		tw_i32(&t, 5, (int32_t)(lvl_len - rep_len));
+		tw_i32(&t, 6, (int32_t)rep_len);
+		tw_bool(&t, 7, w->codec != PQ_CODEC_UNCOMPRESSED);
+		tw_struct_end(&t);
+	} else {
+		tw_field_struct(&t, 5);
+		tw_i32(&t, 1, (int32_t)L->plev);
+		tw_i32(&t, 2, enc);
+		tw_i32(&t, 3, PQ_ENC_RLE);
+		tw_i32(&t, 4, PQ_ENC_RLE);
+		tw_struct_end(&t);
+	}
 	tw_struct_end(&t);
 	LOOM_TRY(tw_finish(&t));
 
@@ -468,25 +563,21 @@ static int flush_page(pq_writer *w, leaf *L)
 		pi = &L->pages[L->npages++];
 		memset(pi, 0, sizeof(*pi));
 		pi->offset = L->chunk.size;
-		pi->size = (int32_t)(w->hdr.size + len);
+		pi->size = (int32_t)(S->hdr.size + lvl_len + len);
 		pi->first_row = L->c_rows;
 		pi->null_count = L->pstats.null_count;
 		pi->null_page = L->pvals == 0;
 		pi->has_minmax = L->pstats.has_minmax;
 		if (!pi->null_page && !pi->has_minmax)
 			L->pi_ok = 0;
-		if (pi->has_minmax) {
-			pi->min_off = L->pi_vals.size;
-			pi->min_len = L->pstats.min.size;
-			LOOM_TRY(loom_buf_put(&L->pi_vals, L->pstats.min.ptr, L->pstats.min.size));
-			pi->max_off = L->pi_vals.size;
-			pi->max_len = L->pstats.max.size;
-			LOOM_TRY(loom_buf_put(&L->pi_vals, L->pstats.max.ptr, L->pstats.max.size));
-		}
+		if (pi->has_minmax)
+			LOOM_TRY(record_page_bounds(L, pi));
 	}
-	LOOM_TRY(loom_buf_put(&L->chunk, w->hdr.ptr, w->hdr.size));
+	LOOM_TRY(loom_buf_put(&L->chunk, S->hdr.ptr, S->hdr.size));
+	if (lvl_len)
+		LOOM_TRY(loom_buf_put(&L->chunk, body->ptr, lvl_len));
 	LOOM_TRY(loom_buf_put(&L->chunk, data, len));
-	L->c_uncomp += (int64_t)(w->hdr.size + body->size);
+	L->c_uncomp += (int64_t)(S->hdr.size + body->size);
 	L->c_values += (int64_t)L->plev;
 	L->c_rows += (int64_t)L->prows;
 	LOOM_TRY(pq_stats_merge(&L->cstats, &L->pstats));
@@ -644,10 +735,11 @@ static void write_column_index(tw_enc *t, const leaf *L)
 
 static int flush_chunk(pq_writer *w, leaf *L, chunk_meta *m)
 {
+	scratch *S = scratch_of(w, L);
 	memset(m, 0, sizeof(*m));
 	m->dict_page_offset = -1;
 	m->ci_off = m->oi_off = -1;
-	LOOM_TRY(flush_page(w, L));
+	LOOM_TRY(flush_page(w, L));   /* already done when encoding on a pool */
 	m->file_offset = (int64_t)w->pos;
 	if (L->c_dict_pages > 0) {
 		const char *data;
@@ -656,9 +748,9 @@ static int flush_chunk(pq_writer *w, leaf *L, chunk_meta *m)
 		if (L->dict.plain.size > INT32_MAX)
 			return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 			                "parquet writer: column %s: dictionary page over 2 GiB", L->path);
-		LOOM_TRY(compress_body(w, &L->dict.plain, &data, &len));
-		loom_buf_clear(&w->hdr);
-		tw_init(&t, &w->hdr);
+		LOOM_TRY(compress_body(w, S, &L->dict.plain, &data, &len));
+		loom_buf_clear(&S->hdr);
+		tw_init(&t, &S->hdr);
 		tw_struct_begin(&t);
 		tw_i32(&t, 1, PQ_PAGE_DICTIONARY);
 		tw_i32(&t, 2, (int32_t)L->dict.plain.size);
@@ -670,10 +762,10 @@ static int flush_chunk(pq_writer *w, leaf *L, chunk_meta *m)
 		tw_struct_end(&t);
 		LOOM_TRY(tw_finish(&t));
 		m->dict_page_offset = (int64_t)w->pos;
-		LOOM_TRY(sink_write(w, w->hdr.ptr, w->hdr.size));
+		LOOM_TRY(sink_write(w, S->hdr.ptr, S->hdr.size));
 		LOOM_TRY(sink_write(w, data, len));
-		m->total_uncomp += (int64_t)(w->hdr.size + L->dict.plain.size);
-		m->total_comp += (int64_t)(w->hdr.size + len);
+		m->total_uncomp += (int64_t)(S->hdr.size + L->dict.plain.size);
+		m->total_comp += (int64_t)(S->hdr.size + len);
 	}
 	m->data_page_offset = (int64_t)w->pos;
 	LOOM_TRY(sink_write(w, L->chunk.ptr, L->chunk.size));
@@ -729,6 +821,50 @@ static int flush_chunk(pq_writer *w, leaf *L, chunk_meta *m)
 	return 0;
 }
 
+static size_t skip_rows(const pq_column *c, size_t slot, size_t nrows);
+
+static void run_col_task(void *arg)
+{
+	col_task *t = arg;
+	pq_writer *w = t->w;
+	leaf *L = &w->leaves[t->leaf];
+	if (t->final) {
+		t->rc = flush_page(w, L);
+	} else {
+		size_t s0 = w->cur_slot[t->leaf], v0 = w->cur_val[t->leaf];
+		size_t s1 = skip_rows(t->c, s0, t->nrows);
+		t->rc = append_range(w, L, t->c, s0, s1, v0);
+		w->cur_slot[t->leaf] = s1;
+		w->cur_val[t->leaf] = v0 + count_values(t->c, s0, s1);
+	}
+	if (t->rc < 0)
+		loom_err_copy(&t->err);
+}
+
+/* Run the first nleaves tasks on the pool (or inline); re-raise the first
+ * error on this thread. */
+static int run_tasks(pq_writer *w)
+{
+	size_t i;
+	for (i = 0; i < w->nleaves; i++) {
+		col_task *t = &w->tasks[i];
+		t->w = w;
+		t->leaf = i;
+		t->rc = 0;
+		if (!w->pool || loom_threadpool_submit(w->pool, run_col_task, t) < 0) {
+			run_col_task(t);
+			if (t->rc < 0 && !w->pool)
+				return t->rc;
+		}
+	}
+	if (w->pool)
+		loom_threadpool_wait(w->pool);
+	for (i = 0; i < w->nleaves; i++)
+		if (w->tasks[i].rc < 0)
+			return loom_err(w->tasks[i].err.code, w->tasks[i].err.klass, "%s", w->tasks[i].err.message);
+	return 0;
+}
+
 static int flush_row_group(pq_writer *w)
 {
 	size_t i;
@@ -748,6 +884,11 @@ static int flush_row_group(pq_writer *w)
 		w->metas = p;
 		w->rg_cap = n;
 	}
+	/* last pages of every chunk (in parallel with a pool), then the
+	 * sequential part: offsets, dictionary pages, sink writes */
+	for (i = 0; i < w->nleaves; i++)
+		w->tasks[i].final = 1;
+	LOOM_TRY(run_tasks(w));
 	rg = &w->rgs[w->nrg];
 	metas = &w->metas[w->nrg * w->nleaves];
 	memset(rg, 0, sizeof(*rg));
@@ -870,13 +1011,11 @@ static int write_batch(pq_writer *w, const pq_batch *b)
 		if (n > b->num_rows - r)
 			n = b->num_rows - r;
 		for (i = 0; i < w->nleaves; i++) {
-			const pq_column *c = &b->columns[i];
-			size_t s0 = w->cur_slot[i], s1 = skip_rows(c, s0, n);
-			size_t v0 = w->cur_val[i];
-			LOOM_TRY(append_range(w, &w->leaves[i], c, s0, s1, v0));
-			w->cur_slot[i] = s1;
-			w->cur_val[i] = v0 + count_values(c, s0, s1);
+			w->tasks[i].final = 0;
+			w->tasks[i].c = &b->columns[i];
+			w->tasks[i].nrows = n;
 		}
+		LOOM_TRY(run_tasks(w));
 		r += n;
 		w->rg_rows += (int64_t)n;
 		w->rows_total += (int64_t)n;
@@ -1006,14 +1145,14 @@ static void write_column_chunk(tw_enc *t, const pq_writer *w, const leaf *L,
 		tw_i32(t, 3, 1);
 		tw_struct_end(t);
 		tw_struct_begin(t);
-		tw_i32(t, 1, PQ_PAGE_DATA);
+		tw_i32(t, 1, w->v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA);
 		tw_i32(t, 2, PQ_ENC_RLE_DICTIONARY);
 		tw_i32(t, 3, m->n_dict_pages);
 		tw_struct_end(t);
 	}
 	if (m->n_plain_pages) {
 		tw_struct_begin(t);
-		tw_i32(t, 1, PQ_PAGE_DATA);
+		tw_i32(t, 1, w->v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA);
 		tw_i32(t, 2, PQ_ENC_PLAIN);
 		tw_i32(t, 3, m->n_plain_pages);
 		tw_struct_end(t);
@@ -1192,6 +1331,9 @@ void pq_writer_free(pq_writer *w)
 		loom_free(L->pages);
 		loom_buf_dispose(&L->pi_vals);
 		pq_stats_dispose(&L->fstats);
+		loom_buf_dispose(&L->own.body);
+		loom_buf_dispose(&L->own.cbody);
+		loom_buf_dispose(&L->own.hdr);
 	}
 	loom_free(w->leaves);
 	if (w->schema)
@@ -1210,11 +1352,12 @@ void pq_writer_free(pq_writer *w)
 	loom_buf_dispose(&w->stats_pool);
 	loom_buf_dispose(&w->ci_all);
 	loom_buf_dispose(&w->oi_all);
-	loom_buf_dispose(&w->body);
-	loom_buf_dispose(&w->cbody);
-	loom_buf_dispose(&w->hdr);
+	loom_buf_dispose(&w->shared.body);
+	loom_buf_dispose(&w->shared.cbody);
+	loom_buf_dispose(&w->shared.hdr);
 	loom_free(w->cur_slot);
 	loom_free(w->cur_val);
+	loom_free(w->tasks);
 	loom_free(w);
 }
 
@@ -1240,4 +1383,17 @@ int64_t pq_writer_rows(const pq_writer *w)
 uint64_t pq_writer_bytes_written(const pq_writer *w)
 {
 	return w->pos;
+}
+
+uint64_t pq_writer_estimated_size(const pq_writer *w)
+{
+	uint64_t total = w->pos;
+	size_t i;
+	for (i = 0; i < w->nleaves; i++) {
+		const leaf *L = &w->leaves[i];
+		total += L->chunk.size + page_estimate(L);
+		if (L->c_dict_pages || L->dict_on)
+			total += L->dict.plain.size;
+	}
+	return total;
 }

@@ -8,7 +8,8 @@
  *
  * Per column chunk: dictionary encoding (PLAIN dictionary page +
  * RLE_DICTIONARY data pages) until the dictionary exceeds dict_limit_bytes,
- * then PLAIN pages for the rest of the chunk; data page v1 with RLE levels;
+ * then PLAIN pages for the rest of the chunk; data page v1 with RLE levels
+ * (or v2 on request);
  * pages cut at row boundaries near page_bytes; statistics per chunk
  * (min_value/max_value/null_count, legacy min/max where signed order is
  * right), TypeDefinedOrder column orders.
@@ -26,6 +27,7 @@
 #include "parquet/batch.h"
 #include "parquet/stats.h"
 #include "parquet/types.h"
+#include "util/threadpool.h"
 
 typedef struct pq_writer_opts {
 	int codec;                  /* pq_codec; default (opts NULL) SNAPPY */
@@ -35,10 +37,15 @@ typedef struct pq_writer_opts {
 	size_t dict_limit_bytes;    /* 0: 1 MiB; dictionary page size before PLAIN fallback */
 	int disable_dictionary;     /* 1: PLAIN pages only */
 	int write_page_index;       /* 1: ColumnIndex + OffsetIndex */
+	int data_page_v2;           /* 1: DATA_PAGE_V2 (levels uncompressed) instead of v1 */
 	const char *created_by;     /* NULL: "loom version X (build loom)" */
 	const char *const *kv_keys; /* key_value_metadata, kv_count pairs */
 	const char *const *kv_values;   /* a NULL value writes the key alone */
 	size_t kv_count;
+	/* Borrowed pool to encode and compress columns in parallel (NULL: on
+	 * the calling thread). Costs two page-sized scratch buffers per leaf.
+	 * The output bytes are the same either way. */
+	loom_threadpool *pool;
 } pq_writer_opts;
 
 /* Defaults as above (codec SNAPPY). */
@@ -97,5 +104,9 @@ void pq_writer_free(pq_writer *w);
 int64_t pq_writer_rows(const pq_writer *w);
 /* Bytes sent to the sink so far. */
 uint64_t pq_writer_bytes_written(const pq_writer *w);
+/* Estimated file size if closed now: bytes written plus the buffered row
+ * group (compressed pages held, pending pages and dictionaries at their
+ * encoded size), without the footer. For rolling output at a target size. */
+uint64_t pq_writer_estimated_size(const pq_writer *w);
 
 #endif

@@ -374,3 +374,8 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
 	*out = copy;
 	return 0;
 }
+
+LOOM_EXTERN(void) loom_string_free(char *s)
+{
+	loom_free(s);
+}

@@ -3,7 +3,7 @@
 # the table with the same fingerprint (the commit is atomic; files written
 # before it are unreferenced), and a later compaction still succeeds.
 # LOOM_CRASH_RUNS sets the number of runs (default 30).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 runs="${LOOM_CRASH_RUNS:-30}"
 NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 export NODE_PATH

@@ -7,7 +7,7 @@
 # OPTIMIZE with dataChange=false, a dry run and a second run write nothing.
 # Tables loom must refuse are refused with the feature named and left
 # byte-for-byte unchanged.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 
 TARGET=64MiB
 # Tables loom must refuse, with the word the refusal must contain.

@@ -9,7 +9,7 @@
 #    10 % of the ideal sum over partitions of ceil(bytes / target);
 #  - a second run writes nothing; convert refuses an existing table and a
 #    file outside the partition layout.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 export NODE_PATH
 

@@ -42,6 +42,9 @@ for f in "$D"/*.parquet "$D"/geospatial/*.parquet; do
   files+=("$f")
 done
 files+=("$D/hadoop_lz4_compressed.parquet=$D/lz4_raw_compressed.parquet")
+# projection and limits (--columns, --limit), nested columns reordered
+files+=("$D/nested_lists.snappy.parquet#b,a#2" "$D/alltypes_tiny_pages.parquet#string_col,id,timestamp_col#1234"
+        "$D/nested_structs.rust.parquet#ul_observation_date,roll_num#1" "$D/list_columns.parquet#utf8_list#0")
 # ARROW-GH-43605 is valid Parquet (a bit width of 0 for dictionary indices,
 # which Arrow once rejected): loom must read it exactly like DuckDB.
 files+=("$P/bad_data/ARROW-GH-43605.parquet")
@@ -52,6 +55,22 @@ cat "$tmp/cmp"
 n_ok=$(grep -c '^ok ' "$tmp/cmp")
 echo "matched DuckDB: $n_ok of ${#files[@]} files"
 [ "$n_ok" -eq "${#files[@]}" ] || fail=1
+
+# ---- footers: `loom parquet meta` vs DuckDB's parquet_metadata/_schema/
+# _file_metadata (every file whose footer DuckDB reads) ------------------------
+mfiles=()
+for f in "$D"/*.parquet "$D"/geospatial/*.parquet "$P"/shredded_variant/*.parquet; do
+  [ "$(basename "$f")" = map_no_value.parquet ] && continue   # DuckDB refuses its schema
+  mfiles+=("$f")
+done
+mfiles+=("$P/bad_data/ARROW-GH-43605.parquet" "$P/bad_data/ARROW-GH-45185.parquet" "$P/bad_data/ARROW-RS-GH-6229-DICTHEADER.parquet")
+if ! NODE_PATH="$NM" node "$LOOM_SOURCE_DIR/tests/tools/parquet_compare.cjs" --meta "$LOOM_BIN" "${mfiles[@]}" >"$tmp/meta" 2>&1; then
+  fail=1
+fi
+grep -v '^ok ' "$tmp/meta"
+n_ok=$(grep -c '^ok ' "$tmp/meta")
+echo "footers matching DuckDB: $n_ok of ${#mfiles[@]} files"
+[ "$n_ok" -eq "${#mfiles[@]}" ] || fail=1
 
 # ---- 2. files compared with their documented data ---------------------------
 expect() {  # expect FILE  (expected JSON lines on stdin)

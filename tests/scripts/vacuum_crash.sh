@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # kill -9 a real VACUUM at random moments: every time, the oracle still
 # reads the table with the same fingerprint and every live file present.
-# LOOM_CRASH_RUNS sets the number of runs (default 100).
-source "$(dirname "$0")/lib.sh"
-runs="${LOOM_CRASH_RUNS:-100}"
+# LOOM_CRASH_RUNS sets the number of runs (default 30 in CI; the issue's
+# 100-run acceptance is `LOOM_CRASH_RUNS=100 tests/scripts/vacuum_crash.sh`).
+source "$(dirname "$0")/../tools/lib.sh"
+runs="${LOOM_CRASH_RUNS:-30}"
 
 base=$(copy_table simple_table)
 oracle fingerprint "$base" > "$TEST_TMP/fp0.json"
 fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
 # Enough orphans that a vacuum takes long enough to be killed mid-way.
 mkdir -p "$base/old"
-for i in $(seq 1 1500); do echo "$i" > "$base/old/orphan-$i.parquet"; done
+for i in $(seq 1 600); do echo "$i" > "$base/old/orphan-$i.parquet"; done
 touch -d '30 days ago' "$base"/old/*.parquet
 
 killed_mid=0

@@ -6,7 +6,7 @@
 # retention, hidden files and live deletion-vector files survive, and once
 # vacuumed with retention 0 no unreferenced visible file is left (oracle
 # orphans). Tables loom must refuse are refused and left byte-for-byte alone.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 
 # Data files absent by design: the oracle cannot fingerprint them.
 LOG_ONLY=" checkpoints-log-only "

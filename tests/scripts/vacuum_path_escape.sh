@@ -3,7 +3,7 @@
 # absolute paths, file:// URIs, a path through a symlinked directory that
 # leads out) must make VACUUM delete nothing outside the root, in lite and
 # full mode, dry or not.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tools/lib.sh"
 
 t=$(copy_table simple_table)
 outside="$TEST_TMP/outside"

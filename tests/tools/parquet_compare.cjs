@@ -2,6 +2,7 @@
 // of the same file, value by value (nulls included).
 //
 //   NODE_PATH=build/oracle-deps/node_modules node parquet_compare.cjs LOOM_BIN FILE...
+//   ... parquet_compare.cjs --meta LOOM_BIN FILE...   (footer metadata instead)
 //
 // Prints one line per file: "ok FILE rows=N" or "FAIL FILE: reason" (with
 // the first mismatches) and exits 1 if any file failed. DuckDB is the
@@ -184,17 +185,23 @@ function cmp(l, d, type, path) {
   }
 }
 
-// `file` may be "LOOMFILE=DUCKFILE": loom reads the first, DuckDB the second
-// (the same data in an encoding DuckDB cannot read).
+// `spec` is FILE, or "LOOMFILE=DUCKFILE": loom reads the first, DuckDB the
+// second (the same data in an encoding DuckDB cannot read); a suffix
+// "#a,b#N" selects columns a,b (--columns) and N rows (--limit) on both sides.
 async function compareFile(conn, loom, spec) {
-  const eq = spec.indexOf('=');
-  const file = eq < 0 ? spec : spec.slice(eq + 1);
-  const run = spawnSync(loom, ['parquet', 'cat', eq < 0 ? spec : spec.slice(0, eq)], { maxBuffer: 1 << 30, encoding: 'utf8' });
+  const [fspec, cols, limit] = spec.split('#');
+  const eq = fspec.indexOf('=');
+  const file = eq < 0 ? fspec : fspec.slice(eq + 1);
+  const args = ['parquet', 'cat', eq < 0 ? fspec : fspec.slice(0, eq)];
+  if (cols) args.push('--columns', cols);
+  if (limit) args.push('--limit', limit);
+  const run = spawnSync(loom, args, { maxBuffer: 1 << 30, encoding: 'utf8' });
   if (run.status !== 0) return `loom failed (exit ${run.status}): ${(run.stderr || '').trim().slice(0, 300)}`;
   const lines = run.stdout.split('\n').filter((x) => x.length);
   let res;
+  const sel = cols ? cols.split(',').map((c) => `"${c}"`).join(', ') : '*';
   try {
-    res = await conn.runAndReadAll(`SELECT * FROM read_parquet('${file.replace(/'/g, "''")}')`);
+    res = await conn.runAndReadAll(`SELECT ${sel} FROM read_parquet('${file.replace(/'/g, "''")}')${limit ? ` LIMIT ${Number(limit)}` : ''}`);
   } catch (e) {
     return `DuckDB failed: ${e.message.split('\n')[0]}`;
   }
@@ -214,16 +221,97 @@ async function compareFile(conn, loom, spec) {
   return errs.length ? errs.join('\n    ') : { rows: rows.length };
 }
 
+// ---- footer metadata: `loom parquet meta` vs DuckDB's parquet_metadata,
+// parquet_schema and parquet_file_metadata ----
+const ENC = ['PLAIN', 'GROUP_VAR_INT', 'PLAIN_DICTIONARY', 'RLE', 'BIT_PACKED', 'DELTA_BINARY_PACKED',
+  'DELTA_LENGTH_BYTE_ARRAY', 'DELTA_BYTE_ARRAY', 'RLE_DICTIONARY', 'BYTE_STREAM_SPLIT'];
+const TYPE = { boolean: 'BOOLEAN', int32: 'INT32', int64: 'INT64', int96: 'INT96', float: 'FLOAT', double: 'DOUBLE',
+  binary: 'BYTE_ARRAY', fixed_len_byte_array: 'FIXED_LEN_BYTE_ARRAY' };
+const txt = (v) => (v === null || v === undefined ? null : v instanceof Map ? '[object]' : typeof v === 'object' && 'num' in v ? v.num : String(v));
+
+async function compareMeta(conn, loom, file) {
+  const run = spawnSync(loom, ['parquet', 'meta', file], { maxBuffer: 1 << 28, encoding: 'utf8' });
+  if (run.status !== 0) return `loom failed (exit ${run.status}): ${(run.stderr || '').trim().slice(0, 300)}`;
+  let m;
+  try { m = parseJson(run.stdout.trim()); } catch (e) { return e.message; }
+  const q = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
+  const lit = file.replace(/'/g, "''");
+  let fm, md, sc;
+  try {
+    [fm] = await q(`SELECT * FROM parquet_file_metadata('${lit}')`);
+    md = await q(`SELECT * FROM parquet_metadata('${lit}') ORDER BY row_group_id, column_id`);
+    sc = await q(`SELECT * FROM parquet_schema('${lit}')`);
+  } catch (e) { return `DuckDB failed: ${e.message.split('\n')[0]}`; }
+  const errs = [];
+  const eq = (what, a, b) => { if (String(a) !== String(b)) errs.push(`${what}: loom ${a}, DuckDB ${b}`); };
+  eq('num_rows', txt(m.get('num_rows')), fm.num_rows);
+  eq('version', txt(m.get('version')), fm.format_version);
+  eq('created_by', txt(m.get('created_by')), fm.created_by);
+  eq('file_size', txt(m.get('file_size')), fm.file_size_bytes);
+  const rgs = m.get('row_groups');
+  eq('row groups', rgs.length, fm.num_row_groups);
+  const schema = m.get('schema');
+  eq('schema elements', schema.length, sc.length);
+  for (let i = 0; i < Math.min(schema.length, sc.length); i++) {
+    const a = schema[i], b = sc[i], w = `schema[${i}]`;
+    eq(`${w}.name`, a.get('name'), b.name);
+    eq(`${w}.type`, a.has('type') ? TYPE[a.get('type')] : null, b.type);
+    eq(`${w}.repetition`, a.get('repetition') ?? null, b.repetition_type);
+    eq(`${w}.num_children`, txt(a.get('num_children')), b.num_children);
+    eq(`${w}.converted_type`, a.get('converted_type') ?? null, b.converted_type);
+    if (b.type === 'FIXED_LEN_BYTE_ARRAY') eq(`${w}.type_length`, txt(a.get('type_length')), b.type_length);
+    if (b.scale !== null || a.has('scale')) { eq(`${w}.scale`, txt(a.get('scale')) ?? '0', b.scale ?? '0'); eq(`${w}.precision`, txt(a.get('precision')) ?? '0', b.precision ?? '0'); }
+    eq(`${w}.field_id`, txt(a.get('field_id')), b.field_id);
+  }
+  let k = 0;
+  for (let g = 0; g < rgs.length; g++) {
+    const cols = rgs[g].get('columns');
+    for (let c = 0; c < cols.length; c++, k++) {
+      const a = cols[c], b = md[k], w = `rg ${g} col ${c}`;
+      if (!b) { errs.push(`${w}: DuckDB has no such column chunk`); break; }
+      eq(`${w} row_group_id`, g, b.row_group_id);
+      eq(`${w} column_id`, c, b.column_id);
+      eq(`${w} rows`, txt(rgs[g].get('num_rows')), b.row_group_num_rows);
+      eq(`${w} path`, a.get('path'), b.path_in_schema.split(', ').join('.'));
+      eq(`${w} type`, TYPE[a.get('type')], b.type);
+      eq(`${w} codec`, a.get('codec').toUpperCase().replace('LZ4_RAW', 'LZ4_RAW'), b.compression);
+      eq(`${w} encodings`, a.get('encodings').map((e) => ENC[Number(e.num)] ?? e.num).join(', '), b.encodings);
+      eq(`${w} num_values`, txt(a.get('num_values')), b.num_values);
+      eq(`${w} compressed`, txt(a.get('total_compressed_size')), b.total_compressed_size);
+      eq(`${w} uncompressed`, txt(a.get('total_uncompressed_size')), b.total_uncompressed_size);
+      eq(`${w} data_page_offset`, txt(a.get('data_page_offset')), b.data_page_offset);
+      eq(`${w} dictionary_page_offset`, txt(a.get('dictionary_page_offset')), b.dictionary_page_offset);
+      eq(`${w} index_page_offset`, txt(a.get('index_page_offset')), b.index_page_offset);
+      const st = a.get('statistics');
+      eq(`${w} null_count`, st ? txt(st.get('null_count')) : null, b.stats_null_count);
+      eq(`${w} distinct_count`, st ? txt(st.get('distinct_count')) : null, b.stats_distinct_count);
+      const bf = a.get('bloom_filter');
+      eq(`${w} bloom_filter_offset`, bf ? txt(bf[0]) : null, b.bloom_filter_offset);
+      // plain integer columns: min/max exactly
+      const leaf = schema.find((n) => n.get('name') === a.get('path').split('.').pop());
+      if (st && (b.type === 'INT32' || b.type === 'INT64') && leaf && !leaf.has('logical_type') && !leaf.has('converted_type')) {
+        for (const [lk, dk] of [['min_value', 'stats_min_value'], ['max_value', 'stats_max_value'], ['min', 'stats_min'], ['max', 'stats_max']])
+          eq(`${w} ${lk}`, txt(st.get(lk)), b[dk]);
+      }
+      if (errs.length > 5) break;
+    }
+  }
+  if (k !== md.length) errs.push(`column chunks: loom ${k}, DuckDB ${md.length}`);
+  return errs.length ? errs.slice(0, 6).join('\n    ') : { rows: k };
+}
+
 (async () => {
-  const [loom, ...files] = process.argv.slice(2);
+  let [loom, ...files] = process.argv.slice(2);
+  let mode = compareFile;
+  if (loom === '--meta') { mode = compareMeta; [loom, ...files] = files; }
   const inst = await api.DuckDBInstance.create(':memory:');
   const conn = await inst.connect();
   await conn.run('SET threads=1');
   let failed = 0;
   for (const f of files) {
-    const r = await compareFile(conn, loom, f);
+    const r = await mode(conn, loom, f);
     if (typeof r === 'string') { failed++; console.log(`FAIL ${f}: ${r}`); }
-    else console.log(`ok ${f} rows=${r.rows}`);
+    else console.log(`ok ${f} ${mode === compareMeta ? 'column chunks' : 'rows'}=${r.rows}`);
   }
   process.exit(failed ? 1 : 0);
 })().catch((e) => { console.error(e); process.exit(2); });

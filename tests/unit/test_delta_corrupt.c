@@ -231,6 +231,29 @@ TEST(empty_commit_file_is_corrupt)
 	free(dir);
 }
 
+TEST(incomplete_multipart_checkpoint_is_ignored)
+{
+	char *dir = test_copy_fixture("delta/v1-multi-part-partitioned-struct-stats-only");
+	loom_snapshot *s;
+	const char *kind;
+	REQUIRE(test_sh("rm '%s/" LOG V(5) ".checkpoint.0000000002.0000000003.parquet'", dir) == 0);
+	CHECK_OK(load(dir, -1, &s));
+	CHECK_INT(loom_snapshot_version(s), 5);
+	CHECK_INT(loom_snapshot_checkpoint(s, &kind, NULL, NULL), -1);
+	CHECK_INT(loom_snapshot_num_files(s), 5);
+	CHECK_INT(loom_snapshot_num_commits_replayed(s), 6);
+	loom_snapshot_free(s);
+	/* a 0-byte checkpoint (failed write) is not a checkpoint either */
+	REQUIRE(test_sh("cd '%s/" LOG "' && rm " V(5) ".checkpoint.* && : > " V(5) ".checkpoint.parquet",
+	                dir) == 0);
+	CHECK_OK(load(dir, -1, &s));
+	CHECK_INT(loom_snapshot_checkpoint(s, &kind, NULL, NULL), -1);
+	CHECK_INT(loom_snapshot_num_files(s), 5);
+	loom_snapshot_free(s);
+	test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(truncated_last_line_is_corrupt_naming_file_and_line);
@@ -245,5 +268,6 @@ int main(void)
 	RUN(bad_deletion_vector_checksum);
 	RUN(unknown_reader_feature_is_refused);
 	RUN(empty_commit_file_is_corrupt);
+	RUN(incomplete_multipart_checkpoint_is_ignored);
 	return test_summary();
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "delta/props.h"
+#include "delta/snapshot.h"
 #include "test.h"
 
 #define DAY (24LL * 3600 * 1000)
@@ -122,11 +123,28 @@ TEST(values_and_errors)
 	CHECK(strstr(loom_error_last()->message, "delta.enableDeletionVectors") != NULL);
 }
 
+TEST(tombstone_expiry)
+{
+	delta_file f;
+	memset(&f, 0, sizeof(f));
+	f.deletion_timestamp = 1000;
+	CHECK(!delta_tombstone_expired(&f, 1000 + 7 * DAY, 7 * DAY));
+	CHECK(delta_tombstone_expired(&f, 1001 + 7 * DAY, 7 * DAY));
+	f.deletion_timestamp = -1;  /* unknown: treated as 0 */
+	CHECK(delta_tombstone_expired(&f, 7 * DAY + 1, 7 * DAY));
+	f.is_add = 1;
+	CHECK(!delta_tombstone_expired(&f, INT64_MAX, 0));
+	f.is_add = 0;
+	f.deletion_timestamp = 5;
+	CHECK(!delta_tombstone_expired(&f, INT64_MAX, INT64_MAX));
+}
+
 int main(void)
 {
 	RUN(interval_forms);
 	RUN(interval_errors_are_clear);
 	RUN(defaults_without_configuration);
 	RUN(values_and_errors);
+	RUN(tombstone_expiry);
 	return test_summary();
 }

@@ -16,6 +16,7 @@
 #include "test.h"
 #include "tmpdir.h"
 #include "util/buf.h"
+#include "util/threadpool.h"
 
 static char *g_dir;
 
@@ -76,7 +77,7 @@ enum kind {
 	K_BOOL, K_I8, K_I16, K_I32, K_I64, K_U8, K_U16, K_U32, K_U64, K_FLOAT,
 	K_DOUBLE, K_STR, K_BIN, K_DATE, K_TS_MS, K_TS_US_UTC, K_TS_NS, K_TS_NS_UTC,
 	K_DEC32, K_DEC64, K_DECFL, K_DECBA, K_FLBA, K_INT96, K_REQ_I64, K_ALLNULL,
-	K_NANONLY, K_COUNT
+	K_NANONLY, K_TS_MS_UTC, K_TS_US, K_COUNT
 };
 
 static void put_i128(loom_buf *j, __int128 v)
@@ -146,11 +147,11 @@ static void canon(loom_buf *j, int k, const uint8_t *p, size_t len)
 		memcpy(&i64, p, 8);
 		loom_buf_printf(j, "\"%lld\"", (long long)i64);
 		break;
-	case K_TS_MS:
+	case K_TS_MS: case K_TS_MS_UTC:
 		memcpy(&i64, p, 8);
 		put_i128(j, (__int128)i64 * 1000000);
 		break;
-	case K_TS_US_UTC:
+	case K_TS_US_UTC: case K_TS_US:
 		memcpy(&i64, p, 8);
 		put_i128(j, (__int128)i64 * 1000);
 		break;
@@ -205,6 +206,8 @@ static const pcol PCOLS[] = {
 	{ "date", "{\"t\":\"date\"}", K_DATE, 1 },
 	{ "ts_ms", "{\"t\":\"ts\"}", K_TS_MS, 1 },
 	{ "ts_us_utc", "{\"t\":\"ts\"}", K_TS_US_UTC, 1 },
+	{ "ts_ms_utc", "{\"t\":\"ts\"}", K_TS_MS_UTC, 1 },
+	{ "ts_us", "{\"t\":\"ts\"}", K_TS_US, 1 },
 	{ "ts_ns", "{\"t\":\"ts\"}", K_TS_NS, 1 },
 	{ "ts_ns_utc", "{\"t\":\"ts\"}", K_TS_NS_UTC, 1 },
 	{ "dec32", "{\"t\":\"dec\",\"scale\":2}", K_DEC32, 1 },
@@ -240,6 +243,8 @@ static pq_schema_node pcol_node(const pcol *c)
 	case K_DATE: lt->kind = PQ_LT_DATE; break;
 	case K_TS_MS: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MILLIS; break;
 	case K_TS_US_UTC: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MICROS; lt->is_adjusted_to_utc = 1; break;
+	case K_TS_MS_UTC: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MILLIS; lt->is_adjusted_to_utc = 1; break;
+	case K_TS_US: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_MICROS; break;
 	case K_TS_NS: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_NANOS; break;
 	case K_TS_NS_UTC: n.type = PQ_INT64; lt->kind = PQ_LT_TIMESTAMP; lt->unit = PQ_UNIT_NANOS; lt->is_adjusted_to_utc = 1; break;
 	case K_DEC32: lt->kind = PQ_LT_DECIMAL; lt->decimal_precision = 9; lt->decimal_scale = 2; break;
@@ -280,7 +285,8 @@ static int gen_value(int kind, size_t row, uint8_t *p, size_t *len)
 	case K_I64: i64 = row == 3 ? INT64_MIN : row == 4 ? INT64_MAX : (int64_t)rnd(); goto put64;
 	case K_REQ_I64: i64 = (int64_t)row * 3 - 1000; goto put64;
 	case K_DEC64: i64 = rnd_range(-999999999999999999LL, 999999999999999999LL); goto put64;
-	case K_TS_MS: i64 = rnd_range(-3000000000000LL, 3000000000000LL); goto put64;
+	case K_TS_MS: case K_TS_MS_UTC: i64 = rnd_range(-3000000000000LL, 3000000000000LL); goto put64;
+	case K_TS_US: i64 = rnd_range(-3000000000000000LL, 3000000000000000LL); goto put64;
 	case K_TS_US_UTC: i64 = rnd_range(-3000000000000000LL, 3000000000000000LL); goto put64;
 	case K_TS_NS: i64 = rnd_range(-3000000000000000000LL, 3000000000000000000LL); goto put64;
 	case K_TS_NS_UTC: i64 = rnd_range(-3000000000000000LL, 3000000000000000LL) * 1000; goto put64;
@@ -447,8 +453,8 @@ static void primitives_case(const char *name, size_t rows, size_t piece, const p
 		init_column(&b.columns[i], &schema[i + 1], PCOLS[i].kind == K_REQ_I64 ? 0 : 1, 0);
 	snprintf(fname, sizeof(fname), "%s.parquet", name);
 	snprintf(jname, sizeof(jname), "%s.json", name);
-	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,", fname, min_rgs,
-	                o->write_page_index ? "true" : "false");
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,\"data_page_v2\":%s,",
+	                fname, min_rgs, o->write_page_index ? "true" : "false", o->data_page_v2 ? "true" : "false");
 	if (o->kv_count)
 		loom_buf_puts(&j, "\"kv\":{\"loom.test\":\"value \xe2\x9c\x93\"},");
 	loom_buf_printf(&j, "\"created_by\":\"loom version %s (build loom)\",\"columns\":[", loom_version());
@@ -562,14 +568,15 @@ static void nested_case(const char *name, size_t rows, const pq_writer_opts *o, 
 
 	snprintf(fname, sizeof(fname), "%s.parquet", name);
 	snprintf(jname, sizeof(jname), "%s.json", name);
-	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,\"columns\":["
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":%d,\"page_index\":%s,\"data_page_v2\":%s,\"columns\":["
 	                "{\"name\":\"li\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}},"
 	                "{\"name\":\"ls\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"struct\",\"f\":{\"a\":{\"t\":\"int\"},\"b\":{\"t\":\"str\"}}}}},"
 	                "{\"name\":\"st\",\"spec\":{\"t\":\"struct\",\"f\":{\"x\":{\"t\":\"int\"},\"y\":{\"t\":\"str\"},"
 	                "\"inner\":{\"t\":\"struct\",\"f\":{\"z\":{\"t\":\"float\"}}}}}},"
 	                "{\"name\":\"m\",\"spec\":{\"t\":\"map\",\"k\":{\"t\":\"str\"},\"v\":{\"t\":\"int\"}}},"
 	                "{\"name\":\"ll\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}}}"
-	                "],\"rows\":[\n", fname, min_rgs, o->write_page_index ? "true" : "false");
+	                "],\"rows\":[\n", fname, min_rgs, o->write_page_index ? "true" : "false",
+	                o->data_page_v2 ? "true" : "false");
 	rng_state = 42;
 	for (r = 0; r < rows; r++) {
 		uint64_t shape = rnd() % 10;
@@ -851,6 +858,90 @@ static void dict_case(const char *name, size_t rows, const pq_writer_opts *o, in
 	pq_batch_free(&b);
 }
 
+
+/* ---- values larger than a page, required lists, a bare repeated field ---- */
+
+static void misc_case(const char *name, size_t rows, const pq_writer_opts *o)
+{
+	pq_schema_node s[8];
+	size_t ns = 0, r, k, n;
+	pq_batch b;
+	loom_buf j = LOOM_BUF_INIT;
+	pq_write_result res;
+	char fname[256], jname[256];
+	static char big[200000];
+
+	s[ns++] = root_node(3);
+	s[ns] = leaf_node("big", PQ_OPTIONAL, PQ_BYTE_ARRAY, 0);
+	s[ns++].logical_type.kind = PQ_LT_STRING;
+	s[ns++] = group_node("rl", PQ_REQUIRED, 1, PQ_LT_LIST);
+	s[ns++] = group_node("list", PQ_REPEATED, 1, PQ_LT_NONE);
+	s[ns++] = leaf_node("element", PQ_REQUIRED, PQ_INT64, 0);
+	s[ns++] = leaf_node("rp", PQ_REPEATED, PQ_INT32, 0);
+	REQUIRE(pq_batch_init(&b, 3) == 0);
+	init_column(&b.columns[0], &s[1], 1, 0);
+	init_column(&b.columns[1], &s[4], 1, 1);
+	init_column(&b.columns[2], &s[5], 1, 1);
+	snprintf(fname, sizeof(fname), "%s.parquet", name);
+	snprintf(jname, sizeof(jname), "%s.json", name);
+	loom_buf_printf(&j, "{\"file\":\"%s\",\"min_row_groups\":1,\"page_index\":%s,\"stats\":[\"big\"],\"skip_polars_columns\":[\"rp\"],\"columns\":["
+	                "{\"name\":\"big\",\"spec\":{\"t\":\"str\"}},"
+	                "{\"name\":\"rl\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}},"
+	                "{\"name\":\"rp\",\"spec\":{\"t\":\"list\",\"e\":{\"t\":\"int\"}}}],\"rows\":[\n",
+	                fname, o->write_page_index ? "true" : "false");
+	rng_state = 99;
+	for (r = 0; r < rows; r++) {
+		loom_buf_puts(&j, r ? ",\n{\"big\":" : "{\"big\":");
+		if (r % 9 == 4) {
+			CHECK_OK(pq_column_append(&b.columns[0], 0, 0, NULL, 0));
+			loom_buf_puts(&j, "null");
+		} else {
+			n = (size_t)(rnd() % sizeof(big));
+			for (k = 0; k < n; k++)
+				big[k] = (char)('a' + rnd() % 26);
+			CHECK_OK(pq_column_append(&b.columns[0], 1, 0, big, n));
+			loom_buf_put_json_string(&j, big, n);
+		}
+		loom_buf_puts(&j, ",\"rl\":[");
+		n = rnd() % 4;
+		if (n == 0)
+			CHECK_OK(pq_column_append(&b.columns[1], 0, 0, NULL, 0));
+		for (k = 0; k < n; k++) {
+			int64_t v = (int64_t)rnd();
+			CHECK_OK(pq_column_append(&b.columns[1], 1, k ? 1 : 0, &v, 8));
+			loom_buf_printf(&j, "%s\"%lld\"", k ? "," : "", (long long)v);
+		}
+		loom_buf_puts(&j, "],\"rp\":[");
+		n = rnd() % 3;
+		if (n == 0)
+			CHECK_OK(pq_column_append(&b.columns[2], 0, 0, NULL, 0));
+		for (k = 0; k < n; k++) {
+			int32_t v = (int32_t)rnd();
+			CHECK_OK(pq_column_append(&b.columns[2], 1, k ? 1 : 0, &v, 4));
+			loom_buf_printf(&j, "%s\"%d\"", k ? "," : "", v);
+		}
+		loom_buf_puts(&j, "]}");
+	}
+	b.num_rows = rows;
+	loom_buf_puts(&j, "]}\n");
+	CHECK_OK(write_parquet(fname, s, ns, &b, 7, o, &res));
+	CHECK_INT(res.num_rows, (long long)rows);
+	write_text(jname, &j);
+	pq_write_result_free(&res);
+	loom_buf_dispose(&j);
+	pq_batch_free(&b);
+}
+
+TEST(write_big_values_required_lists)
+{
+	pq_writer_opts o;
+	pq_writer_opts_default(&o);
+	o.page_bytes = 16 << 10;
+	o.dict_limit_bytes = 64 << 10;
+	o.write_page_index = 1;
+	misc_case("misc_big", 60, &o);
+}
+
 /* ---- the cases ------------------------------------------------------------ */
 
 TEST(write_primitives_small_pages_many_row_groups)
@@ -919,6 +1010,38 @@ TEST(write_dictionary_fallback)
 	dict_case("dict_disabled", 20000, &o, 0);
 }
 
+TEST(write_on_a_pool_is_byte_identical)
+{
+	pq_writer_opts o;
+	loom_threadpool *pool = NULL;
+	REQUIRE(loom_threadpool_new(&pool, 3) == 0);
+	pq_writer_opts_default(&o);
+	o.page_bytes = 4096;
+	o.row_group_bytes = 128 << 10;
+	o.write_page_index = 1;
+	o.codec = PQ_CODEC_ZSTD;
+	primitives_case("pool_off", 6000, 1700, &o, 2, 77);
+	o.pool = pool;
+	primitives_case("pool_on", 6000, 1700, &o, 2, 77);
+	CHECK_INT(test_sh("cmp -s '%s/pool_off.parquet' '%s/pool_on.parquet'", g_dir, g_dir), 0);
+	loom_threadpool_free(pool);
+}
+
+TEST(write_data_page_v2)
+{
+	pq_writer_opts o;
+	pq_writer_opts_default(&o);
+	o.data_page_v2 = 1;
+	o.write_page_index = 1;
+	o.page_bytes = 4096;
+	o.row_group_bytes = 200 << 10;
+	primitives_case("v2_prim", 6000, 2000, &o, 2, 31);
+	o.codec = PQ_CODEC_UNCOMPRESSED;
+	o.page_bytes = 1024;
+	o.row_group_bytes = 48 << 10;
+	nested_case("v2_nested", 3000, &o, 2);
+}
+
 TEST(write_empty_file)
 {
 	pq_writer_opts o;
@@ -945,7 +1068,10 @@ int main(void)
 	RUN(write_primitives_plain_page_index);
 	RUN(write_nested);
 	RUN(write_dictionary_fallback);
+	RUN(write_on_a_pool_is_byte_identical);
+	RUN(write_data_page_v2);
 	RUN(write_empty_file);
+	RUN(write_big_values_required_lists);
 	RUN(verify_with_duckdb_polars_parquet_wasm);
 	if (test_failures == 0 && !getenv("LOOM_KEEP_TMP"))
 		test_rmtree(g_dir);

@@ -403,6 +403,8 @@ TEST(writer_rejects_bad_batches_and_stays_usable)
 	CHECK_ERR(pq_writer_write(w, &b), LOOM_EINVAL);
 	b.num_columns = 2;
 	CHECK_OK(pq_writer_write(w, &b));
+	CHECK(pq_writer_estimated_size(w) > 4 + 100 * 8);
+	CHECK_INT(pq_writer_rows(w), 100);
 	CHECK_OK(pq_writer_close(w, &res));
 	CHECK_INT(res.num_rows, 100);
 	CHECK_INT(res.leaves[0].null_count, 34);
@@ -411,6 +413,31 @@ TEST(writer_rejects_bad_batches_and_stays_usable)
 	CHECK(memcmp(sink.buf.ptr, "PAR1", 4) == 0);
 	CHECK(memcmp(sink.buf.ptr + sink.buf.size - 4, "PAR1", 4) == 0);
 	pq_write_result_free(&res);
+	pq_batch_free(&b);
+	loom_buf_dispose(&sink.buf);
+}
+
+TEST(writer_size_estimate_tracks_output)
+{
+	pq_schema_node s[3];
+	mem_sink sink;
+	pq_writer *w = NULL;
+	pq_batch b;
+	pq_writer_opts o;
+	uint64_t est;
+	pq_writer_opts_default(&o);
+	o.codec = PQ_CODEC_UNCOMPRESSED;
+	o.disable_dictionary = 1;
+	mem_init(&sink, -1);
+	two_col_schema(s);
+	CHECK_OK(pq_writer_open(&w, &sink.w, s, 3, &o));
+	two_col_batch(&b, 50000);
+	CHECK_OK(pq_writer_write(w, &b));
+	est = pq_writer_estimated_size(w);
+	CHECK_INT(pq_writer_bytes_written(w), 4);     /* one row group, still buffered */
+	CHECK_OK(pq_writer_close(w, NULL));
+	/* PLAIN, uncompressed: the estimate is the data; the footer adds little */
+	CHECK(est <= sink.buf.size && est + 2000 >= sink.buf.size);
 	pq_batch_free(&b);
 	loom_buf_dispose(&sink.buf);
 }
@@ -451,6 +478,7 @@ int main(void)
 	RUN(stats_bytes_and_merge);
 	RUN(writer_rejects_bad_schemas);
 	RUN(writer_rejects_bad_batches_and_stays_usable);
+	RUN(writer_size_estimate_tracks_output);
 	RUN(writer_reports_sink_failures);
 	return test_summary();
 }

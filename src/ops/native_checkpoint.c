@@ -1,0 +1,65 @@
+/* ops/native_checkpoint.c - the public loom_checkpoint() and
+ * loom_cleanup_logs() over ops/checkpoint.c and ops/log_cleanup.c. */
+#include <string.h>
+
+#include "loom/checkpoint.h"
+#include "ops/checkpoint.h"
+#include "util/error.h"
+
+LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
+                                 const loom_checkpoint_opts *opts)
+{
+	checkpoint_params p;
+	loom_store *store = NULL;
+	int rc;
+
+	if (!out || !uri || !opts)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "checkpoint: NULL argument");
+	if (opts->version != LOOM_CHECKPOINT_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "checkpoint: options version %u not set or unknown (use "
+		                "LOOM_CHECKPOINT_OPTS_INIT)", opts->version);
+	if (opts->table_version < -1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "checkpoint: table_version %lld is negative",
+		                (long long)opts->table_version);
+	memset(&p, 0, sizeof(p));
+	p.version = opts->table_version;
+	if (loom_store_open(&store, uri) < 0)
+		return loom_err_wrap("checkpoint %s", uri);
+	rc = checkpoint_run(out, store, &p);
+	if (rc < 0)
+		loom_err_wrap("checkpoint %s", uri);
+	loom_store_free(store);
+	return rc;
+}
+
+LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
+                                   const loom_cleanup_logs_opts *opts)
+{
+	log_cleanup_params p;
+	loom_store *store = NULL;
+	int rc;
+
+	if (!out || !uri || !opts)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "cleanup-logs: NULL argument");
+	if (opts->version != LOOM_CLEANUP_LOGS_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "cleanup-logs: options version %u not set or unknown (use "
+		                "LOOM_CLEANUP_LOGS_OPTS_INIT)", opts->version);
+	if (opts->retention_hours < -1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "cleanup-logs: retention_hours %lld is negative",
+		                (long long)opts->retention_hours);
+	memset(&p, 0, sizeof(p));
+	p.dry_run = opts->dry_run;
+	p.force = opts->force;
+	p.retention_hours = opts->retention_hours;
+	if (loom_store_open(&store, uri) < 0)
+		return loom_err_wrap("cleanup-logs %s", uri);
+	rc = log_cleanup_run(out, store, &p);
+	if (rc < 0)
+		loom_err_wrap("cleanup-logs %s", uri);
+	loom_store_free(store);
+	return rc;
+}

@@ -1,0 +1,230 @@
+/* ops/ops_common.c - option initialisers and checks, op results, the cancel
+ * token. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "loom/ops.h"
+#include "ops/cancel.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version)
+{
+	const loom_vacuum_opts d = LOOM_VACUUM_OPTS_INIT;
+	if (!o || version != LOOM_VACUUM_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "loom_vacuum_opts_init: unknown version %u", version);
+	*o = d;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_compact_opts_init(loom_compact_opts *o, unsigned int version)
+{
+	const loom_compact_opts d = LOOM_COMPACT_OPTS_INIT;
+	if (!o || version != LOOM_COMPACT_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "loom_compact_opts_init: unknown version %u", version);
+	*o = d;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_zorder_opts_init(loom_zorder_opts *o, unsigned int version)
+{
+	const loom_zorder_opts d = LOOM_ZORDER_OPTS_INIT;
+	if (!o || version != LOOM_ZORDER_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "loom_zorder_opts_init: unknown version %u", version);
+	*o = d;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_vacuum_opts_check(const loom_vacuum_opts *o)
+{
+	if (!o)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "vacuum: options are NULL");
+	if (o->version != LOOM_VACUUM_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "vacuum: options version %u; initialise them with "
+		                "LOOM_VACUUM_OPTS_INIT", o->version);
+	if (o->retention_hours < 0 && o->retention_hours != LOOM_RETENTION_TABLE_DEFAULT)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "vacuum: retention_hours %lld is negative",
+		                (long long)o->retention_hours);
+	if (o->dry_run != 0 && o->dry_run != 1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "vacuum: dry_run must be 0 or 1");
+	if (o->full != 0 && o->full != 1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "vacuum: full must be 0 or 1");
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o)
+{
+	if (!o)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "compact: options are NULL");
+	if (o->version != LOOM_COMPACT_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "compact: options version %u; initialise them with "
+		                "LOOM_COMPACT_OPTS_INIT", o->version);
+	if (o->target_size < 0)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "compact: target_size %lld is not positive",
+		                (long long)o->target_size);
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
+{
+	size_t i, j;
+	if (!o)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order: options are NULL");
+	if (o->version != LOOM_ZORDER_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "z_order: options version %u; initialise them with "
+		                "LOOM_ZORDER_OPTS_INIT", o->version);
+	if (o->n_columns == 0 || !o->columns)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "z_order_by: the column list is empty");
+	for (i = 0; i < o->n_columns; i++) {
+		if (!o->columns[i] || !o->columns[i][0])
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+			                "z_order_by: column %zu is empty", i);
+		for (j = 0; j < i; j++)
+			if (strcmp(o->columns[i], o->columns[j]) == 0)
+				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+				                "z_order_by: column '%s' is listed twice",
+				                o->columns[i]);
+	}
+	if (o->target_size < 0)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "z_order_by: target_size %lld is not positive",
+		                (long long)o->target_size);
+	return 0;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+LOOM_EXTERN(int) loom_op_result_add_deleted(loom_op_result *r, const char *path)
+{
+	char **grown;
+	char *copy;
+	if (!r || !path)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "add_deleted: NULL argument");
+	copy = loom_strdup(path);
+	if (!copy)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	grown = loom_reallocarray(r->files_deleted, r->n_files_deleted + 1, sizeof(*grown));
+	if (!grown) {
+		loom_free(copy);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	}
+	grown[r->n_files_deleted++] = copy;
+	r->files_deleted = grown;
+	r->kind = LOOM_RESULT_VACUUM;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_op_result_set_metric(loom_op_result *r, const char *name, int64_t value)
+{
+	loom_metric *grown;
+	size_t i;
+	char *copy;
+	if (!r || !name)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "set_metric: NULL argument");
+	for (i = 0; i < r->n_metrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0) {
+			r->metrics[i].value = value;
+			return 0;
+		}
+	copy = loom_strdup(name);
+	if (!copy)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	grown = loom_reallocarray(r->metrics, r->n_metrics + 1, sizeof(*grown));
+	if (!grown) {
+		loom_free(copy);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	}
+	grown[r->n_metrics].name = copy;
+	grown[r->n_metrics].value = value;
+	r->n_metrics++;
+	r->metrics = grown;
+	return 0;
+}
+
+LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *name,
+                                          int64_t dflt)
+{
+	size_t i;
+	if (!r || !name)
+		return dflt;
+	for (i = 0; i < r->n_metrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0)
+			return r->metrics[i].value;
+	return dflt;
+}
+
+LOOM_EXTERN(void) loom_op_result_clear(loom_op_result *r)
+{
+	size_t i;
+	if (!r)
+		return;
+	for (i = 0; i < r->n_files_deleted; i++)
+		loom_free(r->files_deleted[i]);
+	loom_free(r->files_deleted);
+	for (i = 0; i < r->n_metrics; i++)
+		loom_free(r->metrics[i].name);
+	loom_free(r->metrics);
+	memset(r, 0, sizeof(*r));
+}
+
+LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *src)
+{
+	size_t i;
+	memset(dst, 0, sizeof(*dst));
+	for (i = 0; i < src->n_files_deleted; i++)
+		if (loom_op_result_add_deleted(dst, src->files_deleted[i]) < 0)
+			goto fail;
+	for (i = 0; i < src->n_metrics; i++)
+		if (loom_op_result_set_metric(dst, src->metrics[i].name, src->metrics[i].value) < 0)
+			goto fail;
+	dst->kind = src->kind;
+	dst->dry_run = src->dry_run;
+	dst->num_files_added = src->num_files_added;
+	dst->num_files_removed = src->num_files_removed;
+	return 0;
+fail:
+	loom_op_result_clear(dst);
+	return LOOM_ENOMEM;
+}
+
+/* ---- cancel token ----------------------------------------------------- */
+
+struct loom_cancel {
+	atomic_int flag;
+};
+
+int ops_cancel_new(loom_cancel **out)
+{
+	loom_cancel *c = loom_malloc(sizeof(*c));
+	if (!c)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	atomic_init(&c->flag, 0);
+	*out = c;
+	return 0;
+}
+
+void ops_cancel_set(loom_cancel *c, int v)
+{
+	if (c)
+		atomic_store(&c->flag, v);
+}
+
+void ops_cancel_free(loom_cancel *c)
+{
+	loom_free(c);
+}
+
+LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c)
+{
+	/* atomic_load needs a non-const object in C11. */
+	return c ? atomic_load(&((loom_cancel *)c)->flag) != 0 : 0;
+}

@@ -1,0 +1,137 @@
+/* Action parsing: the fast add/remove path must agree with the jansson
+ * path field by field, and fall back (return 0) on anything unusual. */
+#include <string.h>
+
+#include "delta/actions.h"
+#include "test.h"
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int same_kv(const delta_kv *a, uint32_t na, const delta_kv *b, uint32_t nb)
+{
+	uint32_t i;
+	if (na != nb)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (!same_str(a[i].key, b[i].key) || !same_str(a[i].value, b[i].value))
+			return 0;
+	return 1;
+}
+
+static void compare_line(const char *line)
+{
+	delta_parse_scratch s1, s2;
+	delta_action fa, sa;
+	json_t *root = NULL;
+	int rc;
+	const delta_file *x, *y;
+
+	delta_parse_scratch_init(&s1);
+	delta_parse_scratch_init(&s2);
+	rc = delta_action_parse_fast(line, strlen(line), "t", &s1, &fa);
+	if (rc != 1) {
+		TEST_FAIL_AT("fast path did not take: %s", line);
+		goto out;
+	}
+	if (delta_action_parse_line(line, strlen(line), "t", &s2, &root, &sa) < 0) {
+		TEST_FAIL_AT("jansson path failed: %s", loom_error_last()->message);
+		goto out;
+	}
+	x = &fa.u.file;
+	y = &sa.u.file;
+	CHECK_INT(fa.type, sa.type);
+	CHECK(same_str(x->path, y->path));
+	CHECK(same_str(x->path_raw, y->path_raw));
+	CHECK(x->key_len == y->key_len && memcmp(x->key, y->key, x->key_len) == 0);
+	CHECK(same_kv(x->partition_values, x->num_partition_values, y->partition_values,
+	              y->num_partition_values));
+	CHECK(same_kv(x->tags, x->num_tags, y->tags, y->num_tags));
+	CHECK_INT(x->size, y->size);
+	CHECK_INT(x->modification_time, y->modification_time);
+	CHECK_INT(x->deletion_timestamp, y->deletion_timestamp);
+	CHECK_INT(x->num_records, y->num_records);
+	CHECK_INT(x->base_row_id, y->base_row_id);
+	CHECK_INT(x->default_row_commit_version, y->default_row_commit_version);
+	CHECK(same_str(x->stats, y->stats));
+	CHECK(same_str(x->clustering_provider, y->clustering_provider));
+	CHECK_INT(x->dv.storage_type, y->dv.storage_type);
+	CHECK(same_str(x->dv.path_or_inline_dv, y->dv.path_or_inline_dv));
+	CHECK_INT(x->dv.has_offset, y->dv.has_offset);
+	CHECK_INT(x->dv.offset, y->dv.offset);
+	CHECK_INT(x->dv.size_in_bytes, y->dv.size_in_bytes);
+	CHECK_INT(x->dv.cardinality, y->dv.cardinality);
+	CHECK_INT(x->data_change, y->data_change);
+	CHECK_INT(x->extended_file_metadata, y->extended_file_metadata);
+out:
+	json_decref(root);
+	delta_parse_scratch_dispose(&s1);
+	delta_parse_scratch_dispose(&s2);
+}
+
+TEST(fast_path_agrees_with_jansson)
+{
+	compare_line("{\"add\":{\"path\":\"a%20b/part-1.parquet\",\"partitionValues\":{\"x\":\"1\",\"y\":null},"
+	             "\"size\":123,\"modificationTime\":1700000000000,\"dataChange\":true,"
+	             "\"stats\":\"{\\\"numRecords\\\":7,\\\"minValues\\\":{\\\"s\\\":\\\"a\\\\\\\"b\\\"}}\","
+	             "\"tags\":{\"INSERTION_TIME\":\"1\"},\"baseRowId\":5,\"defaultRowCommitVersion\":2,"
+	             "\"clusteringProvider\":\"liquid\",\"unknown\":{\"deep\":[1,2.5,{\"z\":null}]}}}");
+	compare_line("{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":0,\"modificationTime\":0,"
+	             "\"dataChange\":false,\"stats\":null,\"deletionVector\":{\"storageType\":\"u\","
+	             "\"pathOrInlineDv\":\"vBn[lx{q8@P<9BNH/isA\",\"offset\":1,\"sizeInBytes\":36,"
+	             "\"cardinality\":2,\"maxRowIndex\":9}}}");
+	compare_line("{\"remove\":{\"path\":\"x=A%252FA/f.parquet\",\"deletionTimestamp\":1677811194426,"
+	             "\"dataChange\":true,\"extendedFileMetadata\":true,\"partitionValues\":{\"x\":\"A%2FA\"},"
+	             "\"size\":635,\"deletionVector\":{\"storageType\":\"i\",\"pathOrInlineDv\":\"wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L\","
+	             "\"sizeInBytes\":40,\"cardinality\":6}}}");
+	compare_line("{\"remove\":{\"path\":\"f\\u00e9\\/g\\t.parquet\",\"dataChange\":false}}");
+	compare_line("{\"add\": {\"path\": \"file:///tmp/t/a.parquet\", \"partitionValues\": {}, "
+	             "\"size\": 9, \"modificationTime\": 1, \"dataChange\": true } }");
+}
+
+TEST(fast_path_declines_unusual_lines)
+{
+	static const char *const lines[] = {
+		"{\"commitInfo\":{\"timestamp\":1}}",
+		"{\"add\":{\"partitionValues\":{},\"size\":1}}",            /* no path */
+		"{\"add\":{\"path\":\"p\",\"size\":1}}",                     /* no partitionValues */
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1.5}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1},\"txn\":{}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{\"a\":1},\"size\":1}}",
+		"{\"add\":{\"path\":\"\xc3\xa9\",\"partitionValues\":{},\"size\":1}}", /* UTF-8: jansson checks */
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":99999999999999999999}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1}",   /* truncated */
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":01}}",
+	};
+	size_t i;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		delta_parse_scratch s;
+		delta_action a;
+		delta_parse_scratch_init(&s);
+		if (delta_action_parse_fast(lines[i], strlen(lines[i]), "t", &s, &a) != 0)
+			TEST_FAIL_AT("fast path took line %zu: %s", i, lines[i]);
+		delta_parse_scratch_dispose(&s);
+	}
+}
+
+TEST(stats_num_records_scanner)
+{
+	const char *s1 = "{\"minValues\":{\"numRecords\":5,\"a\":\"}\"},\"numRecords\":42}";
+	const char *s2 = "{\"numRecords\":3}";
+	const char *s3 = "{\"maxValues\":{\"a\":[1,{\"b\":\"x\\\"y\"}]},\"nullCount\":{}}";
+	CHECK_INT(delta_stats_num_records(s1, strlen(s1)), 42);
+	CHECK_INT(delta_stats_num_records(s2, strlen(s2)), 3);
+	CHECK_INT(delta_stats_num_records(s3, strlen(s3)), -1);
+	CHECK_INT(delta_stats_num_records("garbage", 7), -1);
+	CHECK_INT(delta_stats_num_records("", 0), -1);
+}
+
+int main(void)
+{
+	RUN(fast_path_agrees_with_jansson);
+	RUN(fast_path_declines_unusual_lines);
+	RUN(stats_num_records_scanner);
+	return test_summary();
+}
