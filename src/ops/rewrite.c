@@ -64,7 +64,11 @@ int rewrite_ctx_init(rewrite_ctx *ctx, loom_store *store, const delta_snapshot *
 	ctx->wopts.codec = PQ_CODEC_SNAPPY;
 	/* Row groups of 64 MiB (encoded): half the writer default, so two
 	 * concurrent bins hold less memory; still large for scans. */
-	ctx->wopts.row_group_bytes = (size_t)32 << 20;
+	ctx->wopts.row_group_bytes = (size_t)16 << 20;
+	/* A smaller dictionary budget: high-cardinality columns fall back to
+	 * PLAIN after 256 KiB of distinct values instead of 1 MiB, so less time
+	 * goes to hashing values a dictionary cannot help. */
+	ctx->wopts.dict_limit_bytes = (size_t)256 << 10;
 	LOOM_TRY(delta_props_parse(&snap->metadata, &props));
 	ctx->sopts.num_indexed_cols = props.data_skipping_num_indexed_cols;
 	ctx->sopts.stats_columns = props.data_skipping_stats_columns;
