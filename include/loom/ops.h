@@ -49,8 +49,14 @@ typedef struct loom_compact_opts {
 	 * "col=__HIVE_DEFAULT_PARTITION__". */
 	const char *const *partition_filters;
 	size_t n_partition_filters;
+	/* Called (from worker threads, one call at a time per bin) after each
+	 * bin is rewritten: bins done/total, input bytes done/total. May be
+	 * NULL. */
+	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
+	                 int64_t bytes_done, int64_t bytes_total);
+	void *progress_ctx;
 } loom_compact_opts;
-#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0 }
+#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0, NULL, NULL }
 
 #define LOOM_ZORDER_OPTS_VERSION 1
 typedef struct loom_zorder_opts {

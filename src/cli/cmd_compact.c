@@ -99,6 +99,16 @@ static void print_human(const char *uri, const loom_op_result *r)
 	}
 }
 
+static void progress_line(void *ctx, int64_t bins_done, int64_t bins_total, int64_t bytes_done,
+                          int64_t bytes_total)
+{
+	char done[32], total[32];
+	cli_format_bytes(bytes_done, done, sizeof(done));
+	cli_format_bytes(bytes_total, total, sizeof(total));
+	fprintf(stderr, "\r\033[Kloom compact: %s: %lld/%lld bins, %s of %s rewritten", (const char *)ctx,
+	        (long long)bins_done, (long long)bins_total, done, total);
+}
+
 int cmd_compact(int argc, char **argv)
 {
 	loom_compact_opts opts = LOOM_COMPACT_OPTS_INIT;
@@ -147,12 +157,15 @@ int cmd_compact(int argc, char **argv)
 	}
 	opts.partition_filters = nf ? filters : NULL;
 	opts.n_partition_filters = nf;
-	if (tty)
-		fprintf(stderr, "loom compact: %s: planning and rewriting...\r", uri);
+	if (tty) {
+		fprintf(stderr, "loom compact: %s: planning...", uri);
+		opts.progress = progress_line;
+		opts.progress_ctx = (void *)uri;
+	}
 	memset(&result, 0, sizeof(result));
 	rc = loom_compact(&result, uri, &opts, NULL, NULL);
 	if (tty)
-		fprintf(stderr, "\033[K");
+		fprintf(stderr, "\r\033[K");
 	if (rc < 0) {
 		cli_print_error("compact");
 		loom_op_result_clear(&result);

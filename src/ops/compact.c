@@ -25,6 +25,9 @@ typedef struct bin_task {
 	int rc;
 	loom_error err;
 	atomic_int *failed;
+	const compact_params *p;
+	atomic_llong *bins_done, *bytes_done;
+	int64_t bins_total, bytes_total;
 } bin_task;
 
 static void run_bin(void *arg)
@@ -40,6 +43,12 @@ static void run_bin(void *arg)
 	if (t->rc < 0) {
 		loom_err_copy(&t->err);
 		atomic_store(t->failed, 1);
+		return;
+	}
+	if (t->p->progress) {
+		long long b = atomic_fetch_add(t->bins_done, 1) + 1;
+		long long by = atomic_fetch_add(t->bytes_done, t->bin->bytes) + t->bin->bytes;
+		t->p->progress(t->p->progress_ctx, b, t->bins_total, by, t->bytes_total);
 	}
 }
 
@@ -294,6 +303,7 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	bin_task *tasks = NULL;
 	loom_threadpool *pool = NULL;
 	atomic_int failed;
+	atomic_llong bins_done, bytes_done;
 	run_totals t;
 	size_t i, j, threads;
 	int rc;
@@ -302,6 +312,8 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	memset(&t, 0, sizeof(t));
 	t.version = -1;
 	atomic_init(&failed, 0);
+	atomic_init(&bins_done, 0);
+	atomic_init(&bytes_done, 0);
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
 		goto done;
 	if ((rc = delta_protocol_check(&snap->protocol, DELTA_OP_COMPACT)) < 0)
@@ -341,6 +353,11 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 		tasks[i].ctx = &ctx;
 		tasks[i].bin = &plan.bins[i];
 		tasks[i].failed = &failed;
+		tasks[i].p = p;
+		tasks[i].bins_done = &bins_done;
+		tasks[i].bytes_done = &bytes_done;
+		tasks[i].bins_total = (int64_t)plan.num_bins;
+		tasks[i].bytes_total = plan.bytes_in_bins;
 	}
 	if (threads <= 1) {
 		for (i = 0; i < plan.num_bins; i++)
@@ -414,6 +431,8 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_c
 	p.n_partition_filters = opts->n_partition_filters;
 	p.loc = loc;
 	p.cancel = cancel;
+	p.progress = opts->progress;
+	p.progress_ctx = opts->progress_ctx;
 	if (loom_store_open(&store, uri) < 0)
 		return loom_err_wrap("compact %s", uri);
 	rc = compact_run(out, store, &p);

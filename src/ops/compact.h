@@ -28,6 +28,9 @@ typedef struct compact_params {
 	 * commit (a test commits a concurrent change there). */
 	void (*before_commit)(void *ctx);
 	void *hook_ctx;
+	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
+	                 int64_t bytes_done, int64_t bytes_total);
+	void *progress_ctx;
 } compact_params;
 
 /* One bin: consecutive candidates of one partition. */

@@ -37,6 +37,9 @@ static int cmp_keyed(const void *a, const void *b)
 
 static int is_candidate(const delta_file *f, int64_t target)
 {
+	/* files outside the table root (absolute URIs) stay where they are */
+	if (f->path[0] == '/' || strstr(f->path, "://"))
+		return 0;
 	if (f->dv.storage_type && f->dv.cardinality > 0) {
 		if (f->num_records <= 0)
 			return 1; /* unknown row count: purge, as Spark does */

@@ -64,7 +64,11 @@ int rewrite_ctx_init(rewrite_ctx *ctx, loom_store *store, const delta_snapshot *
 	ctx->wopts.codec = PQ_CODEC_SNAPPY;
 	/* Row groups of 64 MiB (encoded): half the writer default, so two
 	 * concurrent bins hold less memory; still large for scans. */
-	ctx->wopts.row_group_bytes = (size_t)32 << 20;
+	ctx->wopts.row_group_bytes = (size_t)16 << 20;
+	/* A smaller dictionary budget: high-cardinality columns fall back to
+	 * PLAIN after 256 KiB of distinct values instead of 1 MiB, so less time
+	 * goes to hashing values a dictionary cannot help. */
+	ctx->wopts.dict_limit_bytes = (size_t)256 << 10;
 	LOOM_TRY(delta_props_parse(&snap->metadata, &props));
 	ctx->sopts.num_indexed_cols = props.data_skipping_num_indexed_cols;
 	ctx->sopts.stats_columns = props.data_skipping_stats_columns;
@@ -486,6 +490,9 @@ typedef struct read_state {
 	int16_t **defs;           /* per output leaf: shifted def levels */
 	size_t *defs_cap;
 	size_t nout;
+	size_t *prev_present;     /* the last file's mapping (batch reuse) */
+	long *prev_map;
+	size_t prev_npresent;
 } read_state;
 
 static int shifted_defs(read_state *rs, size_t leaf, const pq_column *in, int16_t **out)
@@ -516,6 +523,8 @@ static void read_state_dispose(read_state *rs)
 	loom_free(rs->present);
 	loom_free(rs->map);
 	loom_free(rs->shift);
+	loom_free(rs->prev_present);
+	loom_free(rs->prev_map);
 	for (i = 0; rs->defs && i < rs->nout; i++)
 		loom_free(rs->defs[i]);
 	loom_free(rs->defs);
@@ -622,9 +631,25 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 		rs->view.num_columns = nout;
 		rs->view.borrowed = 1;
 	}
-	/* A fresh input batch per file: its leaves may differ from the last. */
-	pq_batch_free(&rs->in);
-	memset(&rs->in, 0, sizeof(rs->in));
+	/* Reuse the input batch (fresh memory is expensive) unless this file
+	 * maps different leaves than the last one. */
+	if (!rs->prev_present || rs->prev_npresent != npresent ||
+	    memcmp(rs->prev_present, rs->present, npresent * sizeof(size_t)) != 0 ||
+	    memcmp(rs->prev_map, rs->map, nout * sizeof(long)) != 0) {
+		pq_batch_free(&rs->in);
+		memset(&rs->in, 0, sizeof(rs->in));
+		loom_free(rs->prev_present);
+		loom_free(rs->prev_map);
+		rs->prev_present = loom_malloc((npresent + 1) * sizeof(size_t));
+		rs->prev_map = loom_malloc((nout + 1) * sizeof(long));
+		if (!rs->prev_present || !rs->prev_map) {
+			rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
+			goto done;
+		}
+		memcpy(rs->prev_present, rs->present, npresent * sizeof(size_t));
+		memcpy(rs->prev_map, rs->map, nout * sizeof(long));
+		rs->prev_npresent = npresent;
+	}
 	for (g = 0; g < m->num_row_groups; g++) {
 		const pq_batch *out_b = &rs->view;
 		size_t rows;

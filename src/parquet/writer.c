@@ -67,6 +67,8 @@ typedef struct leaf {
 
 	/* the column chunk of the current row group */
 	int dict_on;
+	int dict_failed;           /* the dictionary overflowed in an earlier row
+	                              group of this file: later ones go PLAIN */
 	pq_dict dict;
 	loom_buf chunk;            /* data pages: header + compressed body */
 	int64_t c_uncomp, c_values, c_rows;
@@ -663,6 +665,7 @@ static int append_range(pq_writer *w, leaf *L, const pq_column *c,
 			 * the rest of the chunk is PLAIN. */
 			LOOM_TRY(flush_page(w, L));
 			L->dict_on = 0;
+			L->dict_failed = 1;
 		} else if (page_estimate(L) >= w->page_bytes) {
 			LOOM_TRY(flush_page(w, L));
 		}
@@ -795,7 +798,7 @@ static int flush_chunk(pq_writer *w, leaf *L, chunk_meta *m)
 	/* reset for the next row group */
 	loom_buf_clear(&L->chunk);
 	pq_dict_reset(&L->dict);
-	L->dict_on = !w->disable_dict && L->type != PQ_BOOLEAN;
+	L->dict_on = !w->disable_dict && L->type != PQ_BOOLEAN && !L->dict_failed;
 	L->c_uncomp = L->c_values = L->c_rows = 0;
 	L->c_plain_pages = L->c_dict_pages = 0;
 	pq_stats_reset(&L->cstats);
