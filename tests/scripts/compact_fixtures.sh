@@ -26,8 +26,7 @@ part_counts() { # snapshot json -> {"<partitionValues>": files}
   jsq "$1" 'JSON.stringify(d.files.reduce((m, f) => { const k = JSON.stringify(f.partitionValues); m[k] = (m[k] || 0) + 1; return m; }, {}))'
 }
 
-for dir in "$LOOM_FIXTURES_DIR"/delta/*/; do
-  name=$(basename "$dir")
+for name in $(fixture_tables); do
   t=$(copy_table "$name")
   before=$(tree_digest "$t")
   reason="${REFUSED[$name]:-${PENDING[$name]:-}}"
