@@ -13,10 +13,11 @@
 static void checkpoint_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: loom checkpoint URI [options]\n\n"
+	        "usage: loom checkpoint TABLE [options]\n\n"
 	        "Write a classic checkpoint (_delta_log/<v>.checkpoint.parquet) of the table and\n"
 	        "update _delta_log/_last_checkpoint. Nothing is written when a checkpoint of that\n"
 	        "version already exists.\n\n"
+	        "  --config FILE the storage YAML naming TABLE (then TABLE may be raw.events)\n"
 	        "  --version N   checkpoint version N (default: the latest)\n"
 	        "  --json        machine-readable output\n");
 }
@@ -24,11 +25,12 @@ static void checkpoint_usage(FILE *out)
 static void cleanup_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: loom cleanup-logs URI [options]\n\n"
+	        "usage: loom cleanup-logs TABLE [options]\n\n"
 	        "Delete expired _delta_log files: commits, .crc files, checkpoints and compaction\n"
 	        "files older than the newest checkpoint that is itself at or before the newest\n"
 	        "commit older than the cutoff (now - delta.logRetentionDuration, default 30 days,\n"
 	        "truncated to midnight UTC as Spark does). Dry run by default.\n\n"
+	        "  --config FILE         the storage YAML naming TABLE (then TABLE may be raw.events)\n"
 	        "  --dry-run             list what would be deleted (the default)\n"
 	        "  --no-dry-run          delete the files\n"
 	        "  --retention-hours N   use N hours instead of delta.logRetentionDuration\n"
@@ -52,7 +54,8 @@ int cmd_checkpoint(int argc, char **argv)
 {
 	loom_checkpoint_opts opts = LOOM_CHECKPOINT_OPTS_INIT;
 	loom_op_result r;
-	const char *uri = NULL;
+	const char *uri = NULL, *config = NULL;
+	cli_table table;
 	int json = 0, i, rc;
 	int64_t version;
 
@@ -64,6 +67,8 @@ int cmd_checkpoint(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0 && i + 1 < argc) {
 			if (parse_int("checkpoint", a, argv[++i], &opts.table_version) < 0)
 				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
 		} else if (a[0] == '-') {
@@ -81,11 +86,15 @@ int cmd_checkpoint(int argc, char **argv)
 		checkpoint_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	if ((rc = cli_table_resolve(&table, "checkpoint", uri, config)) != 0)
+		return rc;
+	uri = table.uri;
 	memset(&r, 0, sizeof(r));
 	rc = loom_checkpoint(&r, uri, &opts);
 	if (rc < 0) {
 		cli_print_error("checkpoint");
 		loom_op_result_clear(&r);
+		cli_table_release(&table);
 		return CLI_EXIT_FAILED;
 	}
 	version = loom_op_result_metric(&r, "version", -1);
@@ -119,6 +128,7 @@ int cmd_checkpoint(int argc, char **argv)
 		       (long long)loom_op_result_metric(&r, "numExpiredTombstones", 0));
 	}
 	loom_op_result_clear(&r);
+	cli_table_release(&table);
 	return CLI_EXIT_OK;
 }
 
@@ -126,7 +136,8 @@ int cmd_cleanup_logs(int argc, char **argv)
 {
 	loom_cleanup_logs_opts opts = LOOM_CLEANUP_LOGS_OPTS_INIT;
 	loom_op_result r;
-	const char *uri = NULL;
+	const char *uri = NULL, *config = NULL;
+	cli_table table;
 	int json = 0, i, rc;
 	size_t k;
 	int64_t ckpt;
@@ -145,6 +156,8 @@ int cmd_cleanup_logs(int argc, char **argv)
 			opts.dry_run = 0;
 		} else if (strcmp(a, "--force") == 0) {
 			opts.force = 1;
+		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
 		} else if (a[0] == '-') {
@@ -162,11 +175,15 @@ int cmd_cleanup_logs(int argc, char **argv)
 		cleanup_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	if ((rc = cli_table_resolve(&table, "cleanup-logs", uri, config)) != 0)
+		return rc;
+	uri = table.uri;
 	memset(&r, 0, sizeof(r));
 	rc = loom_cleanup_logs(&r, uri, &opts);
 	if (rc < 0) {
 		cli_print_error("cleanup-logs");
 		loom_op_result_clear(&r);
+		cli_table_release(&table);
 		return CLI_EXIT_FAILED;
 	}
 	ckpt = loom_op_result_metric(&r, "checkpointVersion", -1);
@@ -200,5 +217,6 @@ int cmd_cleanup_logs(int argc, char **argv)
 			       (long long)ckpt, r.n_files_deleted, size);
 	}
 	loom_op_result_clear(&r);
+	cli_table_release(&table);
 	return CLI_EXIT_OK;
 }

@@ -15,47 +15,18 @@
 static void compact_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: loom compact URI [options]\n\n"
+	        "usage: loom compact TABLE [options]\n\n"
 	        "OPTIMIZE: rewrite small files (and files whose deletion vectors delete\n"
 	        "more than 5%% of their rows) of each partition into files of up to the\n"
-	        "target size, in one commit that changes no data.\n\n"
+	        "target size, in one commit that changes no data. TABLE is a path or URI,\n"
+	        "or with --config a table name like raw.events.\n\n"
+	        "  --config FILE        the loom storage YAML that names the table (its\n"
+	        "                       writer settings and target_file_size apply)\n"
 	        "  --target-size SIZE   target file size (e.g. 128MiB, 1GB, 1048576); default:\n"
 	        "                       the table's delta.targetFileSize, else 100MiB\n"
 	        "  --partition K=V      only partitions where column K has value V (repeatable)\n"
 	        "  --dry-run            print the plan, write nothing\n"
 	        "  --json               machine-readable output\n");
-}
-
-/* "128MiB", "1GB", "1.5 GiB", "4096" -> bytes; -1 when malformed. */
-static int64_t parse_size(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	double mul = 1;
-	while (*end == ' ')
-		end++;
-	if (end == s || v <= 0)
-		return -1;
-	if (!*end || !strcasecmp(end, "b"))
-		mul = 1;
-	else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb"))
-		mul = 1e3;
-	else if (!strcasecmp(end, "kib"))
-		mul = 1024.0;
-	else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb"))
-		mul = 1e6;
-	else if (!strcasecmp(end, "mib"))
-		mul = 1024.0 * 1024;
-	else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb"))
-		mul = 1e9;
-	else if (!strcasecmp(end, "gib"))
-		mul = 1024.0 * 1024 * 1024;
-	else
-		return -1;
-	v *= mul;
-	if (v < 1 || v > 9.0e18)
-		return -1;
-	return (int64_t)v;
 }
 
 static void print_json(const char *uri, const loom_op_result *r)
@@ -115,7 +86,8 @@ int cmd_compact(int argc, char **argv)
 	const char *filters[MAX_FILTERS];
 	size_t nf = 0;
 	loom_op_result result;
-	const char *uri = NULL;
+	const char *uri = NULL, *config = NULL;
+	cli_table table;
 	int json = 0, i, rc, tty = isatty(2);
 
 	for (i = 1; i < argc; i++) {
@@ -124,8 +96,7 @@ int cmd_compact(int argc, char **argv)
 			compact_usage(stdout);
 			return CLI_EXIT_OK;
 		} else if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
-			opts.target_size = parse_size(argv[++i]);
-			if (opts.target_size <= 0) {
+			if (loom_parse_size(argv[++i], &opts.target_size) < 0 || opts.target_size <= 0) {
 				fprintf(stderr, "loom compact: --target-size needs a size like 128MiB, got '%s'\n", argv[i]);
 				return CLI_EXIT_USAGE;
 			}
@@ -136,6 +107,8 @@ int cmd_compact(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			filters[nf++] = argv[++i];
+		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else if (strcmp(a, "--dry-run") == 0) {
 			opts.dry_run = 1;
 		} else if (strcmp(a, "--json") == 0) {
@@ -155,6 +128,9 @@ int cmd_compact(int argc, char **argv)
 		compact_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	if ((rc = cli_table_resolve(&table, "compact", uri, config)) != 0)
+		return rc;
+	uri = table.uri;
 	opts.partition_filters = nf ? filters : NULL;
 	opts.n_partition_filters = nf;
 	if (tty) {
@@ -163,12 +139,13 @@ int cmd_compact(int argc, char **argv)
 		opts.progress_ctx = (void *)uri;
 	}
 	memset(&result, 0, sizeof(result));
-	rc = loom_compact(&result, uri, &opts, NULL, NULL);
+	rc = loom_compact(&result, uri, &opts, table.loc, NULL);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (rc < 0) {
 		cli_print_error("compact");
 		loom_op_result_clear(&result);
+		cli_table_release(&table);
 		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 	}
 	if (json)
@@ -176,5 +153,6 @@ int cmd_compact(int argc, char **argv)
 	else
 		print_human(uri, &result);
 	loom_op_result_clear(&result);
+	cli_table_release(&table);
 	return CLI_EXIT_OK;
 }

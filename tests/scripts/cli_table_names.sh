@@ -14,6 +14,12 @@ expect "the named table was vacuumed" jsq --assert "$TEST_TMP/v.json" "d.num_fil
 last=$(ls "$lake/raw/orders/_delta_log/"*.json | tail -1)
 expect "the location's commit metadata is in the commit" grep -q '"pipeline":"nightly-maintenance"' "$last"
 
+expect "compact by name" "$LOOM_BIN" compact raw.events --config "$cfg" --json > "$TEST_TMP/c.json"
+oracle snapshot "$lake/raw/events" > "$TEST_TMP/s.json"
+expect "the named table was compacted (oracle: 10 live files)" jsq --assert "$TEST_TMP/s.json" 'd.numFiles === 10'
+expect "checkpoint by name" "$LOOM_BIN" checkpoint raw.events --config "$cfg" > /dev/null
+expect "the checkpoint is there" test -e "$lake/raw/events/_delta_log/00000000000000000030.checkpoint.parquet"
+
 printf 'storage:\n  tables:\n    - name: a.b\n      path: {uri: %s/raw/orders}\n' "$lake" > "$TEST_TMP/only.yaml"
 if "$LOOM_BIN" vacuum c.d --config "$TEST_TMP/only.yaml" 2> "$TEST_TMP/err"; then
   fail "an unknown name should fail"
