@@ -154,8 +154,45 @@ int delta_log_list(loom_store *store, delta_log_listing *out)
 	return delta_log_list_from(store, 0, out);
 }
 
+/* Are the commits after the newest complete checkpoint (or all of them,
+ * without one) contiguous up to the latest? */
+static int commits_contiguous(const delta_log_listing *l)
+{
+	int64_t base = -1, prev = -1;
+	size_t i;
+	if (l->checkpoints.len)
+		base = ((const delta_checkpoint_ref *)loom_vec_at(&l->checkpoints, 0))->version;
+	for (i = 0; i < l->files.len; i++) {
+		const delta_log_file *f = loom_vec_at(&l->files, i);
+		if (f->name.kind != DELTA_LOG_COMMIT || f->name.version <= base)
+			continue;
+		if (prev >= 0 && f->name.version != prev + 1)
+			return 0;
+		prev = f->name.version;
+	}
+	return 1;
+}
+
+static int list_once(loom_store *store, int64_t from_version, delta_log_listing *out);
+
+/* A directory read while other writers commit can miss a commit file
+ * created during the read yet see a later one (readdir order is not
+ * version order). Commits are only ever added after their predecessor
+ * exists, so a gap after the newest checkpoint means a racy read: list
+ * again. A gap that persists is real and reported by the segment builder. */
 int delta_log_list_from(loom_store *store, int64_t from_version,
                         delta_log_listing *out)
+{
+	int attempt;
+	for (attempt = 0;; attempt++) {
+		LOOM_TRY(list_once(store, from_version, out));
+		if (attempt == 4 || commits_contiguous(out))
+			return 0;
+		delta_log_listing_dispose(out);
+	}
+}
+
+static int list_once(loom_store *store, int64_t from_version, delta_log_listing *out)
 {
 	list_ctx c = { out, 0 };
 	size_t i, n, vstart;

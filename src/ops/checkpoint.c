@@ -373,19 +373,6 @@ static int write_last_checkpoint(loom_store *store, int64_t version, int64_t siz
 	return rc;
 }
 
-int checkpoint_load_snapshot(delta_snapshot **out, loom_store *store, int64_t version,
-                             const delta_load_opts *opts)
-{
-	int rc = 0, attempt;
-	for (attempt = 0; attempt < 3; attempt++) {
-		rc = delta_snapshot_load(out, store, version, opts);
-		/* the gap may surface as the error of a checkpoint tried first */
-		if (rc != LOOM_ECORRUPT && rc != LOOM_EUNSUPPORTED)
-			break;
-	}
-	return rc;
-}
-
 int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_params *p)
 {
 	delta_snapshot *snap = NULL;
@@ -400,7 +387,7 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 
 	delta_load_opts_init(&lo);
 	lo.keep_stats = 1;
-	if ((rc = checkpoint_load_snapshot(&snap, store, p->version, &lo)) < 0)
+	if ((rc = delta_snapshot_load(&snap, store, p->version, &lo)) < 0)
 		return rc;
 	if ((rc = delta_protocol_check(&snap->protocol, DELTA_OP_CHECKPOINT)) < 0)
 		goto done;

@@ -80,14 +80,6 @@ int checkpoint_write_parquet(loom_store_writer *sink, const delta_snapshot *snap
                              int64_t *num_removes, int64_t *num_expired,
                              uint64_t *file_size);
 
-/* delta_snapshot_load, retried up to 3 times on LOOM_ECORRUPT (or
- * LOOM_EUNSUPPORTED, under which the loader may report it): a local
- * directory listing taken while other processes commit can miss a commit
- * file created during the scan yet see a later one (readdir returns hash
- * order), which the loader reports as a log gap. A real gap fails again. */
-int checkpoint_load_snapshot(delta_snapshot **out, loom_store *store, int64_t version,
-                             const delta_load_opts *opts);
-
 /* ---- log cleanup (log_cleanup.c) ---------------------------------------- */
 
 typedef struct log_cleanup_params {

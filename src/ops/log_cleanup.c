@@ -172,7 +172,7 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 
 	delta_load_opts_init(&lo);
 	lo.keep_stats = 0;
-	if ((rc = checkpoint_load_snapshot(&snap, store, -1, &lo)) < 0)
+	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		goto done;
 	if ((rc = delta_protocol_check(&snap->protocol, DELTA_OP_LOG_CLEANUP)) < 0)
 		goto done;
