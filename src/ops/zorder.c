@@ -39,7 +39,7 @@ typedef struct zsample {
 	uint64_t *code;              /* fixed kinds */
 	uint8_t **bytes;             /* byte kinds: owned copies */
 	uint32_t *blen;
-	uint64_t *bcode;             /* boundaries, ascending, distinct */
+	uint64_t *bcode;             /* quantile boundaries, ascending */
 	const uint8_t **bbytes;
 	uint32_t *bblen;
 	size_t nb;
@@ -333,11 +333,11 @@ static int build_bounds(zbin *zb)
 				loom_free(v);
 				return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
 			}
-			for (i = 0; i < want; i++) {
-				uint64_t q = v[(i + 1) * m / (want + 1)];
-				if (zs->nb == 0 || zs->bcode[zs->nb - 1] != q)
-					zs->bcode[zs->nb++] = q;
-			}
+			/* duplicates kept: a value's rank is its position in the
+			 * distribution, so a value holding 40 % of the rows sits 40 %
+			 * up the axis and the rest spread by mass */
+			for (i = 0; i < want; i++)
+				zs->bcode[zs->nb++] = v[(i + 1) * m / (want + 1)];
 			loom_free(v);
 		} else {
 			bref *v = loom_malloc((zb->sample_n + 1) * sizeof(bref));
@@ -359,11 +359,8 @@ static int build_bounds(zbin *zb)
 			}
 			for (i = 0; i < want; i++) {
 				const bref *q = &v[(i + 1) * m / (want + 1)];
-				if (zs->nb == 0 || pq_value_cmp(zs->kind, zs->bbytes[zs->nb - 1], zs->bblen[zs->nb - 1],
-				                                q->p, q->len) != 0) {
-					zs->bbytes[zs->nb] = q->p;
-					zs->bblen[zs->nb++] = q->len;
-				}
+				zs->bbytes[zs->nb] = q->p;
+				zs->bblen[zs->nb++] = q->len;
 			}
 			loom_free(v);
 		}
