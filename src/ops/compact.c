@@ -324,6 +324,9 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	atomic_init(&failed, 0);
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
 		goto done;
+	if (p->strategy && p->strategy->validate &&
+	    (rc = p->strategy->validate(p->strategy->arg, snap)) < 0)
+		goto done;
 	if ((rc = delta_protocol_check(&snap->protocol, p->strategy ? p->strategy->op : DELTA_OP_COMPACT)) < 0)
 		goto done;
 	if (delta_protocol_has_feature(&snap->protocol, "rowTracking") ||

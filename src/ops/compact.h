@@ -24,6 +24,9 @@ struct rewrite_ctx;
 typedef struct compact_strategy {
 	int op;                           /* protocol gate: DELTA_OP_* */
 	const char *name;                 /* "z-order" in messages */
+	/* Check the request against the table (before the protocol gate, so
+	 * the user hears about a bad column first); may be NULL. */
+	int (*validate)(void *arg, const delta_snapshot *snap);
 	/* Fill `plan` (bins, counters) instead of compact_plan_build. */
 	int (*plan)(void *arg, struct compact_plan *plan, const delta_snapshot *snap, int64_t target);
 	/* Per bin, before its rewrite: set ctx->hook (ctx is the bin's own copy)

@@ -74,6 +74,14 @@ uint64_t zc_encode_fixed(pq_cmp_kind kind, const uint8_t *v)
 	}
 }
 
+uint64_t zc_encode_int96(const uint8_t *v)
+{
+	int64_t nanos = (int64_t)le64(v);
+	int64_t day = (int32_t)le32(v + 8);
+	int64_t micros = day * INT64_C(86400000000) + nanos / 1000;
+	return (uint64_t)micros ^ (UINT64_C(1) << 63);
+}
+
 uint64_t zc_morton(const uint32_t *ranks, size_t n, unsigned bits)
 {
 	uint64_t key = 0;

@@ -28,6 +28,10 @@ int zc_kind_is_fixed(pq_cmp_kind kind);
  * value of the kind's width. */
 uint64_t zc_encode_fixed(pq_cmp_kind kind, const uint8_t *v);
 
+/* INT96 timestamps (nanos of day LE int64, Julian day LE int32) as an
+ * ordered unsigned integer of microseconds. */
+uint64_t zc_encode_int96(const uint8_t *v);
+
 /* Interleave ranks[0..n) (each < 2^bits), most significant bits first. */
 uint64_t zc_morton(const uint32_t *ranks, size_t n, unsigned bits);
 

@@ -34,6 +34,7 @@ typedef struct zsample {
 	long leaf;                   /* output leaf, -1: column in no file */
 	pq_cmp_kind kind;
 	int fixed;
+	int int96;                   /* legacy INT96 timestamps */
 	size_t width;
 	uint8_t *isnull;             /* per sample slot */
 	uint64_t *code;              /* fixed kinds */
@@ -208,6 +209,11 @@ static size_t slot_bytes(const zsample *c, const uint8_t *v, size_t len)
 	return 1 + lo;
 }
 
+static uint64_t encode(const zsample *zs, const uint8_t *v)
+{
+	return zs->int96 ? zc_encode_int96(v) : zc_encode_fixed(zs->kind, v);
+}
+
 /* keys[r] for every row of b. */
 static int batch_keys(zbin *zb, const pq_batch *b, uint64_t *keys)
 {
@@ -228,7 +234,7 @@ static int batch_keys(zbin *zb, const pq_batch *b, uint64_t *keys)
 			const uint8_t *v = value_of(pc, r, &vi, zs->width, &len);
 			size_t slot = 0;
 			if (v)
-				slot = zs->fixed ? slot_fixed(zs, zc_encode_fixed(zs->kind, v)) : slot_bytes(zs, v, len);
+				slot = zs->fixed ? slot_fixed(zs, encode(zs, v)) : slot_bytes(zs, v, len);
 			zb->ranks[r * n + c] = scale_slot(slot, zs->nb, run->bits);
 		}
 	}
@@ -272,7 +278,7 @@ static int sample_batch(zbin *zb, const pq_batch *b)
 				if (!v)
 					continue;
 				if (zs->fixed) {
-					zs->code[s] = zc_encode_fixed(zs->kind, v);
+					zs->code[s] = encode(zs, v);
 				} else {
 					size_t keep = zs->kind == PQ_CMP_BYTES && len > ZO_BYTES_PREFIX ? ZO_BYTES_PREFIX : len;
 					uint8_t *copy = loom_malloc(keep ? keep : 1);
@@ -426,10 +432,11 @@ static int hook_begin(void *arg, const pq_schema *schema)
 		if (schema->leaves[leaf].max_rep > 0)
 			return OPS_ERR(LOOM_EINVAL, "Z-order column '%s' is inside a list or map", run->cols[c].name);
 		zs->kind = pq_cmp_kind_of(&schema->nodes[schema->leaves[leaf].node]);
-		if (zs->kind == PQ_CMP_NONE)
+		zs->int96 = schema->leaves[leaf].type == PQ_INT96;
+		if (zs->kind == PQ_CMP_NONE && !zs->int96)
 			return OPS_ERR(LOOM_EUNSUPPORTED, "Z-order column '%s': its Parquet type has no order",
 			               run->cols[c].name);
-		zs->fixed = zc_kind_is_fixed(zs->kind);
+		zs->fixed = zs->int96 || zc_kind_is_fixed(zs->kind);
 		zs->width = pq_value_width(schema->leaves[leaf].type, schema->leaves[leaf].type_length);
 		zs->isnull = loom_calloc(zb->sample_cap, 1);
 		if (zs->fixed)
@@ -690,15 +697,19 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 	json_t *root = NULL, *cols;
 	loom_buf list = LOOM_BUF_INIT;
 	for (i = 0; i < snap->num_domains; i++)
-		if (!snap->domains[i].removed && strcmp(snap->domains[i].domain, "delta.clustering") == 0)
+		if (!snap->domains[i].removed && (strcmp(snap->domains[i].domain, "delta.clustering") == 0 ||
+		                                  strcmp(snap->domains[i].domain, "delta.liquid") == 0))
 			conf = snap->domains[i].configuration;
-	if (!conf && !delta_protocol_has_feature(&snap->protocol, "clustering"))
+	if (!conf && !delta_protocol_has_feature(&snap->protocol, "clustering") &&
+	    !delta_protocol_has_feature(&snap->protocol, "liquid"))
 		return 0;
 	if (conf && (root = json_loads(conf, 0, NULL)) != NULL &&
 	    json_is_array(cols = json_object_get(root, "clusteringColumns"))) {
 		n = json_array_size(cols);
 		for (i = 0; i < n; i++) {
 			json_t *path = json_array_get(cols, i);
+			if (json_is_object(path)) /* older form: {"physicalName": [...]} */
+				path = json_object_get(path, "physicalName");
 			loom_buf one = LOOM_BUF_INIT;
 			for (j = 0; json_is_array(path) && j < json_array_size(path); j++) {
 				if (j)
@@ -729,6 +740,18 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 		loom_buf_dispose(&list);
 		return rc;
 	}
+}
+
+static int zorder_validate(void *arg, const delta_snapshot *snap)
+{
+	zrun *run = arg;
+	size_t i;
+	for (i = 0; i < run->n; i++) {
+		loom_free(run->cols[i].phys);
+		run->cols[i].phys = NULL;
+		LOOM_TRY(resolve_column(snap, run->cols[i].name, &run->cols[i].phys));
+	}
+	return check_clustering(snap, run);
 }
 
 /* ---- the plan ----------------------------------------------------------- */
@@ -764,9 +787,6 @@ static int zorder_plan(void *arg, compact_plan *plan, const delta_snapshot *snap
 	memset(plan, 0, sizeof(*plan));
 	plan->target = target;
 	run->target = target;
-	for (i = 0; i < run->n; i++)
-		LOOM_TRY(resolve_column(snap, run->cols[i].name, &run->cols[i].phys));
-	LOOM_TRY(check_clustering(snap, run));
 	pf = loom_calloc(n ? n : 1, sizeof(*pf));
 	plan->storage = loom_calloc(n ? n : 1, sizeof(*plan->storage));
 	plan->bins = loom_calloc(n ? n : 1, sizeof(*plan->bins));
@@ -915,6 +935,7 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 	memset(&st, 0, sizeof(st));
 	st.op = DELTA_OP_ZORDER;
 	st.name = "Z-order";
+	st.validate = zorder_validate;
 	st.plan = zorder_plan;
 	st.bin_begin = zorder_bin_begin;
 	st.bin_end = zorder_bin_end;
