@@ -136,6 +136,28 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 	} else {
 		LOOM_TRY(reserve((void **)&d->values, &d->values_cap, (d->num_values + nval) * w + 1, 1));
 	}
+	if (!sl && s->type != PQ_BYTE_ARRAY && (w == 4 || w == 8)) {
+		/* flat fixed-width: one level and at most one value per row */
+		int16_t *dd = d->def_levels ? d->def_levels + d->num_levels : NULL;
+		uint8_t *dv = d->values + d->num_values * w;
+		size_t nv = 0;
+		for (j = 0; j < n; j++) {
+			uint32_t r = rows[j];
+			size_t v0 = va ? va[r] : r;
+			if (dd)
+				dd[j] = s->def_levels[r];
+			if (va && va[r + 1] == v0)
+				continue;
+			if (w == 8)
+				memcpy(dv + nv * 8, s->values + v0 * 8, 8);
+			else
+				memcpy(dv + nv * 4, s->values + v0 * 4, 4);
+			nv++;
+		}
+		d->num_levels += n;
+		d->num_values += nv;
+		return 0;
+	}
 	for (j = 0; j < n; j++) {
 		uint32_t r = rows[j];
 		size_t l0 = sl ? sl[r] : r, l1 = sl ? sl[r + 1] : r + 1;
