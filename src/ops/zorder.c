@@ -102,16 +102,26 @@ static uint64_t rng_next(uint64_t *s)
 	return *s = x;
 }
 
-static int zbin_scratch(zbin *zb, size_t rows)
+static void zbin_scratch_free(zbin *zb)
 {
-	size_t n = zb->run->n;
-	if (rows <= zb->scratch_rows)
-		return 0;
 	loom_free(zb->ranks);
 	loom_free(zb->bkeys);
 	loom_free(zb->sel);
 	loom_free(zb->pick_row);
 	loom_free(zb->pick_slot);
+	zb->ranks = NULL;
+	zb->bkeys = NULL;
+	zb->sel = NULL;
+	zb->pick_row = zb->pick_slot = NULL;
+	zb->scratch_rows = 0;
+}
+
+static int zbin_scratch(zbin *zb, size_t rows)
+{
+	size_t n = zb->run->n;
+	if (rows <= zb->scratch_rows)
+		return 0;
+	zbin_scratch_free(zb);
 	zb->ranks = loom_malloc(rows * n * sizeof(uint32_t));
 	zb->bkeys = loom_malloc(rows * sizeof(uint64_t));
 	zb->sel = loom_malloc(rows * sizeof(uint32_t));
@@ -535,6 +545,7 @@ static int start_emit(zbin *zb)
 		LOOM_TRY(keys_reserve(zb, rows));
 		LOOM_TRY(batch_keys(zb, &zb->acc, zb->keys));
 		zb->nkeys = rows;
+		zbin_scratch_free(zb); /* sized for every held row: give it back */
 	}
 	if (zb->nkeys != rows)
 		return OPS_ERR(LOOM_EINVAL, "Z-order: %zu keys for %zu rows", zb->nkeys, rows);
