@@ -64,8 +64,22 @@ typedef struct loom_zorder_opts {
 	const char *const *columns;  /* borrowed for the call; at least one */
 	size_t n_columns;
 	int64_t target_size;         /* bytes; 0 = default; < 0 invalid */
+	/* appended fields (Z-order issue 7) */
+	int curve;                   /* a loom_zorder_curve; default AUTO */
+	int full;                    /* 1: rewrite partitions already clustered
+	                              * by these columns and curve too */
+	int dry_run;                 /* 1: plan only, write nothing */
+	int64_t memory_budget;       /* bytes for rows held while sorting one
+	                              * partition; 0 = 1 GiB; larger partitions
+	                              * are range-partitioned over several passes */
 } loom_zorder_opts;
-#define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0 }
+
+typedef enum loom_zorder_curve {
+	LOOM_ZORDER_CURVE_AUTO = 0,   /* the engine's choice (Hilbert) */
+	LOOM_ZORDER_CURVE_Z = 1,      /* Morton / Z-order */
+	LOOM_ZORDER_CURVE_HILBERT = 2
+} loom_zorder_curve;
+#define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0 }
 
 /** Fill `o` with defaults. LOOM_EINVAL if `version` is not one this
  *  library knows. */
@@ -219,6 +233,29 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri,
                               const loom_compact_opts *opts,
                               const loom_table_location *loc,
                               const loom_cancel *cancel);
+
+/** Z-ORDER clustering (OPTIMIZE ZORDER BY) of the table at `uri` with the
+ *  native engine. Per partition, every live file (DV-deleted rows dropped)
+ *  is read and its rows rewritten in curve order of opts->columns (each
+ *  column mapped through sampled quantiles to a rank, so skewed values
+ *  still spread over the curve), cut into files of the target size (opts,
+ *  else loc->target_file_size, else delta.targetFileSize, else 100 MiB).
+ *  New files carry the tag {"loom.zorder": "<curve>:<col>,<col>"}; a later
+ *  run with the same columns and curve skips partitions whose live files
+ *  all carry it (unless opts->full). One commit, operation OPTIMIZE,
+ *  dataChange=false, operationParameters.zOrderBy = JSON list of columns.
+ *  A partition whose rows exceed opts->memory_budget is range-partitioned
+ *  on sampled key boundaries and read once per range.
+ *  Columns must exist (dotted paths into structs), be orderable
+ *  (numeric, decimal, string, binary, date, timestamp[_ntz], boolean),
+ *  not be partition columns, and equal the clustering columns of a
+ *  liquid-clustered table: else LOOM_EINVAL naming the column.
+ *  `out` as for loom_compact. On failure the table is unchanged and the
+ *  files written are deleted. */
+LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri,
+                             const loom_zorder_opts *opts,
+                             const loom_table_location *loc,
+                             const loom_cancel *cancel);
 
 /** The native engine (src/ops). On success *out is a static maintainer
  *  (never freed). Until src/ops provides the engine this returns

@@ -29,6 +29,7 @@ int cmd_checkpoint(int argc, char **argv);
 int cmd_cleanup_logs(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_zorder(int argc, char **argv);
 
 /* Print the thread's last library error as "loom: <context>: <message>". */
 void cli_print_error(const char *context);

@@ -12,6 +12,7 @@ static const cli_command commands[] = {
 	{ "checkpoint", "write a checkpoint of a Delta table", cmd_checkpoint },
 	{ "cleanup-logs", "delete expired _delta_log files (dry run by default)", cmd_cleanup_logs },
 	{ "compact", "OPTIMIZE: rewrite small files into larger ones", cmd_compact },
+	{ "zorder", "OPTIMIZE ZORDER BY: cluster rows by columns along a space-filling curve", cmd_zorder },
 	{ "convert", "make a Delta table of a directory of Parquet files", cmd_convert },
 	{ "maintain", "run the maintenance plan of a storage YAML", cmd_maintain },
 };

@@ -20,6 +20,9 @@
 
 typedef struct bin_task {
 	const rewrite_ctx *ctx;
+	rewrite_ctx own;              /* strategy runs: the bin's own context */
+	const compact_strategy *strategy;
+	size_t index;
 	const compact_bin *bin;
 	rewrite_result res;
 	int rc;
@@ -39,7 +42,16 @@ static void run_bin(void *arg)
 		loom_err_copy(&t->err);
 		return;
 	}
-	t->rc = rewrite_files(t->ctx, t->bin->files, t->bin->num_files, &t->res);
+	if (t->strategy) {
+		t->own = *t->ctx;
+		t->rc = t->strategy->bin_begin(t->strategy->arg, t->index, &t->own);
+		if (t->rc == 0)
+			t->rc = rewrite_files(&t->own, t->bin->files, t->bin->num_files, &t->res);
+		if (t->strategy->bin_end)
+			t->strategy->bin_end(t->strategy->arg, t->index);
+	} else {
+		t->rc = rewrite_files(t->ctx, t->bin->files, t->bin->num_files, &t->res);
+	}
 	if (t->rc < 0) {
 		loom_err_copy(&t->err);
 		atomic_store(t->failed, 1);
@@ -125,9 +137,15 @@ static int remove_line(loom_buf *b, const delta_file *f, int64_t now)
 	return append_line(b, "remove", r);
 }
 
-static int add_line(loom_buf *b, const delta_file *like, const rewrite_output *o)
+static int add_line(loom_buf *b, const delta_file *like, const rewrite_output *o,
+                    const compact_strategy *st)
 {
 	json_t *a = json_object();
+	if (st && st->tag_key) {
+		json_t *tags = json_object();
+		json_object_set_new(tags, st->tag_key, json_string(st->tag_value));
+		json_object_set_new(a, "tags", tags);
+	}
 	json_object_set_new(a, "path", json_string(o->path_raw));
 	json_object_set_new(a, "partitionValues", kv_object(like->partition_values, like->num_partition_values));
 	json_object_set_new(a, "size", json_integer(o->size));
@@ -238,7 +256,7 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 				rc = loom_map_puts(&removed, b->files[j]->path, (void *)b->files[j]);
 		}
 		for (j = 0; j < tasks[i].res.num_files && rc == 0; j++)
-			rc = add_line(&actions, b->files[0], &tasks[i].res.files[j]);
+			rc = add_line(&actions, b->files[0], &tasks[i].res.files[j], p->strategy);
 	}
 	if (rc < 0)
 		goto done;
@@ -247,6 +265,8 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 		snprintf(ts, sizeof(ts), "%lld", (long long)plan->target);
 		json_object_set_new(params, "targetSize", json_string(ts));
 		json_object_set_new(params, "predicate", predicate_json(p));
+		if (p->strategy && p->strategy->param_key)
+			json_object_set_new(params, p->strategy->param_key, json_string(p->strategy->param_value));
 	}
 	json_object_set_new(metrics, "numFilesAdded", json_integer(t->added.count));
 	json_object_set_new(metrics, "numFilesRemoved", json_integer(t->removed.count));
@@ -316,18 +336,25 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	atomic_init(&bytes_done, 0);
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
 		goto done;
-	if ((rc = delta_protocol_check(&snap->protocol, DELTA_OP_COMPACT)) < 0)
+	if (p->strategy && p->strategy->validate &&
+	    (rc = p->strategy->validate(p->strategy->arg, snap)) < 0)
+		goto done;
+	if ((rc = delta_protocol_check(&snap->protocol, p->strategy ? p->strategy->op : DELTA_OP_COMPACT)) < 0)
 		goto done;
 	if (delta_protocol_has_feature(&snap->protocol, "rowTracking") ||
 	    (delta_snapshot_property(snap, "delta.enableRowTracking") &&
 	     strcmp(delta_snapshot_property(snap, "delta.enableRowTracking"), "true") == 0)) {
 		rc = OPS_ERR(LOOM_EUNSUPPORTED,
-		             "compaction of tables with row tracking (rowTracking) is not supported: "
-		             "loom cannot preserve row ids yet");
+		             "%s of tables with row tracking (rowTracking) is not supported: "
+		             "loom cannot preserve row ids yet", p->strategy ? p->strategy->name : "compaction");
 		goto done;
 	}
-	if ((rc = compact_plan_build(&plan, snap, resolve_target(p, snap), p->partition_filters,
-	                             p->n_partition_filters)) < 0)
+	if (p->strategy)
+		rc = p->strategy->plan(p->strategy->arg, &plan, snap, resolve_target(p, snap));
+	else
+		rc = compact_plan_build(&plan, snap, resolve_target(p, snap), p->partition_filters,
+		                        p->n_partition_filters);
+	if (rc < 0)
 		goto done;
 	for (i = 0; i < plan.num_bins; i++)
 		for (j = 0; j < plan.bins[i].num_files; j++)
@@ -358,6 +385,8 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 		tasks[i].bytes_done = &bytes_done;
 		tasks[i].bins_total = (int64_t)plan.num_bins;
 		tasks[i].bytes_total = plan.bytes_in_bins;
+		tasks[i].strategy = p->strategy;
+		tasks[i].index = i;
 	}
 	if (threads <= 1) {
 		for (i = 0; i < plan.num_bins; i++)

@@ -15,6 +15,30 @@
 #define COMPACT_DEFAULT_TARGET (100LL * 1024 * 1024)
 #define COMPACT_MAX_DELETED_RATIO 0.05
 
+struct compact_plan;
+struct rewrite_ctx;
+
+/* Another OPTIMIZE flavour run through compact_run (Z-order, ops/zorder.c):
+ * its own plan and row order, the same rewrite, cleanup, commit and
+ * metrics. */
+typedef struct compact_strategy {
+	int op;                           /* protocol gate: DELTA_OP_* */
+	const char *name;                 /* "z-order" in messages */
+	/* Check the request against the table (before the protocol gate, so
+	 * the user hears about a bad column first); may be NULL. */
+	int (*validate)(void *arg, const delta_snapshot *snap);
+	/* Fill `plan` (bins, counters) instead of compact_plan_build. */
+	int (*plan)(void *arg, struct compact_plan *plan, const delta_snapshot *snap, int64_t target);
+	/* Per bin, before its rewrite: set ctx->hook (ctx is the bin's own copy)
+	 * and any split size. Called on the worker thread. */
+	int (*bin_begin)(void *arg, size_t bin, struct rewrite_ctx *ctx);
+	void (*bin_end)(void *arg, size_t bin);
+	const char *tag_key, *tag_value;  /* set on every add, or NULL */
+	const char *param_key;            /* extra operationParameters entry */
+	const char *param_value;          /* its string value */
+	void *arg;
+} compact_strategy;
+
 typedef struct compact_params {
 	int64_t target_size;              /* 0: loc, table property, default */
 	int dry_run;
@@ -31,6 +55,7 @@ typedef struct compact_params {
 	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
 	                 int64_t bytes_done, int64_t bytes_total);
 	void *progress_ctx;
+	const compact_strategy *strategy; /* NULL: bin-packing compaction */
 } compact_params;
 
 /* One bin: consecutive candidates of one partition. */

@@ -23,9 +23,8 @@ static int native_z_order(loom_op_result *out, const loom_maintainer *self, cons
                           const loom_table_location *loc, const loom_zorder_opts *opts,
                           const loom_cancel *cancel)
 {
-	(void)out; (void)self; (void)loc; (void)opts; (void)cancel;
-	return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_OPS,
-	                "z-order %s: Z-ORDER clustering is not in this build of loom yet", uri);
+	(void)self;
+	return loom_zorder(out, uri, opts, loc, cancel);
 }
 
 static const loom_maintainer native_maintainer = {

@@ -703,7 +703,11 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 				goto done;
 			out_b = &rs->kept;
 		}
-		if ((rc = writer_put(ws, out_b)) < 0)
+		if (ctx->hook)
+			rc = ctx->hook->rows(ctx->hook->arg, out_b);
+		else
+			rc = writer_put(ws, out_b);
+		if (rc < 0)
 			goto done;
 		base += rows;
 	}
@@ -768,8 +772,32 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 	ws.res = res;
 	ws.wopts = ctx->wopts;
 	configure_row_groups(ctx, files[0], &ws.wopts);
-	for (i = 0; i < n && rc == 0; i++)
-		rc = rewrite_one(ctx, &os, files[i], &rs, &ws);
+	if (ctx->hook && ctx->hook->begin)
+		rc = ctx->hook->begin(ctx->hook->arg, os.schema);
+	{
+		int again = 1, pass;
+		int64_t in0 = 0, del0 = 0;
+		for (pass = 0; again && rc == 0; pass++) {
+			again = 0;
+			for (i = 0; i < n && rc == 0; i++)
+				rc = rewrite_one(ctx, &os, files[i], &rs, &ws);
+			while (rc == 0 && ctx->hook) {
+				const pq_batch *b = NULL;
+				if ((rc = ctx->hook->drain(ctx->hook->arg, &b, &again)) < 0 || !b)
+					break;
+				rc = writer_put(&ws, b);
+			}
+			if (pass == 0) {
+				in0 = res->rows_in;
+				del0 = res->rows_deleted;
+			}
+		}
+		/* later passes re-read the same rows: count them once */
+		if (rc == 0) {
+			res->rows_in = in0;
+			res->rows_deleted = del0;
+		}
+	}
 	if (rc == 0 && ws.w)
 		rc = writer_finish(&ws);
 done:

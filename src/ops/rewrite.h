@@ -25,7 +25,23 @@
 #include "delta/stats_json.h"
 #include "loom/ops.h"
 #include "loom/store.h"
+#include "parquet/schema.h"
 #include "parquet/writer.h"
+
+/* Optional row-order hook (used by Z-order, ops/zorder.c). When set on a
+ * context, aligned DV-filtered batches go to `rows` instead of the writer;
+ * once every file was read, the writer pulls batches from `drain` until it
+ * hands back NULL; `*again` = 1 asks for one more pass over the same files
+ * (range partitioning under a memory budget). The writer is kept across
+ * passes, so output files are cut by size only. */
+typedef struct rewrite_hook {
+	void *arg;
+	/* Called once with the output schema (leaves = batch columns). */
+	int (*begin)(void *arg, const pq_schema *schema);
+	int (*rows)(void *arg, const pq_batch *b);
+	/* *out borrowed until the next call; NULL ends the pass. */
+	int (*drain)(void *arg, const pq_batch **out, int *again);
+} rewrite_hook;
 
 typedef struct rewrite_ctx {
 	loom_store *store;
@@ -37,6 +53,7 @@ typedef struct rewrite_ctx {
 	uint64_t split_bytes;         /* start a new output file once one has
 	                                 this many bytes on the sink; 0 never */
 	const loom_cancel *cancel;
+	const rewrite_hook *hook;     /* NULL: rows written in input order */
 } rewrite_ctx;
 
 typedef struct rewrite_output {

@@ -1,0 +1,192 @@
+/* cli/cmd_zorder.c - `loom zorder URI --columns a,b [--target-size 128MiB]
+ * [--curve z|hilbert] [--full] [--memory 1GiB] [--dry-run] [--json]`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+#include "loom/ops.h"
+
+#define MAX_COLUMNS 32
+
+static void zorder_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: loom zorder URI --columns A,B [options]\n\n"
+	        "OPTIMIZE ZORDER BY: rewrite every partition's rows in space-filling-curve\n"
+	        "order of the columns, into files of the target size, so min/max stats let\n"
+	        "readers skip files for predicates on any of the columns. One commit that\n"
+	        "changes no data. Partitions already clustered by the same columns and\n"
+	        "curve (their files carry the loom.zorder tag) are skipped.\n\n"
+	        "  --columns A,B        columns to cluster by (dotted paths reach into structs)\n"
+	        "  --target-size SIZE   target file size (e.g. 128MiB); default: the table's\n"
+	        "                       delta.targetFileSize, else 100MiB\n"
+	        "  --curve z|hilbert    space-filling curve (default hilbert)\n"
+	        "  --full               also rewrite partitions that are already clustered\n"
+	        "  --memory SIZE        memory for the rows of one partition (default 1GiB);\n"
+	        "                       larger partitions are sorted range by range\n"
+	        "  --dry-run            print the plan, write nothing\n"
+	        "  --json               machine-readable output\n");
+}
+
+/* "128MiB", "1GB", "4096" -> bytes; -1 when malformed. */
+static int64_t size_arg(const char *s)
+{
+	static const struct { const char *suffix; double mul; } units[] = {
+		{ "", 1 }, { "b", 1 }, { "k", 1e3 }, { "kb", 1e3 }, { "kib", 1024.0 },
+		{ "m", 1e6 }, { "mb", 1e6 }, { "mib", 1048576.0 }, { "g", 1e9 }, { "gb", 1e9 },
+		{ "gib", 1073741824.0 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+	size_t i;
+	while (*end == ' ')
+		end++;
+	if (end == s || v <= 0)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcasecmp(end, units[i].suffix) == 0) {
+			v *= units[i].mul;
+			return v < 1 || v > 9.0e18 ? -1 : (int64_t)v;
+		}
+	return -1;
+}
+
+static void print_json(const char *uri, const loom_op_result *r)
+{
+	size_t i;
+	printf("{\"table\":");
+	cli_print_json_string(uri);
+	printf(",\"dry_run\":%s,\"num_files_added\":%lld,\"num_files_removed\":%lld,\"metrics\":{",
+	       r->dry_run ? "true" : "false", (long long)r->num_files_added, (long long)r->num_files_removed);
+	for (i = 0; i < r->n_metrics; i++) {
+		if (i)
+			putchar(',');
+		cli_print_json_string(r->metrics[i].name);
+		printf(":%lld", (long long)r->metrics[i].value);
+	}
+	printf("}}\n");
+}
+
+static void print_human(const char *uri, const loom_op_result *r)
+{
+	char added[32], removed[32];
+	long long version = (long long)loom_op_result_metric(r, "version", -1);
+	cli_format_bytes(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
+	cli_format_bytes(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
+	if (r->dry_run)
+		printf("%s: would rewrite %lld files (%s) in %lld partitions; %lld files already clustered\n",
+		       uri, (long long)loom_op_result_metric(r, "filesRemoved.totalFiles", 0), removed,
+		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0),
+		       (long long)loom_op_result_metric(r, "totalFilesSkipped", 0));
+	else if (version < 0)
+		printf("%s: nothing to do: every partition is already clustered by these columns "
+		       "(%lld files considered)\n", uri,
+		       (long long)loom_op_result_metric(r, "totalConsideredFiles", 0));
+	else
+		printf("%s: z-ordered %lld files (%s) into %lld files (%s) in %lld partitions; version %lld\n",
+		       uri, (long long)r->num_files_removed, removed, (long long)r->num_files_added, added,
+		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0), version);
+}
+
+int cmd_zorder(int argc, char **argv)
+{
+	loom_zorder_opts opts = LOOM_ZORDER_OPTS_INIT;
+	const char *cols[MAX_COLUMNS];
+	char *colbuf = NULL;
+	size_t nc = 0;
+	loom_op_result result;
+	const char *uri = NULL;
+	int json = 0, i, rc, tty = isatty(2);
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			zorder_usage(stdout);
+			free(colbuf);
+			return CLI_EXIT_OK;
+		} else if (strcmp(a, "--columns") == 0 && i + 1 < argc) {
+			char *tok, *save = NULL;
+			free(colbuf);
+			colbuf = strdup(argv[++i]);
+			nc = 0;
+			for (tok = colbuf ? strtok_r(colbuf, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+				if (nc == MAX_COLUMNS) {
+					fprintf(stderr, "loom zorder: at most %d columns\n", MAX_COLUMNS);
+					free(colbuf);
+					return CLI_EXIT_USAGE;
+				}
+				cols[nc++] = tok;
+			}
+		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0) && i + 1 < argc) {
+			int64_t v = size_arg(argv[++i]);
+			if (v <= 0) {
+				fprintf(stderr, "loom zorder: %s needs a size like 128MiB, got '%s'\n", a, argv[i]);
+				free(colbuf);
+				return CLI_EXIT_USAGE;
+			}
+			if (a[2] == 't')
+				opts.target_size = v;
+			else
+				opts.memory_budget = v;
+		} else if (strcmp(a, "--curve") == 0 && i + 1 < argc) {
+			const char *c = argv[++i];
+			if (strcmp(c, "z") == 0 || strcmp(c, "zorder") == 0 || strcmp(c, "morton") == 0)
+				opts.curve = LOOM_ZORDER_CURVE_Z;
+			else if (strcmp(c, "hilbert") == 0)
+				opts.curve = LOOM_ZORDER_CURVE_HILBERT;
+			else {
+				fprintf(stderr, "loom zorder: --curve is z or hilbert, got '%s'\n", c);
+				free(colbuf);
+				return CLI_EXIT_USAGE;
+			}
+		} else if (strcmp(a, "--full") == 0) {
+			opts.full = 1;
+		} else if (strcmp(a, "--dry-run") == 0) {
+			opts.dry_run = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "loom zorder: unknown option '%s'\n", a);
+			zorder_usage(stderr);
+			free(colbuf);
+			return CLI_EXIT_USAGE;
+		} else if (!uri) {
+			uri = a;
+		} else {
+			fprintf(stderr, "loom zorder: one table at a time (got '%s' and '%s')\n", uri, a);
+			free(colbuf);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (!uri || nc == 0) {
+		if (uri)
+			fprintf(stderr, "loom zorder: --columns is required\n");
+		zorder_usage(stderr);
+		free(colbuf);
+		return CLI_EXIT_USAGE;
+	}
+	opts.columns = cols;
+	opts.n_columns = nc;
+	if (tty)
+		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", uri);
+	memset(&result, 0, sizeof(result));
+	rc = loom_zorder(&result, uri, &opts, NULL, NULL);
+	if (tty)
+		fprintf(stderr, "\033[K");
+	free(colbuf);
+	if (rc < 0) {
+		cli_print_error("zorder");
+		loom_op_result_clear(&result);
+		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+	}
+	if (json)
+		print_json(uri, &result);
+	else
+		print_human(uri, &result);
+	loom_op_result_clear(&result);
+	return CLI_EXIT_OK;
+}

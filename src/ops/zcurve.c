@@ -1,0 +1,167 @@
+/* ops/zcurve.c - value encodings, Morton and Hilbert keys, key sort. */
+#include "ops/zcurve.h"
+
+#include <string.h>
+
+int zc_kind_is_fixed(pq_cmp_kind kind)
+{
+	switch (kind) {
+	case PQ_CMP_BOOL:
+	case PQ_CMP_I32:
+	case PQ_CMP_U32:
+	case PQ_CMP_I64:
+	case PQ_CMP_U64:
+	case PQ_CMP_FLOAT:
+	case PQ_CMP_DOUBLE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t encode_double(double d)
+{
+	uint64_t bits;
+	if (d != d)
+		return UINT64_MAX; /* every NaN after every number, NaNs equal */
+	if (d == 0.0)
+		d = 0.0;           /* -0.0 == +0.0 */
+	memcpy(&bits, &d, sizeof(bits));
+	return (bits >> 63) ? ~bits : bits | (UINT64_C(1) << 63);
+}
+
+uint64_t zc_encode_fixed(pq_cmp_kind kind, const uint8_t *v)
+{
+	switch (kind) {
+	case PQ_CMP_BOOL:
+		return v[0] != 0;
+	case PQ_CMP_I32:
+		return (uint64_t)(le32(v) ^ UINT32_C(0x80000000));
+	case PQ_CMP_U32:
+		return le32(v);
+	case PQ_CMP_I64:
+		return le64(v) ^ (UINT64_C(1) << 63);
+	case PQ_CMP_U64:
+		return le64(v);
+	case PQ_CMP_FLOAT: {
+		uint32_t b = le32(v);
+		float f;
+		memcpy(&f, &b, sizeof(f));
+		return encode_double((double)f); /* widening is exact */
+	}
+	case PQ_CMP_DOUBLE: {
+		uint64_t b = le64(v);
+		double d;
+		memcpy(&d, &b, sizeof(d));
+		return encode_double(d);
+	}
+	default:
+		return 0;
+	}
+}
+
+uint64_t zc_encode_int96(const uint8_t *v)
+{
+	int64_t nanos = (int64_t)le64(v);
+	int64_t day = (int32_t)le32(v + 8);
+	int64_t micros = day * INT64_C(86400000000) + nanos / 1000;
+	return (uint64_t)micros ^ (UINT64_C(1) << 63);
+}
+
+uint64_t zc_morton(const uint32_t *ranks, size_t n, unsigned bits)
+{
+	uint64_t key = 0;
+	int b;
+	size_t i;
+	if (n == 1)
+		return ranks[0];
+	for (b = (int)bits - 1; b >= 0; b--)
+		for (i = 0; i < n; i++)
+			key = key << 1 | ((ranks[i] >> b) & 1u);
+	return key;
+}
+
+uint64_t zc_hilbert(const uint32_t *ranks, size_t n, unsigned bits)
+{
+	uint32_t x[ZC_MAX_DIMS], m, p, q, t;
+	size_t i;
+	if (n == 1 || n > ZC_MAX_DIMS || bits == 0)
+		return n == 1 ? ranks[0] : zc_morton(ranks, n, bits);
+	memcpy(x, ranks, n * sizeof(uint32_t));
+	m = (uint32_t)1 << (bits - 1);
+	/* inverse undo: per level, reflect or swap the lower bits */
+	for (q = m; q > 1; q >>= 1) {
+		p = q - 1;
+		for (i = 0; i < n; i++) {
+			if (x[i] & q) {
+				x[0] ^= p;
+			} else {
+				t = (x[0] ^ x[i]) & p;
+				x[0] ^= t;
+				x[i] ^= t;
+			}
+		}
+	}
+	/* Gray encode */
+	for (i = 1; i < n; i++)
+		x[i] ^= x[i - 1];
+	t = 0;
+	for (q = m; q > 1; q >>= 1)
+		if (x[n - 1] & q)
+			t ^= q - 1;
+	for (i = 0; i < n; i++)
+		x[i] ^= t;
+	return zc_morton(x, n, bits);
+}
+
+uint64_t zc_key(zc_curve curve, const uint32_t *ranks, size_t n, unsigned bits)
+{
+	return curve == ZC_CURVE_HILBERT ? zc_hilbert(ranks, n, bits) : zc_morton(ranks, n, bits);
+}
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+void zc_sort(uint64_t *keys, uint32_t *idx, uint64_t *tmp_keys, uint32_t *tmp_idx, size_t n,
+             unsigned key_bits)
+{
+	size_t count[RADIX_SIZE];
+	unsigned shift;
+	for (shift = 0; shift < key_bits && shift < 64; shift += RADIX_BITS) {
+		size_t i, sum = 0, d;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(keys[i] >> shift) & (RADIX_SIZE - 1)]++;
+		for (d = 0; d < RADIX_SIZE; d++)
+			if (count[d] == n)
+				break;
+		if (d < RADIX_SIZE)
+			continue; /* every key has this digit: nothing moves */
+		for (d = 0; d < RADIX_SIZE; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			size_t pos = count[(keys[i] >> shift) & (RADIX_SIZE - 1)]++;
+			tmp_keys[pos] = keys[i];
+			tmp_idx[pos] = idx[i];
+		}
+		memcpy(keys, tmp_keys, n * sizeof(*keys));
+		memcpy(idx, tmp_idx, n * sizeof(*idx));
+	}
+}

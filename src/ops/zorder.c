@@ -1,0 +1,1006 @@
+/* ops/zorder.c - Z-ORDER clustering: validation, plan, the sorting rewrite
+ * hook, and loom_zorder. The rewrite, commit, metrics and cleanup are
+ * compaction's (compact_run with a compact_strategy). */
+#include "ops/zorder.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "delta/protocol.h"
+#include "delta/snapshot.h"
+#include "ops/rewrite.h"
+#include "ops/zcurve.h"
+#include "ops/zorder_gather.h"
+#include "parquet/schema.h"
+#include "parquet/stats.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/threadpool.h"
+
+#define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+#define ZO_MAX_COLUMNS 32
+#define ZO_MAX_SAMPLE 100000
+#define ZO_MIN_SAMPLE 1024
+#define ZO_MAX_BOUNDS 4096
+#define ZO_BYTES_PREFIX 64       /* sampled strings kept to this prefix */
+
+/* ---- per-partition state ------------------------------------------------ */
+
+typedef struct zsample {
+	long leaf;                   /* output leaf, -1: column in no file */
+	pq_cmp_kind kind;
+	int fixed;
+	int int96;                   /* legacy INT96 timestamps */
+	size_t width;
+	uint8_t *isnull;             /* per sample slot */
+	uint64_t *code;              /* fixed kinds */
+	uint8_t **bytes;             /* byte kinds: owned copies */
+	uint32_t *blen;
+	uint64_t *bcode;             /* quantile boundaries, ascending */
+	const uint8_t **bbytes;
+	uint32_t *bblen;
+	size_t nb;
+} zsample;
+
+struct zrun;
+
+typedef struct zbin {
+	struct zrun *run;
+	rewrite_hook hook;
+	zsample *cols;
+	size_t sample_cap, sample_n;
+	uint64_t seen, rng;
+	size_t *pick_row, *pick_slot; /* this batch's sampled rows */
+	size_t acc_limit;
+	pq_batch acc;
+	int overflow, bounds_ready, emitting;
+	double bytes_per_row;
+	uint64_t total_rows;
+	int pass;                    /* 0: first pass; 1..: range passes */
+	uint64_t *range_lo;          /* nranges entries */
+	size_t nranges, range;
+	uint64_t *keys, *tmp_keys;
+	uint32_t *idx, *tmp_idx;
+	size_t nkeys, keys_cap;
+	uint32_t *ranks;             /* scratch: rows x columns */
+	uint64_t *bkeys;             /* scratch: one batch's keys */
+	uint32_t *sel;
+	size_t scratch_rows;
+	zg_index ix;
+	pq_batch out;
+	size_t emit_pos, chunk;
+} zbin;
+
+typedef struct zcol {
+	const char *name;            /* as given */
+	char *phys;                  /* dotted physical path in the files */
+} zcol;
+
+typedef struct zrun {
+	const zorder_params *p;
+	zcol *cols;
+	size_t n;
+	zc_curve curve;
+	unsigned bits;
+	int64_t target, bin_budget;
+	zbin *bins;
+	size_t nbins;
+	char *tag;                   /* "hilbert:a,b" */
+	char *param;                 /* ["a","b"] */
+} zrun;
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void zbin_scratch_free(zbin *zb)
+{
+	loom_free(zb->ranks);
+	loom_free(zb->bkeys);
+	loom_free(zb->sel);
+	loom_free(zb->pick_row);
+	loom_free(zb->pick_slot);
+	zb->ranks = NULL;
+	zb->bkeys = NULL;
+	zb->sel = NULL;
+	zb->pick_row = zb->pick_slot = NULL;
+	zb->scratch_rows = 0;
+}
+
+static int zbin_scratch(zbin *zb, size_t rows)
+{
+	size_t n = zb->run->n;
+	if (rows <= zb->scratch_rows)
+		return 0;
+	zbin_scratch_free(zb);
+	zb->ranks = loom_malloc(rows * n * sizeof(uint32_t));
+	zb->bkeys = loom_malloc(rows * sizeof(uint64_t));
+	zb->sel = loom_malloc(rows * sizeof(uint32_t));
+	zb->pick_row = loom_malloc(rows * sizeof(size_t));
+	zb->pick_slot = loom_malloc(rows * sizeof(size_t));
+	zb->scratch_rows = 0;
+	if (!zb->ranks || !zb->bkeys || !zb->sel || !zb->pick_row || !zb->pick_slot)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory for %zu rows of Z-order keys", rows);
+	zb->scratch_rows = rows;
+	return 0;
+}
+
+static void zbin_dispose(zbin *zb)
+{
+	size_t i, j;
+	if (!zb->run)
+		return;
+	for (i = 0; zb->cols && i < zb->run->n; i++) {
+		zsample *c = &zb->cols[i];
+		if (c->bytes)
+			for (j = 0; j < zb->sample_cap; j++)
+				loom_free(c->bytes[j]);
+		loom_free(c->bytes);
+		loom_free(c->blen);
+		loom_free(c->isnull);
+		loom_free(c->code);
+		loom_free(c->bcode);
+		loom_free(c->bbytes);
+		loom_free(c->bblen);
+	}
+	loom_free(zb->cols);
+	loom_free(zb->pick_row);
+	loom_free(zb->pick_slot);
+	pq_batch_free(&zb->acc);
+	pq_batch_free(&zb->out);
+	zg_index_dispose(&zb->ix);
+	loom_free(zb->range_lo);
+	loom_free(zb->keys);
+	loom_free(zb->tmp_keys);
+	loom_free(zb->idx);
+	loom_free(zb->tmp_idx);
+	loom_free(zb->ranks);
+	loom_free(zb->bkeys);
+	loom_free(zb->sel);
+	memset(zb, 0, sizeof(*zb));
+}
+
+/* ---- ranks and keys ----------------------------------------------------- */
+
+/* Whether row r of column pc holds a value; advances *vi past it. */
+static const uint8_t *value_of(const pq_column *pc, size_t r, size_t *vi, size_t width, size_t *len)
+{
+	size_t v;
+	if (pc->max_def > 0 && pc->def_levels[r] != pc->max_def)
+		return NULL;
+	v = (*vi)++;
+	if (pc->type == PQ_BYTE_ARRAY) {
+		*len = pc->offsets[v + 1] - pc->offsets[v];
+		return pc->data + pc->offsets[v];
+	}
+	*len = width;
+	return pc->values + v * width;
+}
+
+static uint32_t scale_slot(size_t slot, size_t nb, unsigned bits)
+{
+	uint64_t top = (bits >= 32 ? UINT64_C(0xffffffff) : ((UINT64_C(1) << bits) - 1));
+	return (uint32_t)((uint64_t)slot * top / (uint64_t)(nb + 1));
+}
+
+/* Slot of a non-null value: 1 + number of boundaries <= it. */
+static size_t slot_fixed(const zsample *c, uint64_t code)
+{
+	size_t lo = 0, hi = c->nb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->bcode[mid] <= code)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 1 + lo;
+}
+
+static size_t slot_bytes(const zsample *c, const uint8_t *v, size_t len)
+{
+	size_t lo = 0, hi = c->nb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pq_value_cmp(c->kind, c->bbytes[mid], c->bblen[mid], v, len) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 1 + lo;
+}
+
+static uint64_t encode(const zsample *zs, const uint8_t *v)
+{
+	return zs->int96 ? zc_encode_int96(v) : zc_encode_fixed(zs->kind, v);
+}
+
+/* keys[r] for every row of b. */
+static int batch_keys(zbin *zb, const pq_batch *b, uint64_t *keys)
+{
+	zrun *run = zb->run;
+	size_t n = run->n, rows = b->num_rows, c, r;
+	LOOM_TRY(zbin_scratch(zb, rows));
+	for (c = 0; c < n; c++) {
+		const zsample *zs = &zb->cols[c];
+		const pq_column *pc;
+		size_t vi = 0, len = 0;
+		if (zs->leaf < 0) {
+			for (r = 0; r < rows; r++)
+				zb->ranks[r * n + c] = 0;
+			continue;
+		}
+		pc = &b->columns[zs->leaf];
+		for (r = 0; r < rows; r++) {
+			const uint8_t *v = value_of(pc, r, &vi, zs->width, &len);
+			size_t slot = 0;
+			if (v)
+				slot = zs->fixed ? slot_fixed(zs, encode(zs, v)) : slot_bytes(zs, v, len);
+			zb->ranks[r * n + c] = scale_slot(slot, zs->nb, run->bits);
+		}
+	}
+	for (r = 0; r < rows; r++)
+		keys[r] = zc_key(run->curve, &zb->ranks[r * n], n, run->bits);
+	return 0;
+}
+
+/* ---- sampling ----------------------------------------------------------- */
+
+static int sample_batch(zbin *zb, const pq_batch *b)
+{
+	size_t rows = b->num_rows, npick = 0, r, c;
+	LOOM_TRY(zbin_scratch(zb, rows));
+	for (r = 0; r < rows; r++) {
+		size_t slot;
+		zb->seen++;
+		if (zb->sample_n < zb->sample_cap) {
+			slot = zb->sample_n++;
+		} else {
+			uint64_t j = rng_next(&zb->rng) % zb->seen;
+			if (j >= zb->sample_cap)
+				continue;
+			slot = (size_t)j;
+		}
+		zb->pick_row[npick] = r;
+		zb->pick_slot[npick++] = slot;
+	}
+	for (c = 0; c < zb->run->n; c++) {
+		zsample *zs = &zb->cols[c];
+		const pq_column *pc;
+		size_t vi = 0, k = 0, len = 0;
+		if (zs->leaf < 0)
+			continue;
+		pc = &b->columns[zs->leaf];
+		for (r = 0; r < rows && k < npick; r++) {
+			const uint8_t *v = value_of(pc, r, &vi, zs->width, &len);
+			for (; k < npick && zb->pick_row[k] == r; k++) {
+				size_t s = zb->pick_slot[k];
+				zs->isnull[s] = v == NULL;
+				if (!v)
+					continue;
+				if (zs->fixed) {
+					zs->code[s] = encode(zs, v);
+				} else {
+					size_t keep = zs->kind == PQ_CMP_BYTES && len > ZO_BYTES_PREFIX ? ZO_BYTES_PREFIX : len;
+					uint8_t *copy = loom_malloc(keep ? keep : 1);
+					if (!copy)
+						return OPS_ERR(LOOM_ENOMEM, "out of memory sampling Z-order values");
+					memcpy(copy, v, keep);
+					loom_free(zs->bytes[s]);
+					zs->bytes[s] = copy;
+					zs->blen[s] = (uint32_t)keep;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+typedef struct bref {
+	const uint8_t *p;
+	uint32_t len;
+	pq_cmp_kind kind;
+} bref;
+
+static int cmp_bref(const void *a, const void *b)
+{
+	const bref *x = a, *y = b;
+	return pq_value_cmp(x->kind, x->p, x->len, y->p, y->len);
+}
+
+/* Quantile boundaries of each column from the sample. */
+static int build_bounds(zbin *zb)
+{
+	zrun *run = zb->run;
+	size_t c, i, top = ((size_t)1 << run->bits) - 2;
+	if (top > ZO_MAX_BOUNDS)
+		top = ZO_MAX_BOUNDS;
+	for (c = 0; c < run->n; c++) {
+		zsample *zs = &zb->cols[c];
+		size_t m = 0, want;
+		if (zs->leaf < 0)
+			continue;
+		if (zs->fixed) {
+			uint64_t *v = loom_malloc((zb->sample_n + 1) * sizeof(uint64_t));
+			if (!v)
+				return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
+			for (i = 0; i < zb->sample_n; i++)
+				if (!zs->isnull[i])
+					v[m++] = zs->code[i];
+			qsort(v, m, sizeof(*v), cmp_u64);
+			want = m < top ? m : top;
+			zs->bcode = loom_malloc((want + 1) * sizeof(uint64_t));
+			if (!zs->bcode) {
+				loom_free(v);
+				return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
+			}
+			/* duplicates kept: a value's rank is its position in the
+			 * distribution, so a value holding 40 % of the rows sits 40 %
+			 * up the axis and the rest spread by mass */
+			for (i = 0; i < want; i++)
+				zs->bcode[zs->nb++] = v[(i + 1) * m / (want + 1)];
+			loom_free(v);
+		} else {
+			bref *v = loom_malloc((zb->sample_n + 1) * sizeof(bref));
+			if (!v)
+				return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
+			for (i = 0; i < zb->sample_n; i++)
+				if (!zs->isnull[i]) {
+					v[m].p = zs->bytes[i];
+					v[m].len = zs->blen[i];
+					v[m++].kind = zs->kind;
+				}
+			qsort(v, m, sizeof(*v), cmp_bref);
+			want = m < top ? m : top;
+			zs->bbytes = loom_malloc((want + 1) * sizeof(*zs->bbytes));
+			zs->bblen = loom_malloc((want + 1) * sizeof(*zs->bblen));
+			if (!zs->bbytes || !zs->bblen) {
+				loom_free(v);
+				return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
+			}
+			for (i = 0; i < want; i++) {
+				const bref *q = &v[(i + 1) * m / (want + 1)];
+				zs->bbytes[zs->nb] = q->p;
+				zs->bblen[zs->nb++] = q->len;
+			}
+			loom_free(v);
+		}
+	}
+	zb->bounds_ready = 1;
+	return 0;
+}
+
+/* Key ranges of about acc_limit bytes each, from the sampled rows' keys. */
+static int build_ranges(zbin *zb)
+{
+	zrun *run = zb->run;
+	size_t n = run->n, s, c, k, want;
+	uint64_t *sk;
+	double est = (double)zb->total_rows * zb->bytes_per_row;
+	want = (size_t)(est * 1.25 / (double)zb->acc_limit) + 1;
+	if (want < 2)
+		want = 2;
+	if (want > zb->sample_n)
+		want = zb->sample_n ? zb->sample_n : 1;
+	sk = loom_malloc((zb->sample_n + 1) * sizeof(uint64_t));
+	zb->range_lo = loom_malloc((want + 1) * sizeof(uint64_t));
+	if (!sk || !zb->range_lo) {
+		loom_free(sk);
+		return OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order ranges");
+	}
+	for (s = 0; s < zb->sample_n; s++) {
+		uint32_t rk[ZO_MAX_COLUMNS];
+		for (c = 0; c < n; c++) {
+			const zsample *zs = &zb->cols[c];
+			size_t slot = 0;
+			if (zs->leaf >= 0 && !zs->isnull[s])
+				slot = zs->fixed ? slot_fixed(zs, zs->code[s]) : slot_bytes(zs, zs->bytes[s], zs->blen[s]);
+			rk[c] = scale_slot(slot, zs->nb, run->bits);
+		}
+		sk[s] = zc_key(run->curve, rk, n, run->bits);
+	}
+	qsort(sk, zb->sample_n, sizeof(*sk), cmp_u64);
+	zb->range_lo[0] = 0;
+	zb->nranges = 1;
+	for (k = 1; k < want; k++) {
+		uint64_t b = sk[k * zb->sample_n / want];
+		if (b > zb->range_lo[zb->nranges - 1])
+			zb->range_lo[zb->nranges++] = b;
+	}
+	loom_free(sk);
+	return 0;
+}
+
+/* ---- the rewrite hook --------------------------------------------------- */
+
+static int hook_begin(void *arg, const pq_schema *schema)
+{
+	zbin *zb = arg;
+	zrun *run = zb->run;
+	size_t c;
+	for (c = 0; c < run->n; c++) {
+		zsample *zs = &zb->cols[c];
+		long leaf = pq_schema_find_leaf(schema, run->cols[c].phys);
+		zs->leaf = leaf;
+		if (leaf < 0)
+			continue; /* in no file: every row null */
+		if (schema->leaves[leaf].max_rep > 0)
+			return OPS_ERR(LOOM_EINVAL, "Z-order column '%s' is inside a list or map", run->cols[c].name);
+		zs->kind = pq_cmp_kind_of(&schema->nodes[schema->leaves[leaf].node]);
+		zs->int96 = schema->leaves[leaf].type == PQ_INT96;
+		if (zs->kind == PQ_CMP_NONE && !zs->int96)
+			return OPS_ERR(LOOM_EUNSUPPORTED, "Z-order column '%s': its Parquet type has no order",
+			               run->cols[c].name);
+		zs->fixed = zs->int96 || zc_kind_is_fixed(zs->kind);
+		zs->width = pq_value_width(schema->leaves[leaf].type, schema->leaves[leaf].type_length);
+		zs->isnull = loom_calloc(zb->sample_cap, 1);
+		if (zs->fixed)
+			zs->code = loom_calloc(zb->sample_cap, sizeof(uint64_t));
+		else {
+			zs->bytes = loom_calloc(zb->sample_cap, sizeof(uint8_t *));
+			zs->blen = loom_calloc(zb->sample_cap, sizeof(uint32_t));
+		}
+		if (!zs->isnull || (zs->fixed ? !zs->code : (!zs->bytes || !zs->blen)))
+			return OPS_ERR(LOOM_ENOMEM, "out of memory for the Z-order sample");
+	}
+	return 0;
+}
+
+static int keys_reserve(zbin *zb, size_t need)
+{
+	size_t nc;
+	if (need <= zb->keys_cap)
+		return 0;
+	nc = zb->keys_cap ? zb->keys_cap : 4096;
+	while (nc < need)
+		nc *= 2;
+	loom_free(zb->tmp_keys);
+	loom_free(zb->tmp_idx);
+	zb->tmp_keys = NULL;
+	zb->tmp_idx = NULL;
+	{
+		uint64_t *k = loom_reallocarray(zb->keys, nc, sizeof(uint64_t));
+		if (!k)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory for %zu Z-order keys", nc);
+		zb->keys = k;
+	}
+	{
+		uint32_t *x = loom_reallocarray(zb->idx, nc, sizeof(uint32_t));
+		if (!x)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory for %zu Z-order keys", nc);
+		zb->idx = x;
+	}
+	zb->keys_cap = nc;
+	return 0;
+}
+
+static int hook_rows(void *arg, const pq_batch *b)
+{
+	zbin *zb = arg;
+	size_t r, nsel = 0;
+	uint64_t lo, hi;
+	int last, rc;
+	if (b->num_rows == 0)
+		return 0;
+	if (!zb->acc.columns)
+		LOOM_TRY(pq_batch_init(&zb->acc, b->num_columns));
+	if (zb->pass == 0) {
+		LOOM_TRY(sample_batch(zb, b));
+		zb->total_rows += b->num_rows;
+		if (zb->overflow)
+			return 0;
+		LOOM_TRY(pq_batch_append_rows(&zb->acc, b, 0, b->num_rows));
+		if (pq_batch_memory(&zb->acc) > zb->acc_limit) {
+			/* too big to sort in memory: only sample now, then one pass per range */
+			zb->overflow = 1;
+			zb->bytes_per_row = (double)pq_batch_memory(&zb->acc) / (double)zb->acc.num_rows;
+			pq_batch_free(&zb->acc);
+		}
+		return 0;
+	}
+	/* range pass: keep the rows whose key falls in the current range */
+	LOOM_TRY(batch_keys(zb, b, zb->bkeys));
+	lo = zb->range_lo[zb->range];
+	last = zb->range + 1 >= zb->nranges;
+	hi = last ? UINT64_MAX : zb->range_lo[zb->range + 1];
+	for (r = 0; r < b->num_rows; r++)
+		if (zb->bkeys[r] >= lo && (last || zb->bkeys[r] < hi))
+			zb->sel[nsel++] = (uint32_t)r;
+	if (nsel == 0)
+		return 0;
+	LOOM_TRY(keys_reserve(zb, zb->nkeys + nsel));
+	for (r = 0; r < nsel; r++)
+		zb->keys[zb->nkeys + r] = zb->bkeys[zb->sel[r]];
+	{
+		zg_index ix;
+		if ((rc = zg_index_build(&ix, b)) == 0)
+			rc = zg_gather(&zb->acc, b, &ix, zb->sel, nsel);
+		zg_index_dispose(&ix);
+		LOOM_TRY(rc);
+	}
+	zb->nkeys += nsel;
+	return 0;
+}
+
+/* Sort the held rows by key and get ready to hand them out in chunks. */
+static int start_emit(zbin *zb)
+{
+	size_t i, rows = zb->acc.num_rows;
+	if (zb->pass == 0) {
+		LOOM_TRY(keys_reserve(zb, rows));
+		LOOM_TRY(batch_keys(zb, &zb->acc, zb->keys));
+		zb->nkeys = rows;
+		zbin_scratch_free(zb); /* sized for every held row: give it back */
+	}
+	if (zb->nkeys != rows)
+		return OPS_ERR(LOOM_EINVAL, "Z-order: %zu keys for %zu rows", zb->nkeys, rows);
+	if (!zb->tmp_keys) {
+		zb->tmp_keys = loom_malloc((zb->keys_cap ? zb->keys_cap : 1) * sizeof(uint64_t));
+		zb->tmp_idx = loom_malloc((zb->keys_cap ? zb->keys_cap : 1) * sizeof(uint32_t));
+		if (!zb->tmp_keys || !zb->tmp_idx)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory sorting %zu rows", rows);
+	}
+	for (i = 0; i < rows; i++)
+		zb->idx[i] = (uint32_t)i;
+	zc_sort(zb->keys, zb->idx, zb->tmp_keys, zb->tmp_idx, rows, (unsigned)(zb->run->n * zb->run->bits));
+	/* the sort buffers are not needed while emitting */
+	loom_free(zb->tmp_keys);
+	loom_free(zb->tmp_idx);
+	zb->tmp_keys = NULL;
+	zb->tmp_idx = NULL;
+	LOOM_TRY(zg_index_build(&zb->ix, &zb->acc));
+	if (!zb->out.columns)
+		LOOM_TRY(pq_batch_init(&zb->out, zb->acc.num_columns));
+	{
+		double per_row = rows ? (double)pq_batch_memory(&zb->acc) / (double)rows : 64.0;
+		double c = (double)(1 << 20) / (per_row > 1 ? per_row : 1);
+		zb->chunk = c < 256 ? 256 : c > 65536 ? 65536 : (size_t)c;
+	}
+	zb->emit_pos = 0;
+	zb->emitting = 1;
+	return 0;
+}
+
+static int hook_drain(void *arg, const pq_batch **out, int *again)
+{
+	zbin *zb = arg;
+	*out = NULL;
+	*again = 0;
+	if (!zb->emitting) {
+		if (zb->pass == 0) {
+			if (!zb->bounds_ready)
+				LOOM_TRY(build_bounds(zb));
+			if (zb->overflow) {
+				LOOM_TRY(build_ranges(zb));
+				zb->pass = 1;
+				zb->range = 0;
+				zb->nkeys = 0;
+				*again = 1;
+				return 0;
+			}
+		}
+		if (zb->acc.num_rows == 0)
+			goto next_range;
+		LOOM_TRY(start_emit(zb));
+	}
+	if (zb->emit_pos < zb->acc.num_rows) {
+		size_t n = zb->acc.num_rows - zb->emit_pos;
+		if (n > zb->chunk)
+			n = zb->chunk;
+		pq_batch_clear(&zb->out);
+		LOOM_TRY(zg_gather(&zb->out, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n));
+		zb->emit_pos += n;
+		*out = &zb->out;
+		return 0;
+	}
+	/* this range is written: drop its rows */
+	zb->emitting = 0;
+	zg_index_dispose(&zb->ix);
+	pq_batch_free(&zb->acc);
+	zb->nkeys = 0;
+next_range:
+	if (zb->pass >= 1 && zb->range + 1 < zb->nranges) {
+		zb->range++;
+		zb->pass++;
+		*again = 1;
+	}
+	return 0;
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+static const delta_field *find_field(const delta_type *st, const char *name, size_t len)
+{
+	size_t i;
+	for (i = 0; i < st->num_fields; i++)
+		if (strlen(st->fields[i].name) == len && strncmp(st->fields[i].name, name, len) == 0)
+			return &st->fields[i];
+	for (i = 0; i < st->num_fields; i++)
+		if (strlen(st->fields[i].name) == len && strncasecmp(st->fields[i].name, name, len) == 0)
+			return &st->fields[i];
+	return NULL;
+}
+
+static int orderable(delta_type_kind k)
+{
+	switch (k) {
+	case DELTA_T_STRING: case DELTA_T_LONG: case DELTA_T_INTEGER: case DELTA_T_SHORT:
+	case DELTA_T_BYTE: case DELTA_T_FLOAT: case DELTA_T_DOUBLE: case DELTA_T_BOOLEAN:
+	case DELTA_T_BINARY: case DELTA_T_DATE: case DELTA_T_TIMESTAMP:
+	case DELTA_T_TIMESTAMP_NTZ: case DELTA_T_DECIMAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Column name (dotted path into structs) -> physical dotted path. */
+static int resolve_column(const delta_snapshot *snap, const char *name, char **phys)
+{
+	const delta_type *st = &snap->schema.root;
+	const char *p = name;
+	int cm = delta_snapshot_column_mapping(snap) != 0, depth = 0;
+	loom_buf out = LOOM_BUF_INIT;
+	uint32_t k;
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+		const delta_field *f = len ? find_field(st, p, len) : NULL;
+		if (!f) {
+			loom_buf_dispose(&out);
+			return OPS_ERR(LOOM_EINVAL, "Z-order column '%s' does not exist in the table schema", name);
+		}
+		if (depth == 0)
+			for (k = 0; k < snap->metadata.num_partition_columns; k++)
+				if (strcasecmp(snap->metadata.partition_columns[k], f->name) == 0) {
+					loom_buf_dispose(&out);
+					return OPS_ERR(LOOM_EINVAL,
+					               "Z-order column '%s' is a partition column: files are already "
+					               "split by it; choose data columns", name);
+				}
+		if (depth++)
+			LOOM_TRY(loom_buf_putc(&out, '.'));
+		LOOM_TRY(loom_buf_puts(&out, delta_field_physical_name(f, cm)));
+		if (!dot) {
+			if (!orderable(f->type->kind)) {
+				loom_buf_dispose(&out);
+				return OPS_ERR(LOOM_EINVAL,
+				               "Z-order column '%s' has type %s, which has no order to cluster by "
+				               "(numeric, decimal, string, binary, date, timestamp, timestamp_ntz "
+				               "and boolean columns can be used)", name,
+				               f->type->name ? f->type->name : "?");
+			}
+			break;
+		}
+		if (f->type->kind != DELTA_T_STRUCT) {
+			loom_buf_dispose(&out);
+			return OPS_ERR(LOOM_EINVAL, "Z-order column '%s': '%.*s' is not a struct", name,
+			               (int)(dot - name), name);
+		}
+		st = f->type;
+		p = dot + 1;
+	}
+	*phys = loom_buf_detach(&out);
+	return *phys ? 0 : OPS_ERR(LOOM_ENOMEM, "out of memory");
+}
+
+/* Liquid clustering: only the clustering columns themselves may be used. */
+static int check_clustering(const delta_snapshot *snap, const zrun *run)
+{
+	const char *conf = NULL;
+	size_t i, j, n = 0;
+	int same = 1;
+	json_t *root = NULL, *cols;
+	loom_buf list = LOOM_BUF_INIT;
+	for (i = 0; i < snap->num_domains; i++)
+		if (!snap->domains[i].removed && (strcmp(snap->domains[i].domain, "delta.clustering") == 0 ||
+		                                  strcmp(snap->domains[i].domain, "delta.liquid") == 0))
+			conf = snap->domains[i].configuration;
+	if (!conf && !delta_protocol_has_feature(&snap->protocol, "clustering") &&
+	    !delta_protocol_has_feature(&snap->protocol, "liquid"))
+		return 0;
+	if (conf && (root = json_loads(conf, 0, NULL)) != NULL &&
+	    json_is_array(cols = json_object_get(root, "clusteringColumns"))) {
+		n = json_array_size(cols);
+		for (i = 0; i < n; i++) {
+			json_t *path = json_array_get(cols, i);
+			if (json_is_object(path)) /* older form: {"physicalName": [...]} */
+				path = json_object_get(path, "physicalName");
+			loom_buf one = LOOM_BUF_INIT;
+			for (j = 0; json_is_array(path) && j < json_array_size(path); j++) {
+				if (j)
+					loom_buf_putc(&one, '.');
+				loom_buf_puts(&one, json_string_value(json_array_get(path, j)) ?
+				                        json_string_value(json_array_get(path, j)) : "");
+			}
+			if (i)
+				loom_buf_puts(&list, ", ");
+			loom_buf_puts(&list, one.ptr ? one.ptr : "");
+			if (i >= run->n || !one.ptr || strcmp(one.ptr, run->cols[i].phys) != 0)
+				same = 0;
+			loom_buf_dispose(&one);
+		}
+	} else {
+		same = 0;
+	}
+	json_decref(root);
+	if (same && n == run->n && n > 0) {
+		loom_buf_dispose(&list);
+		return 0;
+	}
+	{
+		int rc = OPS_ERR(LOOM_EINVAL,
+		                 "the table uses liquid clustering (table feature 'clustering') on [%s]: "
+		                 "Z-order by other columns would undo it; use its clustering columns or none",
+		                 list.ptr ? list.ptr : "");
+		loom_buf_dispose(&list);
+		return rc;
+	}
+}
+
+static int zorder_validate(void *arg, const delta_snapshot *snap)
+{
+	zrun *run = arg;
+	size_t i;
+	for (i = 0; i < run->n; i++) {
+		loom_free(run->cols[i].phys);
+		run->cols[i].phys = NULL;
+		LOOM_TRY(resolve_column(snap, run->cols[i].name, &run->cols[i].phys));
+	}
+	return check_clustering(snap, run);
+}
+
+/* ---- the plan ----------------------------------------------------------- */
+
+typedef struct pfile {
+	const delta_file *f;
+	char *pkey;
+	size_t order;
+} pfile;
+
+static int cmp_pfile(const void *a, const void *b)
+{
+	const pfile *x = a, *y = b;
+	int c = strcmp(x->pkey, y->pkey);
+	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
+}
+
+static int has_tag(const delta_file *f, const char *tag)
+{
+	int found = 0;
+	const char *v = delta_kv_get(f->tags, f->num_tags, ZORDER_TAG, &found);
+	return found && v && strcmp(v, tag) == 0;
+}
+
+static int zorder_plan(void *arg, compact_plan *plan, const delta_snapshot *snap, int64_t target)
+{
+	zrun *run = arg;
+	pfile *pf = NULL;
+	loom_buf key = LOOM_BUF_INIT;
+	size_t i, n = snap->num_files, begin, threads;
+	int rc = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->target = target;
+	run->target = target;
+	pf = loom_calloc(n ? n : 1, sizeof(*pf));
+	plan->storage = loom_calloc(n ? n : 1, sizeof(*plan->storage));
+	plan->bins = loom_calloc(n ? n : 1, sizeof(*plan->bins));
+	if (!pf || !plan->storage || !plan->bins) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order");
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		loom_buf_clear(&key);
+		if ((rc = rewrite_partition_dir(snap, snap->files[i], &key)) < 0)
+			goto done;
+		pf[i].f = snap->files[i];
+		pf[i].order = i;
+		pf[i].pkey = loom_strdup(key.ptr ? key.ptr : "");
+		if (!pf[i].pkey) {
+			rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order");
+			goto done;
+		}
+	}
+	qsort(pf, n, sizeof(*pf), cmp_pfile);
+	plan->considered = n;
+	for (begin = 0; begin < n;) {
+		size_t end = begin, k;
+		int clustered = 1;
+		while (end < n && strcmp(pf[end].pkey, pf[begin].pkey) == 0) {
+			clustered &= has_tag(pf[end].f, run->tag);
+			end++;
+		}
+		plan->partitions++;
+		if (!clustered || run->p->full) {
+			compact_bin *b = &plan->bins[plan->num_bins++];
+			b->files = &plan->storage[plan->files_in_bins];
+			b->partition = plan->partitions - 1;
+			for (k = begin; k < end; k++) {
+				plan->storage[plan->files_in_bins++] = pf[k].f;
+				b->num_files++;
+				b->bytes += pf[k].f->size;
+				plan->dvs_in_bins += pf[k].f->dv.storage_type != 0;
+			}
+			plan->bytes_in_bins += b->bytes;
+			plan->partitions_optimized++;
+		}
+		begin = end;
+	}
+	run->nbins = plan->num_bins;
+	run->bins = loom_calloc(plan->num_bins ? plan->num_bins : 1, sizeof(zbin));
+	if (!run->bins) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order");
+		goto done;
+	}
+	threads = run->p->threads ? run->p->threads : loom_cpu_count();
+	if (threads > plan->num_bins)
+		threads = plan->num_bins;
+	if (threads < 1)
+		threads = 1;
+	run->bin_budget = (run->p->memory_budget > 0 ? run->p->memory_budget : ZORDER_DEFAULT_BUDGET) /
+	                  (int64_t)threads;
+done:
+	for (i = 0; pf && i < n; i++)
+		loom_free(pf[i].pkey);
+	loom_free(pf);
+	loom_buf_dispose(&key);
+	return rc;
+}
+
+static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
+{
+	zrun *run = arg;
+	zbin *zb = &run->bins[bin];
+	size_t cap, rgb;
+	memset(zb, 0, sizeof(*zb));
+	zb->run = run;
+	zb->rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(bin + 1);
+	zb->acc_limit = (size_t)((double)run->bin_budget * 0.4);
+	cap = (size_t)(run->bin_budget / (int64_t)(256 * run->n));
+	zb->sample_cap = cap < ZO_MIN_SAMPLE ? ZO_MIN_SAMPLE : cap > ZO_MAX_SAMPLE ? ZO_MAX_SAMPLE : cap;
+	zb->cols = loom_calloc(run->n, sizeof(zsample));
+	if (!zb->cols)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	zb->hook.arg = zb;
+	zb->hook.begin = hook_begin;
+	zb->hook.rows = hook_rows;
+	zb->hook.drain = hook_drain;
+	ctx->hook = &zb->hook;
+	ctx->split_bytes = (uint64_t)run->target;
+	/* row groups no larger than a file, nor than a slice of the budget */
+	rgb = ctx->wopts.row_group_bytes;
+	if ((int64_t)rgb > run->target)
+		rgb = (size_t)run->target;
+	if ((int64_t)rgb > run->bin_budget / 8)
+		rgb = (size_t)(run->bin_budget / 8);
+	ctx->wopts.row_group_bytes = rgb < 4096 ? 4096 : rgb;
+	return 0;
+}
+
+static void zorder_bin_end(void *arg, size_t bin)
+{
+	zrun *run = arg;
+	zbin_dispose(&run->bins[bin]);
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
+{
+	zrun run;
+	compact_strategy st;
+	compact_params cp;
+	loom_buf tag = LOOM_BUF_INIT, param = LOOM_BUF_INIT;
+	size_t i;
+	int rc;
+
+	if (p->n_columns == 0)
+		return OPS_ERR(LOOM_EINVAL, "Z-order needs at least one column");
+	if (p->n_columns > ZO_MAX_COLUMNS)
+		return OPS_ERR(LOOM_EINVAL, "Z-order by %zu columns: at most %d", p->n_columns, ZO_MAX_COLUMNS);
+	memset(&run, 0, sizeof(run));
+	run.p = p;
+	run.n = p->n_columns;
+	run.curve = p->curve == LOOM_ZORDER_CURVE_Z ? ZC_CURVE_Z : ZC_CURVE_HILBERT;
+	run.bits = run.n == 1 ? 32 : (unsigned)(64 / run.n);
+	if (run.bits > 16 && run.n > 1)
+		run.bits = 16;
+	run.cols = loom_calloc(run.n, sizeof(zcol));
+	if (!run.cols)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	rc = loom_buf_puts(&tag, run.curve == ZC_CURVE_Z ? "z:" : "hilbert:");
+	if (rc == 0)
+		rc = loom_buf_putc(&param, '[');
+	for (i = 0; i < run.n && rc == 0; i++) {
+		run.cols[i].name = p->columns[i];
+		if (i) {
+			loom_buf_putc(&tag, ',');
+			loom_buf_putc(&param, ',');
+		}
+		loom_buf_puts(&tag, p->columns[i]);
+		rc = loom_buf_put_json_string(&param, p->columns[i], strlen(p->columns[i]));
+	}
+	if (rc == 0)
+		rc = loom_buf_putc(&param, ']');
+	if (rc < 0)
+		goto done;
+	run.tag = tag.ptr;
+	run.param = param.ptr;
+
+	memset(&st, 0, sizeof(st));
+	st.op = DELTA_OP_ZORDER;
+	st.name = "Z-order";
+	st.validate = zorder_validate;
+	st.plan = zorder_plan;
+	st.bin_begin = zorder_bin_begin;
+	st.bin_end = zorder_bin_end;
+	st.tag_key = ZORDER_TAG;
+	st.tag_value = run.tag;
+	st.param_key = "zOrderBy";
+	st.param_value = run.param;
+	st.arg = &run;
+	memset(&cp, 0, sizeof(cp));
+	cp.target_size = p->target_size;
+	cp.dry_run = p->dry_run;
+	cp.loc = p->loc;
+	cp.cancel = p->cancel;
+	cp.threads = p->threads;
+	cp.strategy = &st;
+	rc = compact_run(out, store, &cp);
+	if (rc == 0) {
+		rc = loom_op_result_set_metric(out, "zOrderCurveHilbert", run.curve == ZC_CURVE_HILBERT);
+	}
+done:
+	for (i = 0; i < run.nbins; i++)
+		zbin_dispose(&run.bins[i]);
+	loom_free(run.bins);
+	for (i = 0; i < run.n; i++)
+		loom_free(run.cols[i].phys);
+	loom_free(run.cols);
+	loom_buf_dispose(&tag);
+	loom_buf_dispose(&param);
+	return rc;
+}
+
+LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_zorder_opts *opts,
+                             const loom_table_location *loc, const loom_cancel *cancel)
+{
+	zorder_params p;
+	loom_store *store = NULL;
+	int rc;
+
+	LOOM_TRY(loom_zorder_opts_check(opts));
+	memset(&p, 0, sizeof(p));
+	p.columns = opts->columns;
+	p.n_columns = opts->n_columns;
+	p.curve = opts->curve;
+	p.full = opts->full;
+	p.dry_run = opts->dry_run;
+	p.target_size = opts->target_size;
+	p.memory_budget = opts->memory_budget;
+	p.loc = loc;
+	p.cancel = cancel;
+	if (loom_store_open(&store, uri) < 0)
+		return loom_err_wrap("z-order %s", uri);
+	rc = zorder_run(out, store, &p);
+	if (rc < 0)
+		loom_err_wrap("z-order %s", uri);
+	loom_store_free(store);
+	return rc;
+}
