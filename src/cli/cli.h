@@ -36,6 +36,8 @@ void cli_print_error(const char *context);
 
 /* Print `s` as a JSON string literal to stdout. */
 void cli_print_json_string(const char *s);
+/* An OPTIMIZE result (compact, zorder) as one JSON line on stdout. */
+void cli_print_optimize_json(const char *uri, const loom_op_result *r);
 /* "1.5 MiB" */
 void cli_format_bytes(int64_t bytes, char *out, size_t cap);
 

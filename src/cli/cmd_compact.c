@@ -29,21 +29,6 @@ static void compact_usage(FILE *out)
 	        "  --json               machine-readable output\n");
 }
 
-static void print_json(const char *uri, const loom_op_result *r)
-{
-	size_t i;
-	printf("{\"table\":");
-	cli_print_json_string(uri);
-	printf(",\"dry_run\":%s,\"num_files_added\":%lld,\"num_files_removed\":%lld,\"metrics\":{",
-	       r->dry_run ? "true" : "false", (long long)r->num_files_added, (long long)r->num_files_removed);
-	for (i = 0; i < r->n_metrics; i++) {
-		if (i)
-			putchar(',');
-		cli_print_json_string(r->metrics[i].name);
-		printf(":%lld", (long long)r->metrics[i].value);
-	}
-	printf("}}\n");
-}
 
 static void print_human(const char *uri, const loom_op_result *r)
 {
@@ -149,7 +134,7 @@ int cmd_compact(int argc, char **argv)
 		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 	}
 	if (json)
-		print_json(uri, &result);
+		cli_print_optimize_json(uri, &result);
 	else
 		print_human(uri, &result);
 	loom_op_result_clear(&result);

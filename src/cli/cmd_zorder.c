@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -32,44 +31,6 @@ static void zorder_usage(FILE *out)
 	        "  --json               machine-readable output\n");
 }
 
-/* "128MiB", "1GB", "4096" -> bytes; -1 when malformed. */
-static int64_t size_arg(const char *s)
-{
-	static const struct { const char *suffix; double mul; } units[] = {
-		{ "", 1 }, { "b", 1 }, { "k", 1e3 }, { "kb", 1e3 }, { "kib", 1024.0 },
-		{ "m", 1e6 }, { "mb", 1e6 }, { "mib", 1048576.0 }, { "g", 1e9 }, { "gb", 1e9 },
-		{ "gib", 1073741824.0 },
-	};
-	char *end;
-	double v = strtod(s, &end);
-	size_t i;
-	while (*end == ' ')
-		end++;
-	if (end == s || v <= 0)
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcasecmp(end, units[i].suffix) == 0) {
-			v *= units[i].mul;
-			return v < 1 || v > 9.0e18 ? -1 : (int64_t)v;
-		}
-	return -1;
-}
-
-static void print_json(const char *uri, const loom_op_result *r)
-{
-	size_t i;
-	printf("{\"table\":");
-	cli_print_json_string(uri);
-	printf(",\"dry_run\":%s,\"num_files_added\":%lld,\"num_files_removed\":%lld,\"metrics\":{",
-	       r->dry_run ? "true" : "false", (long long)r->num_files_added, (long long)r->num_files_removed);
-	for (i = 0; i < r->n_metrics; i++) {
-		if (i)
-			putchar(',');
-		cli_print_json_string(r->metrics[i].name);
-		printf(":%lld", (long long)r->metrics[i].value);
-	}
-	printf("}}\n");
-}
 
 static void print_human(const char *uri, const loom_op_result *r)
 {
@@ -122,8 +83,8 @@ int cmd_zorder(int argc, char **argv)
 				cols[nc++] = tok;
 			}
 		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0) && i + 1 < argc) {
-			int64_t v = size_arg(argv[++i]);
-			if (v <= 0) {
+			int64_t v = 0;
+			if (loom_parse_size(argv[++i], &v) < 0 || v <= 0) {
 				fprintf(stderr, "loom zorder: %s needs a size like 128MiB, got '%s'\n", a, argv[i]);
 				free(colbuf);
 				return CLI_EXIT_USAGE;
@@ -184,7 +145,7 @@ int cmd_zorder(int argc, char **argv)
 		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 	}
 	if (json)
-		print_json(uri, &result);
+		cli_print_optimize_json(uri, &result);
 	else
 		print_human(uri, &result);
 	loom_op_result_clear(&result);

@@ -39,3 +39,19 @@ void cli_format_bytes(int64_t bytes, char *out, size_t cap)
 	else
 		snprintf(out, cap, "%.1f %s", v, units[u]);
 }
+
+void cli_print_optimize_json(const char *uri, const loom_op_result *r)
+{
+	size_t i;
+	printf("{\"table\":");
+	cli_print_json_string(uri);
+	printf(",\"dry_run\":%s,\"num_files_added\":%lld,\"num_files_removed\":%lld,\"metrics\":{",
+	       r->dry_run ? "true" : "false", (long long)r->num_files_added, (long long)r->num_files_removed);
+	for (i = 0; i < r->n_metrics; i++) {
+		if (i)
+			putchar(',');
+		cli_print_json_string(r->metrics[i].name);
+		printf(":%lld", (long long)r->metrics[i].value);
+	}
+	printf("}}\n");
+}
