@@ -490,6 +490,8 @@ typedef struct read_state {
 	int16_t **defs;           /* per output leaf: shifted def levels */
 	size_t *defs_cap;
 	size_t nout;
+	size_t *outs;             /* output leaves this pass produces */
+	size_t nouts;
 	size_t *prev_present;     /* the last file's mapping (batch reuse) */
 	long *prev_map;
 	size_t prev_npresent;
@@ -522,6 +524,7 @@ static void read_state_dispose(read_state *rs)
 	size_t i;
 	loom_free(rs->present);
 	loom_free(rs->map);
+	loom_free(rs->outs);
 	loom_free(rs->shift);
 	loom_free(rs->prev_present);
 	loom_free(rs->prev_map);
@@ -563,14 +566,15 @@ static int drop_deleted(pq_batch *dst, const pq_batch *src, const delta_row_filt
 	return 0;
 }
 
+/* `mask` (per output leaf, 1 = read) projects the pass; NULL reads all. */
 static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta_file *f,
-                       read_state *rs, writer_state *ws)
+                       const uint8_t *mask, read_state *rs, writer_state *ws)
 {
 	pq_reader *r = NULL;
 	delta_row_filter *dv = NULL;
 	const pq_schema *s;
 	const pq_file_meta *m;
-	size_t i, npresent = 0, nout = os->schema->num_leaves, g;
+	size_t i, k, npresent = 0, nout = os->schema->num_leaves, g;
 	uint64_t base = 0;
 	int rc;
 
@@ -594,17 +598,21 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 	}
 	if (!rs->shift) {
 		rs->nout = nout;
+		rs->outs = loom_calloc(nout + 1, sizeof(size_t));
 		rs->shift = loom_calloc(nout + 1, 1);
 		rs->defs = loom_calloc(nout + 1, sizeof(int16_t *));
 		rs->defs_cap = loom_calloc(nout + 1, sizeof(size_t));
-		if (!rs->shift || !rs->defs || !rs->defs_cap) {
+		if (!rs->shift || !rs->defs || !rs->defs_cap || !rs->outs) {
 			rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
 			goto done;
 		}
 	}
+	rs->nouts = 0;
 	for (i = 0; i < nout; i++) {
 		rs->map[i] = -1;
 		rs->shift[i] = 0;
+		if (!mask || mask[i])
+			rs->outs[rs->nouts++] = i;
 	}
 	for (i = 0; i < os->num_fields; i++) {
 		const out_field *of = &os->fields[i];
@@ -616,6 +624,8 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 		if (top < 0)
 			continue;
 		for (j = 0; j < of->num_leaves; j++) {
+			if (mask && !mask[of->leaf_begin + j])
+				continue;
 			rs->shift[of->leaf_begin + j] =
 			    s->nodes[top].has_repetition && s->nodes[top].repetition == PQ_REQUIRED && of->optional;
 			rs->map[of->leaf_begin + j] = (long)npresent;
@@ -628,9 +638,9 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 			rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
 			goto done;
 		}
-		rs->view.num_columns = nout;
 		rs->view.borrowed = 1;
 	}
+	rs->view.num_columns = rs->nouts;
 	/* Reuse the input batch (fresh memory is expensive) unless this file
 	 * maps different leaves than the last one. */
 	if (!rs->prev_present || rs->prev_npresent != npresent ||
@@ -667,8 +677,9 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 		}
 		if ((rc = ensure_zeros(rs, rows + 2)) < 0)
 			goto done;
-		for (i = 0; i < nout; i++) {
-			pq_column *c = &rs->view.columns[i];
+		for (k = 0; k < rs->nouts; k++) {
+			pq_column *c = &rs->view.columns[k];
+			i = rs->outs[k];
 			if (rs->map[i] >= 0) {
 				*c = rs->in.columns[rs->map[i]];
 				if (rs->shift[i]) {
@@ -693,10 +704,10 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 		rs->view.num_rows = rows;
 		ws->res->rows_in += (int64_t)rows;
 		if (dv) {
-			if (rs->kept.num_columns != nout) {
+			if (rs->kept.num_columns != rs->nouts) {
 				pq_batch_free(&rs->kept);
 				memset(&rs->kept, 0, sizeof(rs->kept));
-				if ((rc = pq_batch_init(&rs->kept, nout)) < 0)
+				if ((rc = pq_batch_init(&rs->kept, rs->nouts)) < 0)
 					goto done;
 			}
 			if ((rc = drop_deleted(&rs->kept, &rs->view, dv, base, &ws->res->rows_deleted)) < 0)
@@ -779,8 +790,10 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 		int64_t in0 = 0, del0 = 0;
 		for (pass = 0; again && rc == 0; pass++) {
 			again = 0;
+			const uint8_t *mask = ctx->hook && ctx->hook->projection ?
+			                      ctx->hook->projection(ctx->hook->arg) : NULL;
 			for (i = 0; i < n && rc == 0; i++)
-				rc = rewrite_one(ctx, &os, files[i], &rs, &ws);
+				rc = rewrite_one(ctx, &os, files[i], mask, &rs, &ws);
 			while (rc == 0 && ctx->hook) {
 				const pq_batch *b = NULL;
 				if ((rc = ctx->hook->drain(ctx->hook->arg, &b, &again)) < 0 || !b)

@@ -32,7 +32,7 @@
  * context, aligned DV-filtered batches go to `rows` instead of the writer;
  * once every file was read, the writer pulls batches from `drain` until it
  * hands back NULL; `*again` = 1 asks for one more pass over the same files
- * (range partitioning under a memory budget). The writer is kept across
+ * (Z-order: a first pass reads only the key columns to sample them). The writer is kept across
  * passes, so output files are cut by size only. */
 typedef struct rewrite_hook {
 	void *arg;
@@ -41,6 +41,10 @@ typedef struct rewrite_hook {
 	int (*rows)(void *arg, const pq_batch *b);
 	/* *out borrowed until the next call; NULL ends the pass. */
 	int (*drain)(void *arg, const pq_batch **out, int *again);
+	/* Optional, asked before each pass: the output leaves to read (1 per
+	 * leaf of begin's schema: read it), or NULL for every leaf. The
+	 * batches of a projected pass hold only those leaves, in leaf order. */
+	const uint8_t *(*projection)(void *arg);
 } rewrite_hook;
 
 typedef struct rewrite_ctx {

@@ -82,6 +82,18 @@ uint64_t zc_encode_int96(const uint8_t *v)
 	return (uint64_t)micros ^ (UINT64_C(1) << 63);
 }
 
+/* Bit b of x moved to bit 2b (x < 2^32). */
+static uint64_t spread2(uint32_t x)
+{
+	uint64_t v = x;
+	v = (v | v << 16) & UINT64_C(0x0000ffff0000ffff);
+	v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
+	v = (v | v << 4) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	v = (v | v << 2) & UINT64_C(0x3333333333333333);
+	v = (v | v << 1) & UINT64_C(0x5555555555555555);
+	return v;
+}
+
 uint64_t zc_morton(const uint32_t *ranks, size_t n, unsigned bits)
 {
 	uint64_t key = 0;
@@ -89,13 +101,47 @@ uint64_t zc_morton(const uint32_t *ranks, size_t n, unsigned bits)
 	size_t i;
 	if (n == 1)
 		return ranks[0];
+	if (n == 2) /* the common case, without the bit loop */
+		return spread2(ranks[0] & (uint32_t)((UINT64_C(1) << bits) - 1)) << 1 |
+		       spread2(ranks[1] & (uint32_t)((UINT64_C(1) << bits) - 1));
 	for (b = (int)bits - 1; b >= 0; b--)
 		for (i = 0; i < n; i++)
 			key = key << 1 | ((ranks[i] >> b) & 1u);
 	return key;
 }
 
+/* zc_hilbert_generic for two columns, without branches (it runs once per
+ * row): the same steps with the per-dimension loop unrolled. */
+static uint64_t hilbert2(uint32_t x0, uint32_t x1, unsigned bits)
+{
+	uint32_t q, p, t, set, r[2];
+	unsigned lvl;
+	for (lvl = bits - 1; lvl > 0; lvl--) {
+		q = (uint32_t)1 << lvl;
+		p = q - 1;
+		x0 ^= ((uint32_t)0 - ((x0 >> lvl) & 1)) & p;
+		set = (uint32_t)0 - ((x1 >> lvl) & 1);
+		t = (x0 ^ x1) & p & ~set;
+		x0 ^= (p & set) | t;
+		x1 ^= t;
+	}
+	x1 ^= x0;
+	t = 0;
+	for (lvl = bits - 1; lvl > 0; lvl--)
+		t ^= ((uint32_t)0 - ((x1 >> lvl) & 1)) & (((uint32_t)1 << lvl) - 1);
+	r[0] = x0 ^ t;
+	r[1] = x1 ^ t;
+	return zc_morton(r, 2, bits);
+}
+
 uint64_t zc_hilbert(const uint32_t *ranks, size_t n, unsigned bits)
+{
+	if (n == 2 && bits > 0 && bits <= 32)
+		return hilbert2(ranks[0], ranks[1], bits);
+	return zc_hilbert_generic(ranks, n, bits);
+}
+
+uint64_t zc_hilbert_generic(const uint32_t *ranks, size_t n, unsigned bits)
 {
 	uint32_t x[ZC_MAX_DIMS], m, p, q, t;
 	size_t i;

@@ -39,6 +39,10 @@ uint64_t zc_morton(const uint32_t *ranks, size_t n, unsigned bits);
  * algorithm); ranks are not modified. */
 uint64_t zc_hilbert(const uint32_t *ranks, size_t n, unsigned bits);
 
+/* The same for any n, without zc_hilbert's fast paths (which the unit
+ * tests check against it). */
+uint64_t zc_hilbert_generic(const uint32_t *ranks, size_t n, unsigned bits);
+
 uint64_t zc_key(zc_curve curve, const uint32_t *ranks, size_t n, unsigned bits);
 
 /* Sort keys[0..n) ascending, permuting idx alongside (LSD radix sort over

@@ -13,6 +13,7 @@
 #include "ops/rewrite.h"
 #include "ops/zcurve.h"
 #include "ops/zorder_gather.h"
+#include "ops/zorder_spill.h"
 #include "parquet/schema.h"
 #include "parquet/stats.h"
 #include "util/alloc.h"
@@ -32,6 +33,7 @@
 
 typedef struct zsample {
 	long leaf;                   /* output leaf, -1: column in no file */
+	long pcol;                   /* its column in the key-only pass */
 	pq_cmp_kind kind;
 	int fixed;
 	int int96;                   /* legacy INT96 timestamps */
@@ -60,9 +62,20 @@ typedef struct zbin {
 	int overflow, bounds_ready, emitting;
 	double bytes_per_row;
 	uint64_t total_rows;
-	int pass;                    /* 0: first pass; 1..: range passes */
+	int pass;                    /* 0: key columns only; 1: every column */
+	uint8_t *proj;               /* pass 0's leaf mask */
 	uint64_t *range_lo;          /* nranges entries */
 	size_t nranges, range;
+	/* external sort (overflow): rows routed by key range to spill files */
+	zspill *spills;              /* nranges */
+	pq_batch *stage;             /* nranges: rows waiting to be spilled */
+	uint64_t **stage_keys;
+	size_t *stage_cap;
+	size_t stage_limit;
+	uint32_t *route_count;       /* nranges + 1 */
+	void *scratch;               /* spill read buffer */
+	size_t scratch_cap;
+	int spilled;                 /* stages flushed, emitting ranges */
 	uint64_t *keys, *tmp_keys;
 	uint32_t *idx, *tmp_idx;
 	size_t nkeys, keys_cap;
@@ -91,6 +104,7 @@ typedef struct zrun {
 	size_t nbins;
 	char *tag;                   /* "hilbert:a,b" */
 	char *param;                 /* ["a","b"] */
+	zspill_budget spill;         /* temp space shared by every bin */
 } zrun;
 
 static uint64_t rng_next(uint64_t *s)
@@ -153,6 +167,19 @@ static void zbin_dispose(zbin *zb)
 		loom_free(c->bblen);
 	}
 	loom_free(zb->cols);
+	for (i = 0; zb->spills && i < zb->nranges; i++)
+		zspill_close(&zb->spills[i]);
+	for (i = 0; zb->stage && i < zb->nranges; i++) {
+		pq_batch_free(&zb->stage[i]);
+		loom_free(zb->stage_keys[i]);
+	}
+	loom_free(zb->spills);
+	loom_free(zb->stage);
+	loom_free(zb->stage_keys);
+	loom_free(zb->stage_cap);
+	loom_free(zb->route_count);
+	loom_free(zb->scratch);
+	loom_free(zb->proj);
 	loom_free(zb->pick_row);
 	loom_free(zb->pick_slot);
 	pq_batch_free(&zb->acc);
@@ -279,7 +306,7 @@ static int sample_batch(zbin *zb, const pq_batch *b)
 		size_t vi = 0, k = 0, len = 0;
 		if (zs->leaf < 0)
 			continue;
-		pc = &b->columns[zs->leaf];
+		pc = &b->columns[zs->pcol];
 		for (r = 0; r < rows && k < npick; r++) {
 			const uint8_t *v = value_of(pc, r, &vi, zs->width, &len);
 			for (; k < npick && zb->pick_row[k] == r; k++) {
@@ -432,7 +459,10 @@ static int hook_begin(void *arg, const pq_schema *schema)
 {
 	zbin *zb = arg;
 	zrun *run = zb->run;
-	size_t c;
+	size_t c, l;
+	zb->proj = loom_calloc(schema->num_leaves + 1, 1);
+	if (!zb->proj)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	for (c = 0; c < run->n; c++) {
 		zsample *zs = &zb->cols[c];
 		long leaf = pq_schema_find_leaf(schema, run->cols[c].phys);
@@ -457,8 +487,22 @@ static int hook_begin(void *arg, const pq_schema *schema)
 		}
 		if (!zs->isnull || (zs->fixed ? !zs->code : (!zs->bytes || !zs->blen)))
 			return OPS_ERR(LOOM_ENOMEM, "out of memory for the Z-order sample");
+		zb->proj[leaf] = 1;
+	}
+	/* the key-only pass's batches hold the marked leaves in leaf order */
+	for (c = 0; c < run->n; c++) {
+		zsample *zs = &zb->cols[c];
+		zs->pcol = 0;
+		for (l = 0; zs->leaf >= 0 && l < (size_t)zs->leaf; l++)
+			zs->pcol += zb->proj[l];
 	}
 	return 0;
+}
+
+static const uint8_t *hook_projection(void *arg)
+{
+	zbin *zb = arg;
+	return zb->pass == 0 ? zb->proj : NULL;
 }
 
 static int keys_reserve(zbin *zb, size_t need)
@@ -489,51 +533,124 @@ static int keys_reserve(zbin *zb, size_t need)
 	return 0;
 }
 
+/* ---- external sort: routing rows to range spills ------------------------ */
+
+static size_t range_of(const zbin *zb, uint64_t key)
+{
+	size_t lo = 1, hi = zb->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (zb->range_lo[mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+static int stage_flush(zbin *zb, size_t g)
+{
+	if (zb->stage[g].num_rows == 0)
+		return 0;
+	LOOM_TRY(zspill_write(&zb->spills[g], &zb->stage[g], zb->stage_keys[g]));
+	pq_batch_clear(&zb->stage[g]);
+	return 0;
+}
+
+/* Key every row of b and append it to its range's stage; full stages go
+ * to their spill file. */
+static int route_batch(zbin *zb, const pq_batch *b)
+{
+	size_t rows = b->num_rows, r, g;
+	uint32_t *cnt = zb->route_count;
+	zg_index ix;
+	int rc = 0;
+	LOOM_TRY(zbin_scratch(zb, rows)); /* before taking zb->bkeys */
+	LOOM_TRY(batch_keys(zb, b, zb->bkeys));
+	memset(cnt, 0, (zb->nranges + 1) * sizeof(uint32_t));
+	/* counting sort of the row numbers by range, stable */
+	for (r = 0; r < rows; r++)
+		cnt[range_of(zb, zb->bkeys[r]) + 1]++;
+	for (g = 0; g < zb->nranges; g++)
+		cnt[g + 1] += cnt[g];
+	for (r = 0; r < rows; r++)
+		zb->sel[cnt[range_of(zb, zb->bkeys[r])]++] = (uint32_t)r;
+	/* cnt[g] is now the end of range g's rows in sel */
+	if ((rc = zg_index_build(&ix, b)) == 0) {
+		for (g = 0; g < zb->nranges && rc == 0; g++) {
+			size_t begin = g ? cnt[g - 1] : 0, n = cnt[g] - begin, k, have;
+			pq_batch *st = &zb->stage[g];
+			if (n == 0)
+				continue;
+			have = st->num_rows;
+			if ((rc = loom_array_grow((void **)&zb->stage_keys[g], &zb->stage_cap[g], have + n,
+			                          sizeof(uint64_t))) < 0)
+				break;
+			for (k = 0; k < n; k++)
+				zb->stage_keys[g][have + k] = zb->bkeys[zb->sel[begin + k]];
+			if ((rc = zg_gather(st, b, &ix, zb->sel + begin, n)) < 0)
+				break;
+			if (pq_batch_memory(st) >= zb->stage_limit)
+				rc = stage_flush(zb, g);
+		}
+	}
+	zg_index_dispose(&ix);
+	return rc;
+}
+
+/* The held rows outgrew the budget: plan key ranges, open a spill per
+ * range and route what is held; later batches are routed as they come. */
+static int go_external(zbin *zb)
+{
+	size_t g, rows = zb->acc.num_rows;
+	zb->overflow = 1;
+	zb->bytes_per_row = rows ? (double)pq_batch_memory(&zb->acc) / (double)rows : 64.0;
+	LOOM_TRY(build_ranges(zb));
+	zb->spills = loom_calloc(zb->nranges, sizeof(zspill));
+	zb->stage = loom_calloc(zb->nranges, sizeof(pq_batch));
+	zb->stage_keys = loom_calloc(zb->nranges, sizeof(uint64_t *));
+	zb->stage_cap = loom_calloc(zb->nranges, sizeof(size_t));
+	zb->route_count = loom_calloc(zb->nranges + 1, sizeof(uint32_t));
+	if (!zb->spills || !zb->stage || !zb->stage_keys || !zb->stage_cap || !zb->route_count)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory planning the Z-order spill");
+	for (g = 0; g < zb->nranges; g++)
+		zb->spills[g].fd = -1;
+	for (g = 0; g < zb->nranges; g++) {
+		LOOM_TRY(zspill_open(&zb->spills[g], &zb->run->spill));
+		LOOM_TRY(pq_batch_init(&zb->stage[g], zb->acc.num_columns));
+	}
+	/* stages together hold about a quarter of the sort budget */
+	zb->stage_limit = zb->acc_limit / 4 / zb->nranges;
+	if (zb->stage_limit < ((size_t)256 << 10))
+		zb->stage_limit = (size_t)256 << 10;
+	if (zb->stage_limit > ((size_t)16 << 20))
+		zb->stage_limit = (size_t)16 << 20;
+	LOOM_TRY(route_batch(zb, &zb->acc));
+	pq_batch_free(&zb->acc);
+	LOOM_TRY(pq_batch_init(&zb->acc, zb->stage[0].num_columns));
+	zbin_scratch_free(zb); /* sized for every held row: give it back */
+	return 0;
+}
+
+/* ---- the rewrite hook: rows in, sorted rows out -------------------------- */
+
 static int hook_rows(void *arg, const pq_batch *b)
 {
 	zbin *zb = arg;
-	size_t r, nsel = 0;
-	uint64_t lo, hi;
-	int last, rc;
 	if (b->num_rows == 0)
 		return 0;
-	if (!zb->acc.columns)
-		LOOM_TRY(pq_batch_init(&zb->acc, b->num_columns));
 	if (zb->pass == 0) {
 		LOOM_TRY(sample_batch(zb, b));
 		zb->total_rows += b->num_rows;
-		if (zb->overflow)
-			return 0;
-		LOOM_TRY(pq_batch_append_rows(&zb->acc, b, 0, b->num_rows));
-		if (pq_batch_memory(&zb->acc) > zb->acc_limit) {
-			/* too big to sort in memory: only sample now, then one pass per range */
-			zb->overflow = 1;
-			zb->bytes_per_row = (double)pq_batch_memory(&zb->acc) / (double)zb->acc.num_rows;
-			pq_batch_free(&zb->acc);
-		}
 		return 0;
 	}
-	/* range pass: keep the rows whose key falls in the current range */
-	LOOM_TRY(batch_keys(zb, b, zb->bkeys));
-	lo = zb->range_lo[zb->range];
-	last = zb->range + 1 >= zb->nranges;
-	hi = last ? UINT64_MAX : zb->range_lo[zb->range + 1];
-	for (r = 0; r < b->num_rows; r++)
-		if (zb->bkeys[r] >= lo && (last || zb->bkeys[r] < hi))
-			zb->sel[nsel++] = (uint32_t)r;
-	if (nsel == 0)
-		return 0;
-	LOOM_TRY(keys_reserve(zb, zb->nkeys + nsel));
-	for (r = 0; r < nsel; r++)
-		zb->keys[zb->nkeys + r] = zb->bkeys[zb->sel[r]];
-	{
-		zg_index ix;
-		if ((rc = zg_index_build(&ix, b)) == 0)
-			rc = zg_gather(&zb->acc, b, &ix, zb->sel, nsel);
-		zg_index_dispose(&ix);
-		LOOM_TRY(rc);
-	}
-	zb->nkeys += nsel;
+	if (zb->overflow)
+		return route_batch(zb, b);
+	if (!zb->acc.columns)
+		LOOM_TRY(pq_batch_init(&zb->acc, b->num_columns));
+	LOOM_TRY(pq_batch_append_rows(&zb->acc, b, 0, b->num_rows));
+	if (pq_batch_memory(&zb->acc) > zb->acc_limit)
+		return go_external(zb);
 	return 0;
 }
 
@@ -541,7 +658,7 @@ static int hook_rows(void *arg, const pq_batch *b)
 static int start_emit(zbin *zb)
 {
 	size_t i, rows = zb->acc.num_rows;
-	if (zb->pass == 0) {
+	if (!zb->overflow) {
 		LOOM_TRY(keys_reserve(zb, rows));
 		LOOM_TRY(batch_keys(zb, &zb->acc, zb->keys));
 		zb->nkeys = rows;
@@ -576,50 +693,77 @@ static int start_emit(zbin *zb)
 	return 0;
 }
 
+/* Load the next non-empty range's spill into acc/keys; 0 rows: none left. */
+static int load_next_range(zbin *zb)
+{
+	if (!zb->spilled) {
+		size_t g;
+		for (g = 0; g < zb->nranges; g++) {
+			LOOM_TRY(stage_flush(zb, g));
+			pq_batch_free(&zb->stage[g]);
+			loom_free(zb->stage_keys[g]);
+			zb->stage_keys[g] = NULL;
+			zb->stage_cap[g] = 0;
+		}
+		zb->spilled = 1;
+		zb->range = 0;
+	}
+	for (; zb->range < zb->nranges; zb->range++) {
+		zspill *sp = &zb->spills[zb->range];
+		size_t cap;
+		if (sp->rows == 0)
+			continue;
+		LOOM_TRY(keys_reserve(zb, (size_t)sp->rows));
+		cap = zb->keys_cap;
+		zb->nkeys = 0;
+		LOOM_TRY(zspill_read_all(sp, &zb->acc, &zb->keys, &zb->nkeys, &cap, &zb->scratch, &zb->scratch_cap));
+		if (cap != zb->keys_cap)
+			return OPS_ERR(LOOM_EINVAL, "Z-order spill of range %zu holds more rows than written", zb->range);
+		zspill_close(sp);
+		zb->range++;
+		return 0;
+	}
+	return 0;
+}
+
 static int hook_drain(void *arg, const pq_batch **out, int *again)
 {
 	zbin *zb = arg;
 	*out = NULL;
 	*again = 0;
-	if (!zb->emitting) {
-		if (zb->pass == 0) {
-			if (!zb->bounds_ready)
+	for (;;) {
+		if (!zb->emitting) {
+			if (zb->pass == 0) {
+				/* sampled: now read every column */
 				LOOM_TRY(build_bounds(zb));
-			if (zb->overflow) {
-				LOOM_TRY(build_ranges(zb));
 				zb->pass = 1;
-				zb->range = 0;
-				zb->nkeys = 0;
 				*again = 1;
 				return 0;
 			}
+			if (zb->overflow)
+				LOOM_TRY(load_next_range(zb));
+			if (!zb->acc.columns || zb->acc.num_rows == 0)
+				return 0; /* every row written */
+			LOOM_TRY(start_emit(zb));
 		}
-		if (zb->acc.num_rows == 0)
-			goto next_range;
-		LOOM_TRY(start_emit(zb));
+		if (zb->emit_pos < zb->acc.num_rows) {
+			size_t n = zb->acc.num_rows - zb->emit_pos;
+			if (n > zb->chunk)
+				n = zb->chunk;
+			pq_batch_clear(&zb->out);
+			LOOM_TRY(zg_gather(&zb->out, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n));
+			zb->emit_pos += n;
+			*out = &zb->out;
+			return 0;
+		}
+		/* these rows are written: drop them */
+		zb->emitting = 0;
+		zg_index_dispose(&zb->ix);
+		pq_batch_clear(&zb->acc);
+		zb->nkeys = 0;
+		if (!zb->overflow)
+			return 0;
 	}
-	if (zb->emit_pos < zb->acc.num_rows) {
-		size_t n = zb->acc.num_rows - zb->emit_pos;
-		if (n > zb->chunk)
-			n = zb->chunk;
-		pq_batch_clear(&zb->out);
-		LOOM_TRY(zg_gather(&zb->out, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n));
-		zb->emit_pos += n;
-		*out = &zb->out;
-		return 0;
-	}
-	/* this range is written: drop its rows */
-	zb->emitting = 0;
-	zg_index_dispose(&zb->ix);
-	pq_batch_free(&zb->acc);
-	zb->nkeys = 0;
-next_range:
-	if (zb->pass >= 1 && zb->range + 1 < zb->nranges) {
-		zb->range++;
-		zb->pass++;
-		*again = 1;
-	}
-	return 0;
 }
 
 /* ---- validation --------------------------------------------------------- */
@@ -881,6 +1025,7 @@ static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
 	zb->hook.begin = hook_begin;
 	zb->hook.rows = hook_rows;
 	zb->hook.drain = hook_drain;
+	zb->hook.projection = hook_projection;
 	ctx->hook = &zb->hook;
 	ctx->split_bytes = (uint64_t)run->target;
 	/* row groups no larger than a file, nor than a slice of the budget */
@@ -942,6 +1087,8 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 		goto done;
 	run.tag = tag.ptr;
 	run.param = param.ptr;
+	if ((rc = zspill_budget_init(&run.spill, NULL, 0)) < 0)
+		goto done;
 
 	memset(&st, 0, sizeof(st));
 	st.op = DELTA_OP_ZORDER;
