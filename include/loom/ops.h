@@ -71,7 +71,14 @@ typedef struct loom_zorder_opts {
 	int dry_run;                 /* 1: plan only, write nothing */
 	int64_t memory_budget;       /* bytes for rows held while sorting one
 	                              * partition; 0 = 1 GiB; larger partitions
-	                              * are range-partitioned over several passes */
+	                              * are sorted externally: rows are routed
+	                              * by key range to spill files */
+	const char *temp_dir;        /* spill files; NULL: $LOOM_TMPDIR, $TMPDIR,
+	                              * /tmp. Borrowed for the call. Spills are
+	                              * anonymous (unlinked at creation): they
+	                              * vanish however the run ends */
+	int64_t spill_limit;         /* bytes all spills of a run may hold; 0:
+	                              * 90 % of the free space in temp_dir */
 } loom_zorder_opts;
 
 typedef enum loom_zorder_curve {
@@ -79,7 +86,7 @@ typedef enum loom_zorder_curve {
 	LOOM_ZORDER_CURVE_Z = 1,      /* Morton / Z-order */
 	LOOM_ZORDER_CURVE_HILBERT = 2
 } loom_zorder_curve;
-#define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0 }
+#define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0, NULL, 0 }
 
 /** Fill `o` with defaults. LOOM_EINVAL if `version` is not one this
  *  library knows. */
@@ -244,8 +251,10 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri,
  *  run with the same columns and curve skips partitions whose live files
  *  all carry it (unless opts->full). One commit, operation OPTIMIZE,
  *  dataChange=false, operationParameters.zOrderBy = JSON list of columns.
- *  A partition whose rows exceed opts->memory_budget is range-partitioned
- *  on sampled key boundaries and read once per range.
+ *  A partition whose rows exceed opts->memory_budget is sorted externally:
+ *  read once, its rows routed by sampled key ranges to spill files
+ *  (opts->temp_dir, capped by opts->spill_limit), then each range sorted
+ *  and written in turn.
  *  Columns must exist (dotted paths into structs), be orderable
  *  (numeric, decimal, string, binary, date, timestamp[_ntz], boolean),
  *  not be partition columns, and equal the clustering columns of a

@@ -26,7 +26,12 @@ static void zorder_usage(FILE *out)
 	        "  --curve z|hilbert    space-filling curve (default hilbert)\n"
 	        "  --full               also rewrite partitions that are already clustered\n"
 	        "  --memory SIZE        memory for the rows of one partition (default 1GiB);\n"
-	        "                       larger partitions are sorted range by range\n"
+	        "                       larger partitions are sorted externally\n"
+	        "  --temp-dir DIR       spill files of the external sort (default\n"
+	        "                       $LOOM_TMPDIR, $TMPDIR, /tmp); they are anonymous and\n"
+	        "                       vanish however the run ends\n"
+	        "  --spill-limit SIZE   most temp space the spills may take (default 90%%\n"
+	        "                       of the free space there)\n"
 	        "  --dry-run            print the plan, write nothing\n"
 	        "  --json               machine-readable output\n");
 }
@@ -82,7 +87,10 @@ int cmd_zorder(int argc, char **argv)
 				}
 				cols[nc++] = tok;
 			}
-		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0) && i + 1 < argc) {
+		} else if (strcmp(a, "--temp-dir") == 0 && i + 1 < argc) {
+			opts.temp_dir = argv[++i];
+		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0 ||
+		            strcmp(a, "--spill-limit") == 0) && i + 1 < argc) {
 			int64_t v = 0;
 			if (loom_parse_size(argv[++i], &v) < 0 || v <= 0) {
 				fprintf(stderr, "loom zorder: %s needs a size like 128MiB, got '%s'\n", a, argv[i]);
@@ -91,6 +99,8 @@ int cmd_zorder(int argc, char **argv)
 			}
 			if (a[2] == 't')
 				opts.target_size = v;
+			else if (a[2] == 's')
+				opts.spill_limit = v;
 			else
 				opts.memory_budget = v;
 		} else if (strcmp(a, "--curve") == 0 && i + 1 < argc) {

@@ -98,6 +98,10 @@ LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "z_order_by: target_size %lld is not positive",
 		                (long long)o->target_size);
+	if (o->spill_limit < 0)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "z_order_by: spill_limit %lld is negative",
+		                (long long)o->spill_limit);
 	if (o->curve < LOOM_ZORDER_CURVE_AUTO || o->curve > LOOM_ZORDER_CURVE_HILBERT)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order_by: unknown curve %d", o->curve);
 	if ((o->full != 0 && o->full != 1) || (o->dry_run != 0 && o->dry_run != 1))

@@ -2,6 +2,8 @@
  * DV-deleted rows, write new files with stats. */
 #include "ops/rewrite.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,6 +20,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/percent.h"
+#include "util/threadpool.h"
 #include "util/uuid.h"
 
 #define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
@@ -490,6 +493,7 @@ typedef struct read_state {
 	int16_t **defs;           /* per output leaf: shifted def levels */
 	size_t *defs_cap;
 	size_t nout;
+	size_t worker;            /* passed to the hook's rows() */
 	size_t *outs;             /* output leaves this pass produces */
 	size_t nouts;
 	size_t *prev_present;     /* the last file's mapping (batch reuse) */
@@ -715,7 +719,7 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 			out_b = &rs->kept;
 		}
 		if (ctx->hook)
-			rc = ctx->hook->rows(ctx->hook->arg, out_b);
+			rc = ctx->hook->rows(ctx->hook->arg, rs->worker, out_b);
 		else
 			rc = writer_put(ws, out_b);
 		if (rc < 0)
@@ -747,9 +751,178 @@ static int configure_row_groups(const rewrite_ctx *ctx, const delta_file *f, pq_
 	return 0;
 }
 
+/* ---- a hook pass read by several threads ---------------------------------- */
+
+typedef struct pass_worker {
+	const rewrite_ctx *ctx;
+	const out_schema *os;
+	const delta_file *const *files;
+	size_t n;
+	const uint8_t *mask;
+	atomic_size_t *next;         /* the next file to take */
+	atomic_int *failed;
+	read_state rs;
+	rewrite_result res;          /* row counts */
+	writer_state ws;             /* never opens a file: rows go to the hook */
+	int rc;
+	loom_error err;
+} pass_worker;
+
+static void pass_worker_run(void *arg)
+{
+	pass_worker *w = arg;
+	w->ws.res = &w->res;
+	for (;;) {
+		size_t i = atomic_fetch_add(w->next, 1);
+		if (i >= w->n || atomic_load(w->failed))
+			return;
+		if ((w->rc = rewrite_one(w->ctx, w->os, w->files[i], w->mask, &w->rs, &w->ws)) < 0) {
+			loom_err_copy(&w->err);
+			atomic_store(w->failed, 1);
+			return;
+		}
+	}
+}
+
+static int parallel_pass(const rewrite_ctx *ctx, const out_schema *os, const delta_file *const *files,
+                         size_t n, const uint8_t *mask, size_t nworkers, rewrite_result *res)
+{
+	pass_worker *w = loom_calloc(nworkers, sizeof(*w));
+	loom_threadpool *pool = NULL;
+	atomic_size_t next = 0;
+	atomic_int failed = 0;
+	size_t i;
+	int rc = 0;
+	if (!w)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	if ((rc = loom_threadpool_new(&pool, nworkers)) < 0) {
+		loom_free(w);
+		return rc;
+	}
+	for (i = 0; i < nworkers; i++) {
+		w[i].ctx = ctx;
+		w[i].os = os;
+		w[i].files = files;
+		w[i].n = n;
+		w[i].mask = mask;
+		w[i].next = &next;
+		w[i].failed = &failed;
+		w[i].rs.worker = i;
+		w[i].ws.ctx = ctx;
+		w[i].ws.os = os;
+		if ((rc = loom_threadpool_submit(pool, pass_worker_run, &w[i])) < 0) {
+			atomic_store(&failed, 1);
+			break;
+		}
+	}
+	loom_threadpool_wait(pool);
+	loom_threadpool_free(pool);
+	for (i = 0; i < nworkers; i++) {
+		if (rc == 0 && w[i].rc < 0)
+			rc = loom_err(w[i].err.code, w[i].err.klass, "%s", w[i].err.message);
+		res->rows_in += w[i].res.rows_in;
+		res->rows_deleted += w[i].res.rows_deleted;
+		read_state_dispose(&w[i].rs);
+	}
+	loom_free(w);
+	return rc;
+}
+
+/* ---- the hook's sorted batches, written on a second thread -------------- */
+
+/* One batch in flight: the writer thread encodes batch k while the hook
+ * produces batch k + 1 (the hook keeps k valid until it is asked for
+ * k + 2, see rewrite_hook). */
+typedef struct write_pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	writer_state *ws;
+	const pq_batch *slot;        /* handed over, not yet written */
+	int stop, rc;
+	loom_error err;
+} write_pipe;
+
+static void *write_pipe_main(void *arg)
+{
+	write_pipe *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		const pq_batch *b;
+		int rc;
+		while (!p->slot && !p->stop)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (!p->slot)
+			break;
+		b = p->slot;
+		pthread_mutex_unlock(&p->mu);
+		rc = p->rc < 0 ? 0 : writer_put(p->ws, b);
+		pthread_mutex_lock(&p->mu);
+		if (rc < 0 && p->rc == 0) {
+			p->rc = rc;
+			loom_err_copy(&p->err);
+		}
+		p->slot = NULL;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Wait until the batch in flight is written; hand over b (NULL: none). */
+static int write_pipe_put(write_pipe *p, const pq_batch *b)
+{
+	int rc;
+	pthread_mutex_lock(&p->mu);
+	while (p->slot)
+		pthread_cond_wait(&p->cv, &p->mu);
+	rc = p->rc;
+	if (rc == 0 && b) {
+		p->slot = b;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (rc < 0)
+		return loom_err(p->err.code, p->err.klass, "%s", p->err.message);
+	return 0;
+}
+
+/* Drain the hook to the end of this pass through the writer thread. */
+static int drain_piped(const rewrite_ctx *ctx, writer_state *ws, int *again)
+{
+	write_pipe p;
+	pthread_t th;
+	int rc = 0, rc2;
+	memset(&p, 0, sizeof(p));
+	p.ws = ws;
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	if (pthread_create(&th, NULL, write_pipe_main, &p) != 0) {
+		pthread_mutex_destroy(&p.mu);
+		pthread_cond_destroy(&p.cv);
+		return OPS_ERR(LOOM_ERROR, "cannot start the writer thread");
+	}
+	for (;;) {
+		const pq_batch *b = NULL;
+		if ((rc = ctx->hook->drain(ctx->hook->arg, &b, again)) < 0 || !b)
+			break;
+		if ((rc = write_pipe_put(&p, b)) < 0)
+			break;
+	}
+	rc2 = write_pipe_put(&p, NULL); /* the last batch is written */
+	pthread_mutex_lock(&p.mu);
+	p.stop = 1;
+	pthread_cond_broadcast(&p.cv);
+	pthread_mutex_unlock(&p.mu);
+	pthread_join(th, NULL);
+	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.cv);
+	return rc < 0 ? rc : rc2;
+}
+
 int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t n,
                   rewrite_result *res)
 {
+	uint64_t input_bytes = 0;
 	out_schema os;
 	read_state rs;
 	writer_state ws;
@@ -773,6 +946,13 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 			break;
 		}
 		rc = out_schema_merge(&os, pq_reader_schema(r), files[i]->path);
+		{
+			const pq_file_meta *m = pq_reader_meta(r);
+			size_t g;
+			for (g = 0; g < m->num_row_groups; g++)
+				input_bytes += (uint64_t)(m->row_groups[g].total_byte_size > 0 ?
+				                          m->row_groups[g].total_byte_size : 0);
+		}
 		pq_reader_free(r);
 	}
 	if (rc < 0 || (rc = out_schema_finish(&os)) < 0)
@@ -784,7 +964,7 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 	ws.wopts = ctx->wopts;
 	configure_row_groups(ctx, files[0], &ws.wopts);
 	if (ctx->hook && ctx->hook->begin)
-		rc = ctx->hook->begin(ctx->hook->arg, os.schema);
+		rc = ctx->hook->begin(ctx->hook->arg, os.schema, input_bytes);
 	{
 		int again = 1, pass;
 		int64_t in0 = 0, del0 = 0;
@@ -792,9 +972,17 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 			again = 0;
 			const uint8_t *mask = ctx->hook && ctx->hook->projection ?
 			                      ctx->hook->projection(ctx->hook->arg) : NULL;
-			for (i = 0; i < n && rc == 0; i++)
+			size_t workers = ctx->hook && ctx->hook->workers ? ctx->hook->workers(ctx->hook->arg) : 1;
+			if (workers > n)
+				workers = n;
+			if (workers > 1)
+				rc = parallel_pass(ctx, &os, files, n, mask, workers, res);
+			for (i = 0; workers <= 1 && i < n && rc == 0; i++)
 				rc = rewrite_one(ctx, &os, files[i], mask, &rs, &ws);
-			while (rc == 0 && ctx->hook) {
+			if (rc == 0 && ctx->hook && ctx->hook->piped) {
+				rc = drain_piped(ctx, &ws, &again);
+			}
+			while (rc == 0 && ctx->hook && !ctx->hook->piped) {
 				const pq_batch *b = NULL;
 				if ((rc = ctx->hook->drain(ctx->hook->arg, &b, &again)) < 0 || !b)
 					break;

@@ -36,15 +36,24 @@
  * passes, so output files are cut by size only. */
 typedef struct rewrite_hook {
 	void *arg;
-	/* Called once with the output schema (leaves = batch columns). */
-	int (*begin)(void *arg, const pq_schema *schema);
-	int (*rows)(void *arg, const pq_batch *b);
-	/* *out borrowed until the next call; NULL ends the pass. */
+	/* Called once with the output schema (leaves = batch columns) and
+	 * the input's uncompressed page bytes (from the footers). */
+	int (*begin)(void *arg, const pq_schema *schema, uint64_t input_bytes);
+	/* `worker` < the pass's worker count; workers call concurrently. */
+	int (*rows)(void *arg, size_t worker, const pq_batch *b);
+	/* *out borrowed until the next call (with `piped`: until the call
+	 * after that); NULL ends the pass. */
 	int (*drain)(void *arg, const pq_batch **out, int *again);
+	/* 1: batches are written on a second thread while drain makes the
+	 * next one. */
+	int piped;
 	/* Optional, asked before each pass: the output leaves to read (1 per
 	 * leaf of begin's schema: read it), or NULL for every leaf. The
 	 * batches of a projected pass hold only those leaves, in leaf order. */
 	const uint8_t *(*projection)(void *arg);
+	/* Optional, asked before each pass: threads to read the files with
+	 * (each takes whole files; NULL or 0: one, on the calling thread). */
+	size_t (*workers)(void *arg);
 } rewrite_hook;
 
 typedef struct rewrite_ctx {

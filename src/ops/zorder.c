@@ -50,13 +50,25 @@ typedef struct zsample {
 
 struct zrun;
 
+/* What one reading thread keys and routes rows with. */
+typedef struct zwork {
+	uint32_t *ranks;             /* rows x columns */
+	uint64_t *bkeys;             /* one batch's keys */
+	uint32_t *sel;
+	size_t *pick_row, *pick_slot; /* this batch's sampled rows */
+	size_t scratch_rows;
+	uint32_t *route_count;       /* nranges + 1 */
+	pq_batch *stage;             /* nranges: rows waiting to be spilled */
+	uint64_t **stage_keys;
+	size_t *stage_cap;
+} zwork;
+
 typedef struct zbin {
 	struct zrun *run;
 	rewrite_hook hook;
 	zsample *cols;
 	size_t sample_cap, sample_n;
 	uint64_t seen, rng;
-	size_t *pick_row, *pick_slot; /* this batch's sampled rows */
 	size_t acc_limit;
 	pq_batch acc;
 	int overflow, bounds_ready, emitting;
@@ -67,24 +79,22 @@ typedef struct zbin {
 	uint64_t *range_lo;          /* nranges entries */
 	size_t nranges, range;
 	/* external sort (overflow): rows routed by key range to spill files */
-	zspill *spills;              /* nranges */
-	pq_batch *stage;             /* nranges: rows waiting to be spilled */
-	uint64_t **stage_keys;
-	size_t *stage_cap;
+	zspill *spills;              /* nranges, shared by the workers */
 	size_t stage_limit;
-	uint32_t *route_count;       /* nranges + 1 */
+	struct zwork *work;          /* one per reading thread */
+	size_t nwork;
+	uint64_t input_bytes;        /* uncompressed pages, from the footers */
+	size_t nleaves;              /* columns of a full batch */
 	void *scratch;               /* spill read buffer */
 	size_t scratch_cap;
 	int spilled;                 /* stages flushed, emitting ranges */
 	uint64_t *keys, *tmp_keys;
 	uint32_t *idx, *tmp_idx;
 	size_t nkeys, keys_cap;
-	uint32_t *ranks;             /* scratch: rows x columns */
-	uint64_t *bkeys;             /* scratch: one batch's keys */
-	uint32_t *sel;
-	size_t scratch_rows;
 	zg_index ix;
-	pq_batch out;
+	pq_batch out[2];             /* alternate: the writer thread may still
+	                                hold the previous one */
+	int out_i;
 	size_t emit_pos, chunk;
 } zbin;
 
@@ -100,6 +110,7 @@ typedef struct zrun {
 	zc_curve curve;
 	unsigned bits;
 	int64_t target, bin_budget;
+	size_t cpus;                 /* threads allowed; a lone bin uses them all */
 	zbin *bins;
 	size_t nbins;
 	char *tag;                   /* "hilbert:a,b" */
@@ -116,36 +127,49 @@ static uint64_t rng_next(uint64_t *s)
 	return *s = x;
 }
 
-static void zbin_scratch_free(zbin *zb)
+static void zwork_scratch_free(zwork *w)
 {
-	loom_free(zb->ranks);
-	loom_free(zb->bkeys);
-	loom_free(zb->sel);
-	loom_free(zb->pick_row);
-	loom_free(zb->pick_slot);
-	zb->ranks = NULL;
-	zb->bkeys = NULL;
-	zb->sel = NULL;
-	zb->pick_row = zb->pick_slot = NULL;
-	zb->scratch_rows = 0;
+	loom_free(w->ranks);
+	loom_free(w->bkeys);
+	loom_free(w->sel);
+	loom_free(w->pick_row);
+	loom_free(w->pick_slot);
+	w->ranks = NULL;
+	w->bkeys = NULL;
+	w->sel = NULL;
+	w->pick_row = w->pick_slot = NULL;
+	w->scratch_rows = 0;
 }
 
-static int zbin_scratch(zbin *zb, size_t rows)
+static int zwork_scratch(zwork *w, size_t ncols, size_t rows)
 {
-	size_t n = zb->run->n;
-	if (rows <= zb->scratch_rows)
+	if (rows <= w->scratch_rows)
 		return 0;
-	zbin_scratch_free(zb);
-	zb->ranks = loom_malloc(rows * n * sizeof(uint32_t));
-	zb->bkeys = loom_malloc(rows * sizeof(uint64_t));
-	zb->sel = loom_malloc(rows * sizeof(uint32_t));
-	zb->pick_row = loom_malloc(rows * sizeof(size_t));
-	zb->pick_slot = loom_malloc(rows * sizeof(size_t));
-	zb->scratch_rows = 0;
-	if (!zb->ranks || !zb->bkeys || !zb->sel || !zb->pick_row || !zb->pick_slot)
+	zwork_scratch_free(w);
+	w->ranks = loom_malloc(rows * ncols * sizeof(uint32_t));
+	w->bkeys = loom_malloc(rows * sizeof(uint64_t));
+	w->sel = loom_malloc(rows * sizeof(uint32_t));
+	w->pick_row = loom_malloc(rows * sizeof(size_t));
+	w->pick_slot = loom_malloc(rows * sizeof(size_t));
+	if (!w->ranks || !w->bkeys || !w->sel || !w->pick_row || !w->pick_slot)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory for %zu rows of Z-order keys", rows);
-	zb->scratch_rows = rows;
+	w->scratch_rows = rows;
 	return 0;
+}
+
+static void zwork_dispose(zwork *w, size_t nranges)
+{
+	size_t g;
+	zwork_scratch_free(w);
+	for (g = 0; w->stage && g < nranges; g++)
+		pq_batch_free(&w->stage[g]);
+	for (g = 0; w->stage_keys && g < nranges; g++)
+		loom_free(w->stage_keys[g]);
+	loom_free(w->stage);
+	loom_free(w->stage_keys);
+	loom_free(w->stage_cap);
+	loom_free(w->route_count);
+	memset(w, 0, sizeof(*w));
 }
 
 static void zbin_dispose(zbin *zb)
@@ -169,30 +193,21 @@ static void zbin_dispose(zbin *zb)
 	loom_free(zb->cols);
 	for (i = 0; zb->spills && i < zb->nranges; i++)
 		zspill_close(&zb->spills[i]);
-	for (i = 0; zb->stage && i < zb->nranges; i++) {
-		pq_batch_free(&zb->stage[i]);
-		loom_free(zb->stage_keys[i]);
-	}
 	loom_free(zb->spills);
-	loom_free(zb->stage);
-	loom_free(zb->stage_keys);
-	loom_free(zb->stage_cap);
-	loom_free(zb->route_count);
+	for (i = 0; zb->work && i < zb->nwork; i++)
+		zwork_dispose(&zb->work[i], zb->nranges);
+	loom_free(zb->work);
 	loom_free(zb->scratch);
 	loom_free(zb->proj);
-	loom_free(zb->pick_row);
-	loom_free(zb->pick_slot);
 	pq_batch_free(&zb->acc);
-	pq_batch_free(&zb->out);
+	pq_batch_free(&zb->out[0]);
+	pq_batch_free(&zb->out[1]);
 	zg_index_dispose(&zb->ix);
 	loom_free(zb->range_lo);
 	loom_free(zb->keys);
 	loom_free(zb->tmp_keys);
 	loom_free(zb->idx);
 	loom_free(zb->tmp_idx);
-	loom_free(zb->ranks);
-	loom_free(zb->bkeys);
-	loom_free(zb->sel);
 	memset(zb, 0, sizeof(*zb));
 }
 
@@ -252,18 +267,18 @@ static uint64_t encode(const zsample *zs, const uint8_t *v)
 }
 
 /* keys[r] for every row of b. */
-static int batch_keys(zbin *zb, const pq_batch *b, uint64_t *keys)
+static int batch_keys(const zbin *zb, zwork *w, const pq_batch *b, uint64_t *keys)
 {
 	zrun *run = zb->run;
 	size_t n = run->n, rows = b->num_rows, c, r;
-	LOOM_TRY(zbin_scratch(zb, rows));
+	LOOM_TRY(zwork_scratch(w, n, rows));
 	for (c = 0; c < n; c++) {
 		const zsample *zs = &zb->cols[c];
 		const pq_column *pc;
 		size_t vi = 0, len = 0;
 		if (zs->leaf < 0) {
 			for (r = 0; r < rows; r++)
-				zb->ranks[r * n + c] = 0;
+				w->ranks[r * n + c] = 0;
 			continue;
 		}
 		pc = &b->columns[zs->leaf];
@@ -272,11 +287,11 @@ static int batch_keys(zbin *zb, const pq_batch *b, uint64_t *keys)
 			size_t slot = 0;
 			if (v)
 				slot = zs->fixed ? slot_fixed(zs, encode(zs, v)) : slot_bytes(zs, v, len);
-			zb->ranks[r * n + c] = scale_slot(slot, zs->nb, run->bits);
+			w->ranks[r * n + c] = scale_slot(slot, zs->nb, run->bits);
 		}
 	}
 	for (r = 0; r < rows; r++)
-		keys[r] = zc_key(run->curve, &zb->ranks[r * n], n, run->bits);
+		keys[r] = zc_key(run->curve, &w->ranks[r * n], n, run->bits);
 	return 0;
 }
 
@@ -285,7 +300,8 @@ static int batch_keys(zbin *zb, const pq_batch *b, uint64_t *keys)
 static int sample_batch(zbin *zb, const pq_batch *b)
 {
 	size_t rows = b->num_rows, npick = 0, r, c;
-	LOOM_TRY(zbin_scratch(zb, rows));
+	zwork *w = &zb->work[0];
+	LOOM_TRY(zwork_scratch(w, zb->run->n, rows));
 	for (r = 0; r < rows; r++) {
 		size_t slot;
 		zb->seen++;
@@ -297,8 +313,8 @@ static int sample_batch(zbin *zb, const pq_batch *b)
 				continue;
 			slot = (size_t)j;
 		}
-		zb->pick_row[npick] = r;
-		zb->pick_slot[npick++] = slot;
+		w->pick_row[npick] = r;
+		w->pick_slot[npick++] = slot;
 	}
 	for (c = 0; c < zb->run->n; c++) {
 		zsample *zs = &zb->cols[c];
@@ -309,8 +325,8 @@ static int sample_batch(zbin *zb, const pq_batch *b)
 		pc = &b->columns[zs->pcol];
 		for (r = 0; r < rows && k < npick; r++) {
 			const uint8_t *v = value_of(pc, r, &vi, zs->width, &len);
-			for (; k < npick && zb->pick_row[k] == r; k++) {
-				size_t s = zb->pick_slot[k];
+			for (; k < npick && w->pick_row[k] == r; k++) {
+				size_t s = w->pick_slot[k];
 				zs->isnull[s] = v == NULL;
 				if (!v)
 					continue;
@@ -455,11 +471,13 @@ static int build_ranges(zbin *zb)
 
 /* ---- the rewrite hook --------------------------------------------------- */
 
-static int hook_begin(void *arg, const pq_schema *schema)
+static int hook_begin(void *arg, const pq_schema *schema, uint64_t input_bytes)
 {
 	zbin *zb = arg;
 	zrun *run = zb->run;
 	size_t c, l;
+	zb->input_bytes = input_bytes;
+	zb->nleaves = schema->num_leaves;
 	zb->proj = loom_calloc(schema->num_leaves + 1, 1);
 	if (!zb->proj)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
@@ -548,93 +566,100 @@ static size_t range_of(const zbin *zb, uint64_t key)
 	return lo - 1;
 }
 
-static int stage_flush(zbin *zb, size_t g)
+static int stage_flush(zbin *zb, zwork *w, size_t g)
 {
-	if (zb->stage[g].num_rows == 0)
+	if (w->stage[g].num_rows == 0)
 		return 0;
-	LOOM_TRY(zspill_write(&zb->spills[g], &zb->stage[g], zb->stage_keys[g]));
-	pq_batch_clear(&zb->stage[g]);
+	LOOM_TRY(zspill_write(&zb->spills[g], &w->stage[g], w->stage_keys[g]));
+	pq_batch_clear(&w->stage[g]);
 	return 0;
 }
 
 /* Key every row of b and append it to its range's stage; full stages go
- * to their spill file. */
-static int route_batch(zbin *zb, const pq_batch *b)
+ * to their spill file. Workers route concurrently, each with its own w. */
+static int route_batch(const zbin *zb, zwork *w, const pq_batch *b)
 {
 	size_t rows = b->num_rows, r, g;
-	uint32_t *cnt = zb->route_count;
+	uint32_t *cnt = w->route_count;
 	zg_index ix;
 	int rc = 0;
-	LOOM_TRY(zbin_scratch(zb, rows)); /* before taking zb->bkeys */
-	LOOM_TRY(batch_keys(zb, b, zb->bkeys));
+	LOOM_TRY(zwork_scratch(w, zb->run->n, rows)); /* before taking w->bkeys */
+	LOOM_TRY(batch_keys(zb, w, b, w->bkeys));
 	memset(cnt, 0, (zb->nranges + 1) * sizeof(uint32_t));
 	/* counting sort of the row numbers by range, stable */
 	for (r = 0; r < rows; r++)
-		cnt[range_of(zb, zb->bkeys[r]) + 1]++;
+		cnt[range_of(zb, w->bkeys[r]) + 1]++;
 	for (g = 0; g < zb->nranges; g++)
 		cnt[g + 1] += cnt[g];
 	for (r = 0; r < rows; r++)
-		zb->sel[cnt[range_of(zb, zb->bkeys[r])]++] = (uint32_t)r;
+		w->sel[cnt[range_of(zb, w->bkeys[r])]++] = (uint32_t)r;
 	/* cnt[g] is now the end of range g's rows in sel */
 	if ((rc = zg_index_build(&ix, b)) == 0) {
 		for (g = 0; g < zb->nranges && rc == 0; g++) {
 			size_t begin = g ? cnt[g - 1] : 0, n = cnt[g] - begin, k, have;
-			pq_batch *st = &zb->stage[g];
+			pq_batch *st = &w->stage[g];
 			if (n == 0)
 				continue;
 			have = st->num_rows;
-			if ((rc = loom_array_grow((void **)&zb->stage_keys[g], &zb->stage_cap[g], have + n,
+			if ((rc = loom_array_grow((void **)&w->stage_keys[g], &w->stage_cap[g], have + n,
 			                          sizeof(uint64_t))) < 0)
 				break;
 			for (k = 0; k < n; k++)
-				zb->stage_keys[g][have + k] = zb->bkeys[zb->sel[begin + k]];
-			if ((rc = zg_gather(st, b, &ix, zb->sel + begin, n)) < 0)
+				w->stage_keys[g][have + k] = w->bkeys[w->sel[begin + k]];
+			if ((rc = zg_gather(st, b, &ix, w->sel + begin, n)) < 0)
 				break;
 			if (pq_batch_memory(st) >= zb->stage_limit)
-				rc = stage_flush(zb, g);
+				rc = stage_flush((zbin *)zb, w, g);
 		}
 	}
 	zg_index_dispose(&ix);
 	return rc;
 }
 
-/* The held rows outgrew the budget: plan key ranges, open a spill per
- * range and route what is held; later batches are routed as they come. */
-static int go_external(zbin *zb)
+/* Go external: plan key ranges (bytes_per_row set), open a spill per range
+ * and give every worker a stage per range; rows held so far are routed. */
+static int go_external(zbin *zb, size_t ncols)
 {
-	size_t g, rows = zb->acc.num_rows;
+	size_t g, i;
 	zb->overflow = 1;
-	zb->bytes_per_row = rows ? (double)pq_batch_memory(&zb->acc) / (double)rows : 64.0;
 	LOOM_TRY(build_ranges(zb));
 	zb->spills = loom_calloc(zb->nranges, sizeof(zspill));
-	zb->stage = loom_calloc(zb->nranges, sizeof(pq_batch));
-	zb->stage_keys = loom_calloc(zb->nranges, sizeof(uint64_t *));
-	zb->stage_cap = loom_calloc(zb->nranges, sizeof(size_t));
-	zb->route_count = loom_calloc(zb->nranges + 1, sizeof(uint32_t));
-	if (!zb->spills || !zb->stage || !zb->stage_keys || !zb->stage_cap || !zb->route_count)
+	if (!zb->spills)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory planning the Z-order spill");
 	for (g = 0; g < zb->nranges; g++)
 		zb->spills[g].fd = -1;
-	for (g = 0; g < zb->nranges; g++) {
+	for (g = 0; g < zb->nranges; g++)
 		LOOM_TRY(zspill_open(&zb->spills[g], &zb->run->spill));
-		LOOM_TRY(pq_batch_init(&zb->stage[g], zb->acc.num_columns));
+	for (i = 0; i < zb->nwork; i++) {
+		zwork *w = &zb->work[i];
+		w->stage = loom_calloc(zb->nranges, sizeof(pq_batch));
+		w->stage_keys = loom_calloc(zb->nranges, sizeof(uint64_t *));
+		w->stage_cap = loom_calloc(zb->nranges, sizeof(size_t));
+		w->route_count = loom_calloc(zb->nranges + 1, sizeof(uint32_t));
+		if (!w->stage || !w->stage_keys || !w->stage_cap || !w->route_count)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory planning the Z-order spill");
+		for (g = 0; g < zb->nranges; g++)
+			LOOM_TRY(pq_batch_init(&w->stage[g], ncols));
 	}
-	/* stages together hold about a quarter of the sort budget */
-	zb->stage_limit = zb->acc_limit / 4 / zb->nranges;
-	if (zb->stage_limit < ((size_t)256 << 10))
-		zb->stage_limit = (size_t)256 << 10;
+	/* the stages together hold about a quarter of the sort budget */
+	zb->stage_limit = zb->acc_limit / 4 / zb->nranges / zb->nwork;
+	if (zb->stage_limit < ((size_t)32 << 10))
+		zb->stage_limit = (size_t)32 << 10;
 	if (zb->stage_limit > ((size_t)16 << 20))
 		zb->stage_limit = (size_t)16 << 20;
-	LOOM_TRY(route_batch(zb, &zb->acc));
-	pq_batch_free(&zb->acc);
-	LOOM_TRY(pq_batch_init(&zb->acc, zb->stage[0].num_columns));
-	zbin_scratch_free(zb); /* sized for every held row: give it back */
+	if (zb->acc.columns && zb->acc.num_rows > 0) {
+		LOOM_TRY(route_batch(zb, &zb->work[0], &zb->acc));
+		pq_batch_free(&zb->acc);
+		zwork_scratch_free(&zb->work[0]); /* sized for every held row: give it back */
+	}
+	if (!zb->acc.columns)
+		LOOM_TRY(pq_batch_init(&zb->acc, ncols));
 	return 0;
 }
 
 /* ---- the rewrite hook: rows in, sorted rows out -------------------------- */
 
-static int hook_rows(void *arg, const pq_batch *b)
+static int hook_rows(void *arg, size_t worker, const pq_batch *b)
 {
 	zbin *zb = arg;
 	if (b->num_rows == 0)
@@ -645,13 +670,22 @@ static int hook_rows(void *arg, const pq_batch *b)
 		return 0;
 	}
 	if (zb->overflow)
-		return route_batch(zb, b);
+		return route_batch(zb, &zb->work[worker], b);
+	/* in memory (one worker) until the rows outgrow the budget */
 	if (!zb->acc.columns)
 		LOOM_TRY(pq_batch_init(&zb->acc, b->num_columns));
 	LOOM_TRY(pq_batch_append_rows(&zb->acc, b, 0, b->num_rows));
-	if (pq_batch_memory(&zb->acc) > zb->acc_limit)
-		return go_external(zb);
+	if (pq_batch_memory(&zb->acc) > zb->acc_limit) {
+		zb->bytes_per_row = (double)pq_batch_memory(&zb->acc) / (double)zb->acc.num_rows;
+		return go_external(zb, b->num_columns);
+	}
 	return 0;
+}
+
+static size_t hook_workers(void *arg)
+{
+	zbin *zb = arg;
+	return zb->pass >= 1 && zb->overflow ? zb->nwork : 1;
 }
 
 /* Sort the held rows by key and get ready to hand them out in chunks. */
@@ -660,9 +694,9 @@ static int start_emit(zbin *zb)
 	size_t i, rows = zb->acc.num_rows;
 	if (!zb->overflow) {
 		LOOM_TRY(keys_reserve(zb, rows));
-		LOOM_TRY(batch_keys(zb, &zb->acc, zb->keys));
+		LOOM_TRY(batch_keys(zb, &zb->work[0], &zb->acc, zb->keys));
 		zb->nkeys = rows;
-		zbin_scratch_free(zb); /* sized for every held row: give it back */
+		zwork_scratch_free(&zb->work[0]); /* sized for every held row: give it back */
 	}
 	if (zb->nkeys != rows)
 		return OPS_ERR(LOOM_EINVAL, "Z-order: %zu keys for %zu rows", zb->nkeys, rows);
@@ -681,8 +715,9 @@ static int start_emit(zbin *zb)
 	zb->tmp_keys = NULL;
 	zb->tmp_idx = NULL;
 	LOOM_TRY(zg_index_build(&zb->ix, &zb->acc));
-	if (!zb->out.columns)
-		LOOM_TRY(pq_batch_init(&zb->out, zb->acc.num_columns));
+	for (i = 0; i < 2; i++)
+		if (!zb->out[i].columns)
+			LOOM_TRY(pq_batch_init(&zb->out[i], zb->acc.num_columns));
 	{
 		double per_row = rows ? (double)pq_batch_memory(&zb->acc) / (double)rows : 64.0;
 		double c = (double)(1 << 20) / (per_row > 1 ? per_row : 1);
@@ -697,13 +732,11 @@ static int start_emit(zbin *zb)
 static int load_next_range(zbin *zb)
 {
 	if (!zb->spilled) {
-		size_t g;
-		for (g = 0; g < zb->nranges; g++) {
-			LOOM_TRY(stage_flush(zb, g));
-			pq_batch_free(&zb->stage[g]);
-			loom_free(zb->stage_keys[g]);
-			zb->stage_keys[g] = NULL;
-			zb->stage_cap[g] = 0;
+		size_t g, i;
+		for (i = 0; i < zb->nwork; i++) {
+			for (g = 0; g < zb->nranges; g++)
+				LOOM_TRY(stage_flush(zb, &zb->work[i], g));
+			zwork_dispose(&zb->work[i], zb->nranges);
 		}
 		zb->spilled = 1;
 		zb->range = 0;
@@ -737,6 +770,12 @@ static int hook_drain(void *arg, const pq_batch **out, int *again)
 				/* sampled: now read every column */
 				LOOM_TRY(build_bounds(zb));
 				zb->pass = 1;
+				/* clearly too big to hold: external (and parallel) from the
+				 * start, sizing ranges on twice the uncompressed bytes */
+				if (zb->total_rows > 0 && (double)zb->input_bytes * 2 > (double)zb->acc_limit) {
+					zb->bytes_per_row = (double)zb->input_bytes * 2 / (double)zb->total_rows;
+					LOOM_TRY(go_external(zb, zb->nleaves));
+				}
 				*again = 1;
 				return 0;
 			}
@@ -750,10 +789,11 @@ static int hook_drain(void *arg, const pq_batch **out, int *again)
 			size_t n = zb->acc.num_rows - zb->emit_pos;
 			if (n > zb->chunk)
 				n = zb->chunk;
-			pq_batch_clear(&zb->out);
-			LOOM_TRY(zg_gather(&zb->out, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n));
+			pq_batch *o = &zb->out[zb->out_i ^= 1];
+			pq_batch_clear(o);
+			LOOM_TRY(zg_gather(o, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n));
 			zb->emit_pos += n;
-			*out = &zb->out;
+			*out = o;
 			return 0;
 		}
 		/* these rows are written: drop them */
@@ -993,6 +1033,7 @@ static int zorder_plan(void *arg, compact_plan *plan, const delta_snapshot *snap
 		goto done;
 	}
 	threads = run->p->threads ? run->p->threads : loom_cpu_count();
+	run->cpus = threads;
 	if (threads > plan->num_bins)
 		threads = plan->num_bins;
 	if (threads < 1)
@@ -1026,6 +1067,12 @@ static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
 	zb->hook.rows = hook_rows;
 	zb->hook.drain = hook_drain;
 	zb->hook.projection = hook_projection;
+	zb->hook.workers = hook_workers;
+	zb->hook.piped = run->nbins == 1 && run->cpus > 1;
+	zb->nwork = run->nbins == 1 ? run->cpus : 1;
+	zb->work = loom_calloc(zb->nwork, sizeof(zwork));
+	if (!zb->work)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	ctx->hook = &zb->hook;
 	ctx->split_bytes = (uint64_t)run->target;
 	/* row groups no larger than a file, nor than a slice of the budget */
@@ -1087,7 +1134,7 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 		goto done;
 	run.tag = tag.ptr;
 	run.param = param.ptr;
-	if ((rc = zspill_budget_init(&run.spill, NULL, 0)) < 0)
+	if ((rc = zspill_budget_init(&run.spill, p->temp_dir, (uint64_t)p->spill_limit)) < 0)
 		goto done;
 
 	memset(&st, 0, sizeof(st));
@@ -1112,6 +1159,8 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 	rc = compact_run(out, store, &cp);
 	if (rc == 0) {
 		rc = loom_op_result_set_metric(out, "zOrderCurveHilbert", run.curve == ZC_CURVE_HILBERT);
+		if (rc == 0)
+			rc = loom_op_result_set_metric(out, "zOrderSpillBytes", (int64_t)run.spill.used);
 	}
 done:
 	for (i = 0; i < run.nbins; i++)
@@ -1141,6 +1190,8 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_zo
 	p.dry_run = opts->dry_run;
 	p.target_size = opts->target_size;
 	p.memory_budget = opts->memory_budget;
+	p.temp_dir = opts->temp_dir;
+	p.spill_limit = opts->spill_limit;
 	p.loc = loc;
 	p.cancel = cancel;
 	if (loom_store_open(&store, uri) < 0)

@@ -28,6 +28,8 @@ typedef struct zorder_params {
 	int full, dry_run;
 	int64_t target_size;          /* 0: loc, table property, default */
 	int64_t memory_budget;        /* 0: ZORDER_DEFAULT_BUDGET */
+	const char *temp_dir;         /* spills; NULL: zspill_budget_init's */
+	int64_t spill_limit;          /* 0: 90 % of the free temp space */
 	size_t threads;               /* 0: one per CPU */
 	const loom_table_location *loc;
 	const loom_cancel *cancel;

@@ -95,16 +95,17 @@ static int put(uint8_t **buf, size_t *cap, size_t *len, const void *p, size_t n)
 	return 0;
 }
 
-static int write_fully(int fd, const uint8_t *p, size_t n)
+static int write_fully(int fd, const uint8_t *p, size_t n, uint64_t off)
 {
 	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -1;
 		p += w;
 		n -= (size_t)w;
+		off += (uint64_t)w;
 	}
 	return 0;
 }
@@ -182,16 +183,16 @@ int zspill_write(zspill *s, const pq_batch *b, const uint64_t *keys)
 	head[2] = (uint64_t)b->num_rows;
 	head[3] = (uint64_t)b->num_columns;
 	memcpy(buf, head, CHUNK_HEADER);
-	if (write_fully(s->fd, buf, len) < 0) {
+	/* workers share a spill: each chunk takes its own byte range */
+	if (write_fully(s->fd, buf, len, __atomic_fetch_add(&s->bytes, (uint64_t)len, __ATOMIC_RELAXED)) < 0) {
 		int e = errno;
 		loom_free(buf);
 		return SPILL_ERR(LOOM_EIO, "writing a Z-order spill file in %s: %s",
 		                 s->budget->dir, strerror(e));
 	}
 	loom_free(buf);
-	s->bytes += len;
-	s->rows += b->num_rows;
-	s->chunks++;
+	__atomic_add_fetch(&s->rows, (uint64_t)b->num_rows, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->chunks, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -28,13 +28,14 @@ int zspill_budget_init(zspill_budget *b, const char *dir, uint64_t cap);
 typedef struct zspill {
 	int fd;                       /* -1: not open */
 	zspill_budget *budget;
-	uint64_t bytes, rows;         /* written */
+	uint64_t bytes, rows;         /* written (atomic) */
 	uint64_t chunks;
 } zspill;
 
 int zspill_open(zspill *s, zspill_budget *budget);
 
-/* Append b's rows and keys[0..b->num_rows) as one chunk. */
+/* Append b's rows and keys[0..b->num_rows) as one chunk. Several threads
+ * may write to one spill at once (chunks never interleave). */
 int zspill_write(zspill *s, const pq_batch *b, const uint64_t *keys);
 
 /* Append every row of the spill to `dst` (an owned batch with the same

@@ -19,6 +19,7 @@ struct loom_op {
 	loom_compact_opts compact;
 	loom_zorder_opts zorder;
 	char **zcols;
+	char *ztmp;                  /* zorder.temp_dir, owned */
 };
 
 static int op_alloc(loom_op **out, const char *name, int kind)
@@ -142,6 +143,10 @@ LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts)
 			goto oom;
 	op->zorder = *opts;
 	op->zorder.columns = (const char *const *)op->zcols;
+	op->zorder.temp_dir = NULL;
+	if (opts->temp_dir && !(op->ztmp = loom_strdup(opts->temp_dir)))
+		goto oom;
+	op->zorder.temp_dir = op->ztmp;
 	op->execute = exec_zorder;
 	op->payload = op;
 	*out = op;
@@ -191,6 +196,7 @@ LOOM_EXTERN(void) loom_op_free(loom_op *op)
 		return;
 	if (op->kind == PLAN_OP_CUSTOM && op->free_payload)
 		op->free_payload(op->payload);
+	loom_free(op->ztmp);
 	if (op->zcols) {
 		for (i = 0; i < op->zorder.n_columns; i++)
 			loom_free(op->zcols[i]);
