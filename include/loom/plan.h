@@ -249,9 +249,12 @@ LOOM_EXTERN(size_t) loom_report_error_count(const loom_report *rep);
 /** JSON rendering, schema in docs/report-schema.md ("loom.report/1").
  *  Free *out with loom_string_free. */
 LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out);
-/** A human summary: one line per table (ref, status, duration, op results
- *  or the error / skip reason) and a totals line. Free with
- *  loom_string_free. */
+/** A human summary: one line per table (ref, status, duration, a short
+ *  phrase per op or the error / skip reason) and a totals line. The phrases:
+ *  vacuum "deleted N files (X MiB)" ("would delete ... dry run"), compact /
+ *  Z-order "N files -> M files, X MiB -> Y MiB", other ops "version V" when
+ *  they report a `version` metric; every metric is in the JSON report.
+ *  Free with loom_string_free. */
 LOOM_EXTERN(int) loom_report_to_text(const loom_report *rep, char **out);
 LOOM_EXTERN(void) loom_report_free(loom_report *rep);
 

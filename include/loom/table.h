@@ -158,11 +158,6 @@ LOOM_EXTERN(size_t) loom_snapshot_num_commits_replayed(const loom_snapshot *s);
 LOOM_EXTERN(size_t) loom_snapshot_num_warnings(const loom_snapshot *s);
 LOOM_EXTERN(const char *) loom_snapshot_warning(const loom_snapshot *s, size_t i);
 
-/** 1 when this build can read Parquet checkpoints and sidecars; without
- *  it, such checkpoints are skipped (a snapshot warning says so) and the
- *  JSON commits replayed when they are all still present. */
-LOOM_EXTERN(int) loom_parquet_checkpoints_available(void);
-
 /* --- protocol gating --------------------------------------------------- */
 
 typedef enum loom_table_op {

@@ -179,8 +179,6 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	fputs(",\"lastCheckpoint\":", o);
 	json_i64_or_null(o, loom_snapshot_last_checkpoint_hint(s));
 	fprintf(o, ",\"commitsReplayed\":%zu", loom_snapshot_num_commits_replayed(s));
-	fprintf(o, ",\"parquetCheckpoints\":%s",
-	        loom_parquet_checkpoints_available() ? "true" : "false");
 	fputs(",\"txns\":{", o);
 	n = loom_snapshot_num_txns(s);
 	for (i = 0; i < n; i++) {

@@ -14,12 +14,10 @@
  * borrowed for the call. Return 0 or a negative code to stop. */
 typedef int (*delta_action_sink)(void *ctx, const delta_action *a);
 
-/* 1 when Parquet checkpoints can be read in this build. */
-int delta_checkpoint_parquet_available(void);
-
 /* Stream the actions of one Parquet checkpoint file or sidecar (`key` in
  * the store). `version` is the checkpoint version (for delta_file.version).
- * LOOM_EUNSUPPORTED when Parquet reading is not available. */
+ * LOOM_EUNSUPPORTED for a checkpoint column loom cannot interpret (the
+ * snapshot loader then tries an older checkpoint or the commits). */
 int delta_checkpoint_parquet_read(loom_store *store, const char *key,
                                   int64_t version, delta_action_sink sink,
                                   void *ctx);

@@ -20,11 +20,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-int delta_checkpoint_parquet_available(void)
-{
-	return 1;
-}
-
 /* The leaves we read, by role. */
 enum {
 	/* add */

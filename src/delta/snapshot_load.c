@@ -534,26 +534,18 @@ static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
 		const delta_checkpoint_ref *c = *(const delta_checkpoint_ref **)loom_vec_at(&cands, i);
 		char msg[1400];
 		char *w;
-		if (c && c->kind != DELTA_CKPT_V2_JSON && !delta_checkpoint_parquet_available()) {
-			rc = loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
-			              "parquet checkpoint reading not available: version %lld "
-			              "needs the %s checkpoint at version %lld",
-			              (long long)version, delta_checkpoint_kind_name(c->kind),
-			              (long long)c->version);
-		} else {
-			s = snapshot_new(store, version);
-			if (!s) {
-				rc = oom();
-				goto out;
-			}
-			s->latest_version = latest;
-			s->last_checkpoint_hint = l.last_checkpoint_hint;
-			rc = attempt(s, &l, c, &opts);
-			if (rc == 0)
-				break;
-			delta_snapshot_free(s);
-			s = NULL;
+		s = snapshot_new(store, version);
+		if (!s) {
+			rc = oom();
+			goto out;
 		}
+		s->latest_version = latest;
+		s->last_checkpoint_hint = l.last_checkpoint_hint;
+		rc = attempt(s, &l, c, &opts);
+		if (rc == 0)
+			break;
+		delta_snapshot_free(s);
+		s = NULL;
 		if (!have_err) {
 			loom_err_copy(&first_err);
 			have_err = 1;

@@ -357,8 +357,3 @@ LOOM_EXTERN(int) loom_interval_parse_ms(const char *s, int64_t *out_ms)
 {
 	return delta_interval_parse_ms(s, out_ms);
 }
-
-LOOM_EXTERN(int) loom_parquet_checkpoints_available(void)
-{
-	return delta_checkpoint_parquet_available();
-}

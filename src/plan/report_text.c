@@ -1,5 +1,6 @@
 /* plan/report_text.c - the human summary of a report (what the CLI prints
  * on a terminal). */
+#include <stdio.h>
 #include <string.h>
 
 #include "plan/plan_int.h"
@@ -7,28 +8,76 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+/* "12.3 MiB": one decimal from KiB up. */
+static void fmt_bytes(char *out, size_t cap, int64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, cap, "%lld B", (long long)bytes);
+	else
+		snprintf(out, cap, "%.1f %s", v, units[u]);
+}
+
+static const char *plural(int64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* One short phrase per operation; every metric is in the JSON report. A
+ * metric an operation did not report (a custom backend) is left out. */
 static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_result *r)
 {
-	size_t i;
+	char x[32], y[32];
+	int64_t n, v;
 	switch (r->kind) {
 	case LOOM_RESULT_VACUUM:
-		plan_bprintf(brcp, b, "%s: %zu file%s %s", name, r->n_files_deleted,
-		                r->n_files_deleted == 1 ? "" : "s",
-		                r->dry_run ? "to delete (dry run)" : "deleted");
+		n = (int64_t)r->n_files_deleted;
+		v = loom_op_result_metric(r, "sizeOfDataToDelete", -1);
+		fmt_bytes(x, sizeof(x), v);
+		plan_bprintf(brcp, b, "%s: %s %lld file%s", name, r->dry_run ? "would delete" : "deleted",
+		             (long long)n, plural(n));
+		if (v >= 0 || r->dry_run)
+			plan_bprintf(brcp, b, " (%s%s%s)", v >= 0 ? x : "", v >= 0 && r->dry_run ? ", " : "",
+			             r->dry_run ? "dry run" : "");
 		break;
 	case LOOM_RESULT_OPTIMIZE:
-		plan_bprintf(brcp, b, "%s: %lld -> %lld files", name, (long long)r->num_files_removed,
-		                (long long)r->num_files_added);
+		if (r->dry_run) {
+			n = loom_op_result_metric(r, "filesRemoved.totalFiles", r->num_files_removed);
+			v = loom_op_result_metric(r, "numBins", -1);
+			plan_bprintf(brcp, b, "%s: would rewrite %lld file%s", name, (long long)n, plural(n));
+			if (v >= 0)
+				plan_bprintf(brcp, b, " in %lld bin%s", (long long)v, plural(v));
+			plan_bprintf(brcp, b, "%s", " (dry run)");
+			break;
+		}
+		if (r->num_files_removed == 0 && r->num_files_added == 0) {
+			plan_bprintf(brcp, b, "%s: nothing to rewrite", name);
+			break;
+		}
+		plan_bprintf(brcp, b, "%s: %lld file%s -> %lld file%s", name,
+		             (long long)r->num_files_removed, plural(r->num_files_removed),
+		             (long long)r->num_files_added, plural(r->num_files_added));
+		n = loom_op_result_metric(r, "numRemovedBytes", -1);
+		v = loom_op_result_metric(r, "numAddedBytes", -1);
+		fmt_bytes(x, sizeof(x), n);
+		fmt_bytes(y, sizeof(y), v);
+		if (n >= 0 && v >= 0)
+			plan_bprintf(brcp, b, ", %s -> %s", x, y);
 		break;
 	default:
-		plan_bprintf(brcp, b, "%s: done", name);
+		v = loom_op_result_metric(r, "version", -1);
+		if (v >= 0)
+			plan_bprintf(brcp, b, "%s: version %lld", name, (long long)v);
+		else
+			plan_bprintf(brcp, b, "%s: done", name);
 		break;
 	}
-	for (i = 0; i < r->n_metrics; i++)
-		plan_bprintf(brcp, b, "%s%s=%lld", i ? ", " : " (", r->metrics[i].name,
-		                (long long)r->metrics[i].value);
-	if (r->n_metrics)
-		plan_bprintf(brcp, b, "%c", ')');
 }
 
 LOOM_EXTERN(int) loom_report_to_text(const loom_report *rep, char **out)

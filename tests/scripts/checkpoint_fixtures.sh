@@ -23,17 +23,6 @@ declare -A REFUSED=(
   [v2-parquet-sidecars-struct-stats-only]="v2Checkpoint"
   [table_with_liquid_clustering]="liquid"       # unknown preview writer feature
 )
-# Tables whose state can only be rebuilt from a Parquet checkpoint (their
-# early commits are gone). Pending only while loom cannot read Parquet
-# checkpoints; the test fails if one passes unexpectedly.
-PENDING_NO_READER=" checkpoint-cdf-table "
-
-# Can this build read Parquet checkpoints? (loom uses the fixture's own.)
-"$LOOM_BIN" inspect "$LOOM_FIXTURES_DIR/delta/simple_table_with_checkpoint" --json > "$TEST_TMP/probe.json"
-READER=$(jsq "$TEST_TMP/probe.json" 'd.checkpoint ? 1 : 0')
-echo "loom reads parquet checkpoints: $READER"
-[ "$READER" = 1 ] && PENDING_NO_READER=" "
-pending_passed=0; pending_seen=0
 
 check_table() { # NAME DIR: checkpoint DIR with loom and judge it
   local name=$1 t=$2 fp0="" ref="$TEST_TMP/ref.json" nr_only=""
@@ -63,7 +52,7 @@ check_table() { # NAME DIR: checkpoint DIR with loom and judge it
   fi
   if "$LOOM_BIN" inspect "$t" --json --files > "$TEST_TMP/loom.json"; then
     expect "$name: loom lists the same files" node "$CMP" loom "$TEST_TMP/got.json" "$TEST_TMP/loom.json"
-    [ "$READER" = 1 ] && expect "$name: loom loads from its checkpoint" jsq --assert "$TEST_TMP/loom.json" "d.checkpoint && d.checkpoint.version === $v"
+    expect "$name: loom loads from its checkpoint" jsq --assert "$TEST_TMP/loom.json" "d.checkpoint && d.checkpoint.version === $v"
   else
     fail "$name: loom inspect after checkpoint"
   fi
@@ -82,17 +71,6 @@ for name in $(fixture_tables); do
       expect "$name: refusal names ${REFUSED[$name]}" grep -q "${REFUSED[$name]}" "$TEST_TMP/err"
     fi
     expect "$name: refused table unchanged" test "$before" = "$(tree_digest "$t")"
-    continue
-  fi
-  if [ "${PENDING_NO_READER/ $name /}" != "$PENDING_NO_READER" ]; then
-    pending_seen=$((pending_seen + 1))
-    if "$LOOM_BIN" checkpoint "$t" > /dev/null 2> "$TEST_TMP/err"; then
-      fail "$name: listed as pending but loom checkpoint now works: move it out of PENDING_NO_READER"
-      pending_passed=$((pending_passed + 1))
-    else
-      expect "$name: pending: needs parquet checkpoint reading" grep -q "parquet checkpoint reading not available" "$TEST_TMP/err"
-      echo "PENDING $name: its state needs a Parquet checkpoint, which this build cannot read"
-    fi
     continue
   fi
   oracle snapshot "$t" > "$TEST_TMP/s0.json"
@@ -122,5 +100,4 @@ rc=0; "$LOOM_BIN" checkpoint "$t" --version x 2> /dev/null || rc=$?; expect "bad
 rc=0; "$LOOM_BIN" checkpoint 2> /dev/null || rc=$?; expect "missing URI is a usage error" test $rc -eq 2
 expect "--help" sh -c "'$LOOM_BIN' checkpoint --help | grep -q -- --version"
 
-echo "pending: $pending_seen table(s) without a Parquet checkpoint reader"
 finish

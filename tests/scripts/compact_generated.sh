@@ -8,7 +8,9 @@
 #  - compaction: fingerprint unchanged, verify passes, file count within
 #    10 % of the ideal sum over partitions of ceil(bytes / target);
 #  - a second run writes nothing; convert refuses an existing table and a
-#    file outside the partition layout.
+#    file outside the partition layout;
+#  - every file the two compactions wrote is read by DuckDB, Polars and
+#    parquet-wasm (rows = the add's numRecords, column checksums equal).
 source "$(dirname "$0")/../tools/lib.sh"
 NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 export NODE_PATH
@@ -71,6 +73,11 @@ expect "file count within 10% of ideal" node -e '
   process.exit(got >= ideal * 0.9 && got <= ideal * 1.1 ? 0 : 1)' "$TEST_TMP/s0.json" "$TEST_TMP/s1.json" $TARGET
 expect "new files under their Hive directories" jsq --assert "$TEST_TMP/s1.json" \
   'd.files.every(f => f.path.startsWith("p=" + f.partitionValues.p + "/q=" + (f.partitionValues.q === "a:b" ? "a%3Ab" : "x y") + "/part-00000-"))'
+
+# every file both compactions wrote, read by three independent readers
+log() { echo "$t/_delta_log/$(printf '%020d' "$(jsq "$1" 'd.version')").json"; }
+printf 'filtered\t%s\t%s\nfull\t%s\t%s\n' "$t" "$(log "$TEST_TMP/sf.json")" "$t" "$(log "$TEST_TMP/s1.json")" > "$TEST_TMP/new_files.tsv"
+read_new_files "$TEST_TMP/new_files.tsv"
 
 mid=$(tree_digest "$t")
 expect "second run" "$LOOM_BIN" compact "$t" --target-size $TARGET --json > "$TEST_TMP/again.json"

@@ -7,9 +7,8 @@ Usage: delta_snapshot_compare.py latest|history LOOM_BIN ORACLE_SH FIXTURES_DIR 
   latest:  the newest version (state, tombstones, rows, deletion vectors)
   history: every earlier version the oracle can rebuild (time travel)
 
-When loom could not read a checkpoint (pending on the Parquet reader) and
-replayed the JSON commits instead, its reference is the oracle's
-commits-only state (`--ignore-checkpoints`).
+When loom loaded a version without a checkpoint where the oracle used one,
+its reference is the oracle's commits-only state (`--ignore-checkpoints`).
 """
 import json
 import subprocess
@@ -19,33 +18,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 MODE = LOOM = ORACLE = FIXTURES = MANIFEST = None  # set by main()
 
-# Tables whose state needs a Parquet checkpoint or Parquet sidecars, which
-# loom cannot read until the Parquet reader (src/parquet/reader.h) lands.
-# loom either falls back to replaying all JSON commits (warning in the
-# snapshot) or, when early commits are gone, fails with EUNSUPPORTED.
-# In a build without the reader each listed table must still be pending
-# (the test fails when one "unexpectedly passes", and for unlisted tables
-# that fall back). In a build with the reader (`parquetCheckpoints` in
-# loom's output) the list is void: every table must read its checkpoint.
-PENDING = {
-    "app-txn-checkpoint": "classic Parquet checkpoint at v1",
-    "checkpoint-cdf-table": "classic Parquet checkpoint at v3, commits 0-2 gone (EUNSUPPORTED)",
-    "checkpoint-v2-table": "V2 JSON checkpoints with Parquet sidecars",
-    "delta-0.2.0": "classic Parquet checkpoint at v3",
-    "delta-1.2.1-only-struct-stats": "classic Parquet checkpoint at v10 (struct stats only)",
-    "external-table-different-nullability": "classic Parquet checkpoint at v2",
-    "parquet_row_group_skipping": "multi-part Parquet checkpoint at v1",
-    "python-0.25.5-checkpoint": "classic Parquet checkpoint at v0",
-    "simple_table_with_checkpoint": "classic Parquet checkpoint at v10",
-    "table_failed_last_checkpoint_update": "classic Parquet checkpoints at v1 and v3",
-    "table_with_deletion_logs": "classic Parquet checkpoint at v10",
-    "v1-multi-part-partitioned-struct-stats-only": "multi-part Parquet checkpoint at v5",
-    "v2-checkpoints-json-with-sidecars": "V2 JSON checkpoints with Parquet sidecars",
-    "v2-checkpoints-parquet-without-sidecars": "V2 Parquet checkpoint at v2",
-    "v2-classic-checkpoint-parquet": "classic-named V2 Parquet checkpoint with sidecars",
-    "v2-parquet-sidecars-struct-stats-only": "V2 Parquet checkpoint with Parquet sidecars",
-}
-UNAVAILABLE = "parquet checkpoint reading not available"
 
 failures = []
 notes = []
@@ -166,14 +138,10 @@ def compare(table, label, o, l, tomb_ref):
             fail(table, f"{where}: tombstone count {l['tombstones']['count']} != {len(tomb_ref['tombstones'])}")
 
 
-def used_fallback(l):
-    return any("not used (" in w and UNAVAILABLE in w for w in l.get("warnings", []))
-
-
 def reference(name, path, version_args, o, l):
     """The oracle snapshot loom must equal, and the one whose tombstones
     must match (None: skip tombstones)."""
-    if used_fallback(l) or l["checkpoint"] is None and o.get("checkpoint") is not None:
+    if l["checkpoint"] is None and o.get("checkpoint") is not None:
         rc_i, oi, err_i = oracle("snapshot", path, "--ignore-checkpoints", *version_args)
         if rc_i != 0:
             fail(name, f"oracle --ignore-checkpoints {version_args} failed: {err_i}")
@@ -195,22 +163,11 @@ def check_latest(name):
         fail(name, f"oracle snapshot failed: {err_o}")
         return
     rc_l, l, err_l = loom(path)
-    pending = name in PENDING and not READER[0]
     if rc_l != 0:
-        if pending and UNAVAILABLE in err_l:
-            notes.append(f"pending {name}: {PENDING[name]} ({err_l})")
-        else:
-            fail(name, f"loom inspect failed: {err_l}")
+        fail(name, f"loom inspect failed: {err_l}")
         return
-    fallback = used_fallback(l)
-    if pending and not fallback:
-        fail(name, "unexpectedly passes without a checkpoint fallback: remove it from PENDING")
-    if not pending and fallback:
-        fail(name, f"fell back from a checkpoint but is not in PENDING: {l['warnings']}")
     ref, tref = reference(name, path, [], o, l)
     compare(name, "latest", ref, l, tref)
-    if fallback:
-        notes.append(f"pending {name}: {PENDING.get(name)}; compared with the oracle's commits-only state")
 
     # rows after deletion vectors: the oracle reads the data through DuckDB
     rc_f, fp, err_f = oracle("fingerprint", path)
@@ -240,7 +197,6 @@ def check_latest(name):
 
 def check_history(name):
     path = f"{FIXTURES}/{name}"
-    pending = name in PENDING and not READER[0]
     rc_o, o, err_o = oracle("snapshot", path)
     if rc_o != 0 or o is None:
         fail(name, f"oracle snapshot failed: {err_o}")
@@ -256,20 +212,14 @@ def check_history(name):
                 fail(name, f"v{v}: loom's error does not say the version cannot be rebuilt: {err_lv}")
             continue
         if rc_lv != 0:
-            if pending and UNAVAILABLE in err_lv:
-                notes.append(f"pending {name} v{v}: {err_lv}")
-                continue
             fail(name, f"v{v}: loom failed: {err_lv}")
             continue
-        if used_fallback(lv) and not pending:
-            fail(name, f"v{v}: fell back from a checkpoint but is not in PENDING")
         ref, tref = reference(name, path, va, ov, lv)
         compare(name, f"v{v}", ref, lv, tref)
         checked[0] += 1
 
 
 checked = [0]
-READER = [False]   # does this loom read Parquet checkpoints?
 
 
 def main():
@@ -284,15 +234,6 @@ def main():
     if len(tables) < 30:
         print(f"only {len(tables)} delta fixtures found in {MANIFEST}")
         return 1
-    for p in PENDING:
-        if p not in tables:
-            fail(p, "listed in PENDING but not a fixture")
-    rc, probe, err = loom(f"{FIXTURES}/{tables[0]}")
-    if rc != 0 or probe is None or "parquetCheckpoints" not in probe:
-        fail(tables[0], f"cannot probe loom: {err}")
-    else:
-        READER[0] = bool(probe["parquetCheckpoints"])
-    print("parquet checkpoints:", "read" if READER[0] else "not available (PENDING list applies)")
     # The sanitizer pass samples the tables (see fixture_tables in
     # tests/tools/lib.sh); the regular pass compares every one.
     sample = int(os.environ.get("LOOM_FIXTURE_SAMPLE", "1") or "1")
@@ -307,8 +248,7 @@ def main():
         print("FAIL:", f)
     if MODE == "history":
         print(f"{checked[0]} earlier versions compared")
-    pend = 0 if READER[0] else len(PENDING)
-    print(f"{MODE}: {len(tables)} tables, {len(failures)} failures, {pend} pending on the Parquet reader")
+    print(f"{MODE}: {len(tables)} tables, {len(failures)} failures")
     return 1 if failures else 0
 
 

@@ -72,6 +72,14 @@ steps:
     - schema: raw
       vacuum: {retention_hours: 168, dry_run: false}
 YAML
+# The human report first, as a dry run: one short phrase per operation.
+sed 's/dry_run: false/dry_run: true/' "$tmp/vacuum_plan.yaml" >"$tmp/dry_plan.yaml"
+LOOM_TEST_LAKE="$lake" "$LOOM" maintain --config "$RES/etl_storage.yaml" \
+	--plan "$tmp/dry_plan.yaml" --step nightly_vacuum >"$tmp/out" 2>"$tmp/err"
+check "dry run: a failed table makes exit 1" 1 $?
+if grep -qE '^raw\.events +ok +[0-9.]+s +vacuum: would delete 31 files \([0-9.]+ KiB, dry run\)$' "$tmp/out"; then
+	echo "ok   human report: short vacuum summary"; else echo "FAIL human report:"; cat "$tmp/out"; fail=1; fi
+if grep -q '=' "$tmp/out"; then echo "FAIL human report lists metrics"; fail=1; fi
 LOOM_TEST_LAKE="$lake" "$LOOM" maintain --config "$RES/etl_storage.yaml" \
 	--plan "$tmp/vacuum_plan.yaml" --step nightly_vacuum --json >"$tmp/out" 2>"$tmp/err"
 check "a failed table makes exit 1" 1 $?

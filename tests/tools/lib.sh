@@ -50,6 +50,18 @@ fixture_tables() {
 # table was left byte-for-byte unchanged.
 tree_digest() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum; }
 
+# read_new_files MANIFEST: every file the commits listed in MANIFEST
+# ("LABEL<TAB>TABLE<TAB>COMMIT_JSON" lines) added is read by DuckDB, Polars
+# and parquet-wasm in one node process (tests/tools/read_new_files.cjs);
+# one check, failed when a reader fails on a file or no file was listed.
+read_new_files() {
+  local np
+  if ! np=$(bash "$TOOLS/pqwrite_deps.sh" "${LOOM_BUILD_DIR:-$LOOM_SOURCE_DIR/build}"); then
+    fail "cannot install the Parquet readers (tests/tools/pqwrite_deps.sh)"; return
+  fi
+  if NODE_PATH="$np" node "$TOOLS/read_new_files.cjs" "$1"; then pass; else fail "new files: a reader failed on a file (above)"; fi
+}
+
 finish() {
   echo "$((checks - failures)) passed, $failures failed"
   [ "$failures" -eq 0 ]

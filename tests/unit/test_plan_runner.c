@@ -801,7 +801,16 @@ TEST(report_json_and_run_from_config)
 	CHECK_OK(loom_report_to_text(rep, &js));
 	CHECK(strstr(js, SECRET) == NULL);
 	CHECK(strstr(js, "raw.events") != NULL);
-	CHECK(strstr(js, "vacuum: 1 file to delete (dry run)") != NULL);
+	CHECK(strstr(js, "vacuum: would delete 1 file (dry run)") != NULL);
+	{
+		/* one short phrase per op: counts, not every metric */
+		char want[64];
+		snprintf(want, sizeof(want), "compact: %ld files -> 1 file",
+		         (long)count_files("raw/orders", "-name '*.parquet'"));
+		CHECK(strstr(js, want) != NULL);
+		CHECK(strstr(js, "bytes_scanned") == NULL);
+		CHECK(strstr(js, "target_size") == NULL);
+	}
 	CHECK(strstr(js, "compact ECORRUPT: ") != NULL);
 	CHECK(strstr(js, "FAILED") != NULL);
 	CHECK(strstr(js, "not a Delta table yet") != NULL);
