@@ -43,6 +43,7 @@ typedef struct zsample {
 	uint8_t **bytes;             /* byte kinds: owned copies */
 	uint32_t *blen;
 	uint64_t *bcode;             /* quantile boundaries, ascending */
+	uint32_t *rank_of_slot;      /* nb + 2 entries: scale_slot, precomputed */
 	const uint8_t **bbytes;
 	uint32_t *bblen;
 	size_t nb;
@@ -187,6 +188,7 @@ static void zbin_dispose(zbin *zb)
 		loom_free(c->isnull);
 		loom_free(c->code);
 		loom_free(c->bcode);
+		loom_free(c->rank_of_slot);
 		loom_free(c->bbytes);
 		loom_free(c->bblen);
 	}
@@ -237,15 +239,17 @@ static uint32_t scale_slot(size_t slot, size_t nb, unsigned bits)
 /* Slot of a non-null value: 1 + number of boundaries <= it. */
 static size_t slot_fixed(const zsample *c, uint64_t code)
 {
-	size_t lo = 0, hi = c->nb;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->bcode[mid] <= code)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* branch-free lower bound: the comparisons are unpredictable */
+	const uint64_t *base = c->bcode;
+	size_t len = c->nb;
+	if (len == 0)
+		return 1;
+	while (len > 1) {
+		size_t half = len / 2;
+		base = base[half - 1] <= code ? base + half : base;
+		len -= half;
 	}
-	return 1 + lo;
+	return 1 + (size_t)(base - c->bcode) + (*base <= code);
 }
 
 static size_t slot_bytes(const zsample *c, const uint8_t *v, size_t len)
@@ -287,7 +291,7 @@ static int batch_keys(const zbin *zb, zwork *w, const pq_batch *b, uint64_t *key
 			size_t slot = 0;
 			if (v)
 				slot = zs->fixed ? slot_fixed(zs, encode(zs, v)) : slot_bytes(zs, v, len);
-			w->ranks[r * n + c] = scale_slot(slot, zs->nb, run->bits);
+			w->ranks[r * n + c] = zs->rank_of_slot[slot];
 		}
 	}
 	for (r = 0; r < rows; r++)
@@ -423,6 +427,15 @@ static int build_bounds(zbin *zb)
 			}
 			loom_free(v);
 		}
+	}
+	for (c = 0; c < run->n; c++) {
+		zsample *zs = &zb->cols[c];
+		/* slots run from 0 (null) to nb + 1 (above every boundary) */
+		zs->rank_of_slot = loom_malloc((zs->nb + 2) * sizeof(uint32_t));
+		if (!zs->rank_of_slot)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
+		for (i = 0; i <= zs->nb + 1; i++)
+			zs->rank_of_slot[i] = scale_slot(i, zs->nb, run->bits);
 	}
 	zb->bounds_ready = 1;
 	return 0;

@@ -158,6 +158,63 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 		d->num_values += nv;
 		return 0;
 	}
+	if (!sl && s->type == PQ_BYTE_ARRAY) {
+		/* flat strings: one level and at most one value per row; values
+		 * are short, so copy them inline rather than call memcpy per row */
+		int16_t *dd = d->def_levels ? d->def_levels + d->num_levels : NULL;
+		uint32_t *off = d->offsets + d->num_values + 1;
+		uint8_t *out = d->data + d->data_size;
+		size_t nv = 0, pos = d->data_size;
+		for (j = 0; j < n; j++) {
+			uint32_t r = rows[j];
+			size_t v0 = va ? va[r] : r, len, k;
+			const uint8_t *from;
+			if (dd)
+				dd[j] = s->def_levels[r];
+			if (va && va[r + 1] == v0)
+				continue;
+			from = s->data + s->offsets[v0];
+			len = s->offsets[v0 + 1] - s->offsets[v0];
+			if (len > 64) {
+				memcpy(out, from, len);
+			} else {
+				for (k = 0; k + 8 <= len; k += 8)
+					memcpy(out + k, from + k, 8);
+				for (; k < len; k++)
+					out[k] = from[k];
+			}
+			out += len;
+			pos += len;
+			off[nv++] = (uint32_t)pos;
+		}
+		d->data_size = pos;
+		d->num_levels += n;
+		d->num_values += nv;
+		return 0;
+	}
+	if (!sl && s->type != PQ_BYTE_ARRAY) {
+		/* flat fixed-width of any other width (booleans, INT96, FLBA) */
+		int16_t *dd = d->def_levels ? d->def_levels + d->num_levels : NULL;
+		uint8_t *dv = d->values + d->num_values * w;
+		size_t nv = 0, k;
+		for (j = 0; j < n; j++) {
+			uint32_t r = rows[j];
+			size_t v0 = va ? va[r] : r;
+			if (dd)
+				dd[j] = s->def_levels[r];
+			if (va && va[r + 1] == v0)
+				continue;
+			if (w == 1)
+				dv[nv] = s->values[v0];
+			else
+				for (k = 0; k < w; k++)
+					dv[nv * w + k] = s->values[v0 * w + k];
+			nv++;
+		}
+		d->num_levels += n;
+		d->num_values += nv;
+		return 0;
+	}
 	for (j = 0; j < n; j++) {
 		uint32_t r = rows[j];
 		size_t l0 = sl ? sl[r] : r, l1 = sl ? sl[r + 1] : r + 1;
