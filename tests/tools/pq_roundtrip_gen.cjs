@@ -63,16 +63,19 @@ function columns(C) {
     ['u64_lc', nul(10, `(${h(10)} % ${C})::UBIGINT * ${((1n << 64n) - 1n) / BigInt(C)}::UBIGINT`)],
     ['f32', nul(11, flt(11, 'FLOAT'))],
     ['f64', nul(13, flt(13, 'DOUBLE'))],
-    // min is a zero: the writer must store -0.0 as min (and +0.0 as max
-    // when the max is a zero)
-    ['f64_zero', nul(15, `(CASE ${h(15)} % 5 WHEN 0 THEN '-0.0'::DOUBLE WHEN 1 THEN 0.0 WHEN 2 THEN 'nan'::DOUBLE ELSE (${h(16)} % ${C})::DOUBLE / 3 END)`)],
-    ['f32_zero', nul(17, `(CASE ${h(17)} % 4 WHEN 0 THEN '-0.0'::FLOAT WHEN 1 THEN 0.0::FLOAT ELSE -((${h(18)} % ${C})::FLOAT) / 3 END)`)],
+    // bounds that are zeros: the writer must store a zero min as -0.0 and
+    // a zero max as +0.0, whichever zeros the chunk holds
+    ['f64_zmin', nul(15, `(CASE ${h(15)} % 5 WHEN 0 THEN '-0.0'::DOUBLE WHEN 1 THEN 0.0 WHEN 2 THEN 'nan'::DOUBLE ELSE (${h(16)} % ${C})::DOUBLE / 3 END)`)],
+    ['f64_zmax', nul(67, `(CASE ${h(67)} % 5 WHEN 0 THEN '-0.0'::DOUBLE WHEN 1 THEN 0.0 WHEN 2 THEN 'nan'::DOUBLE ELSE -(${h(68)} % ${C})::DOUBLE / 3 END)`)],
+    ['f32_zmin', nul(69, `(CASE ${h(69)} % 4 WHEN 0 THEN '-0.0'::FLOAT WHEN 1 THEN 0.0::FLOAT ELSE (${h(70)} % ${C})::FLOAT / 3 END)`)],
+    ['f32_zmax', nul(17, `(CASE ${h(17)} % 4 WHEN 0 THEN '-0.0'::FLOAT WHEN 1 THEN 0.0::FLOAT ELSE -((${h(18)} % ${C})::FLOAT) / 3 END)`)],
     ['f64_nan', `CASE WHEN ${h(19)} % 3 = 0 THEN NULL ELSE 'nan'::DOUBLE END`],
     ['dec4', nul(20, `(((${h(20)} % 19999)::INTEGER - 9999) * 0.01)::DECIMAL(4,2)`)],
     ['dec9', nul(21, `(((${h(21)} % 1999999999)::BIGINT - 999999999) * 0.001)::DECIMAL(9,3)`)],
     ['dec18', nul(22, `(((${h(22)} % 1999999999999999999)::HUGEINT - 999999999999999999) * 0.0001)::DECIMAL(18,4)`)],
     ['dec38', nul(23, `(((${h(23)} % 100000000000000000)::HUGEINT * 100000000000000000000 + ${h(24)} % 100000000000000000000 - 5000000000000000000000000000000000000)::DECIMAL(38,0) * 0.0000000001::DECIMAL(11,10))::DECIMAL(38,10)`)],
     ['str', nul(25, str(25))],
+    ['str_long', nul(71, `repeat('ab', (${h(71)} % 150)::INTEGER) || (${h(72)} % ${C})`)],
     ['str_hc', nul(27, `substr(${md5(27)}, 1, (${h(28)} % 33)::INTEGER)`)],
     ['bin', nul(29, `from_hex(substr(md5((${h(29)} % ${C})::VARCHAR), 1, 2 * (${h(30)} % 17)::INTEGER))`)],
     ['dt', nul(31, `DATE '1970-01-01' + ((${h(31)} % ${Math.min(C, 200000) * 2})::INTEGER - ${Math.min(C, 200000)})`)],
@@ -120,7 +123,7 @@ async function main() {
   let fileNo = 0;
   const shape = (f) => ({
     seed: SEED + f * 7919,
-    rows: 1500 + ((SEED + f * 2654435761) % 3500),
+    rows: 1000 + ((SEED + f * 2654435761) % 2500),
     card: CARDS[f % CARDS.length],
     nullpct: NULLPCTS[Math.floor(f / CARDS.length) % NULLPCTS.length],
   });
@@ -149,6 +152,13 @@ async function main() {
         `(FORMAT parquet, COMPRESSION ${codec}, PARQUET_VERSION ${ver}, ROW_GROUP_SIZE ${rg})`);
       cases.push([name, loomOpts(f)]);
     }
+  }
+  // Edge cases: a file without rows (no row group) and a one-row file.
+  for (const [name, rows] of [['duckdb_zstd_empty.parquet', 0], ['duckdb_snappy_one_row.parquet', 1]]) {
+    const f = fileNo++;
+    const s = { ...shape(f), rows };
+    await con.run(`COPY (${bind(select(s, columns(s.card)), s)}) TO ${lit(path.join(origDir, name))} (FORMAT parquet)`);
+    cases.push([name, loomOpts(f)]);
   }
   // Polars and arrow-rs rewrite a DuckDB-written scratch file.
   const scratch = (s, drop) => {
