@@ -196,6 +196,7 @@ async function main() {
       .setDictionaryEnabled(dict)
       .setMaxRowGroupSize([800, 2000][f % 2])
       .setDataPageSizeLimit([4096, 1 << 20][f % 2])
+      .setDictionaryPageSizeLimit([2048, 1 << 20][f % 2])   // small: dictionary falls back to PLAIN midway
       .build();
     fs.writeFileSync(path.join(origDir, name), pw.writeParquet(table, props));
     fs.rmSync(src);
