@@ -17,7 +17,8 @@ out="$BENCH_DIR/out"; mkdir -p "$out"
 tool="$here/build/pq_throughput"
 [ -x "$tool" ] || cmake --build "$here/build" --target pq_throughput > /dev/null
 cat "$data"/*.parquet > /dev/null   # page cache, as the peers' runs do
-export MEASURE_IN_BYTES=$(du -cb "$data"/*.parquet | tail -1 | cut -f1)
+MEASURE_IN_BYTES=$(du -cb "$data"/*.parquet | tail -1 | cut -f1)
+export MEASURE_IN_BYTES
 
 # The peers' jobs take JOB IN_DIR OUT_DIR even for `read` (shared/bench
 # common.cjs parseArgs wants exactly three positionals and empties OUT_DIR

@@ -32,6 +32,8 @@ const pw = require('parquet-wasm');
 
 const outDir = process.argv[2];
 const SEED = Number(process.argv[3] || 20261202);
+// LOOM_PQRT_SCALE=N multiplies the row counts (a longer stress run by hand)
+const SCALE = Number(process.env.LOOM_PQRT_SCALE || 1);
 if (!outDir) { console.error('usage: pq_roundtrip_gen.cjs OUTDIR [SEED]'); process.exit(2); }
 const origDir = path.join(outDir, 'orig');
 fs.mkdirSync(origDir, { recursive: true });
@@ -123,7 +125,7 @@ async function main() {
   let fileNo = 0;
   const shape = (f) => ({
     seed: SEED + f * 7919,
-    rows: 1000 + ((SEED + f * 2654435761) % 2500),
+    rows: SCALE * (1000 + ((SEED + f * 2654435761) % 2500)),
     card: CARDS[f % CARDS.length],
     nullpct: NULLPCTS[Math.floor(f / CARDS.length) % NULLPCTS.length],
   });
