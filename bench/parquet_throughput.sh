@@ -17,15 +17,19 @@ out="$BENCH_DIR/out"; mkdir -p "$out"
 tool="$here/build/pq_throughput"
 [ -x "$tool" ] || cmake --build "$here/build" --target pq_throughput > /dev/null
 cat "$data"/*.parquet > /dev/null   # page cache, as the peers' runs do
-export MEASURE_IN_BYTES=$(du -cb "$data"/*.parquet | tail -1 | cut -f1)
+MEASURE_IN_BYTES=$(du -cb "$data"/*.parquet | tail -1 | cut -f1)
+export MEASURE_IN_BYTES
 
-m() { "$peers/measure.sh" -n "$runs" --warmup 1 -- "$@"; }
+# The peers' jobs take JOB IN_DIR OUT_DIR even for `read` (shared/bench
+# common.cjs parseArgs wants exactly three positionals and empties OUT_DIR
+# first), so each gets its own scratch folder; without it they exit 1.
+m() { echo "-- $1"; shift; "$peers/measure.sh" -n "$runs" --warmup 1 -- "$@"; }
 echo "== read ($set_name)"
-m "$tool" read "$data"
-m node "$peers/duckdb_job.cjs" read "$data"
-m node "$peers/polars_job.cjs" read "$data"
+m loom "$tool" read "$data"
+m duckdb node "$peers/duckdb_job.cjs" read "$data" "$out/duckdb-read"
+m polars node "$peers/polars_job.cjs" read "$data" "$out/polars-read"
 echo "== rewrite ($set_name): loom rewrites each file; the peers' closest job is compact"
-m bash -c "rm -rf '$out/loom' && mkdir -p '$out/loom' && '$tool' rewrite '$data' '$out/loom'"
-m bash -c "rm -rf '$out/duckdb' && node '$peers/duckdb_job.cjs' compact '$data' '$out/duckdb'"
-m bash -c "rm -rf '$out/polars' && node '$peers/polars_job.cjs' compact '$data' '$out/polars'"
+m loom bash -c "rm -rf '$out/loom' && mkdir -p '$out/loom' && '$tool' rewrite '$data' '$out/loom'"
+m duckdb bash -c "rm -rf '$out/duckdb' && node '$peers/duckdb_job.cjs' compact '$data' '$out/duckdb'"
+m polars bash -c "rm -rf '$out/polars' && node '$peers/polars_job.cjs' compact '$data' '$out/polars'"
 node "$peers/verify.cjs" "$data" "$out/loom" | head -c 300; echo

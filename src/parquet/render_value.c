@@ -87,6 +87,10 @@ static int put_date(loom_buf *b, int64_t days)
 	int64_t y;
 	unsigned m, d;
 	civil(days, &y, &m, &d);
+	/* Years before 1 (astronomical numbering: 0 is 1 BC) keep four digits
+	 * after the sign, as ISO 8601's expanded years do: "-0164-07-05". */
+	if (y < 0)
+		return loom_buf_printf(b, "-%04lld-%02u-%02u", -(long long)y, m, d);
 	return loom_buf_printf(b, "%04lld-%02u-%02u", (long long)y, m, d);
 }
 

@@ -13,8 +13,9 @@
 //   FLOAT         bit-exact as float32 (Math.fround of loom's %.9g text)
 //   DECIMAL       exact: loom's "123.45" vs DuckDB's unscaled BigInt + scale
 //   BLOB          loom's lowercase hex vs DuckDB's bytes
-//   TIMESTAMP*    loom's "YYYY-MM-DD HH:MM:SS.f" as nanoseconds, floored to
-//                 the DuckDB type's unit (DuckDB reads INT96 at micros)
+//   TIMESTAMP*    loom's "YYYY-MM-DD HH:MM:SS.f" as nanoseconds, floored or
+//                 truncated to the DuckDB type's unit (DuckDB reads INT96 at
+//                 micros by flooring, ns with time zone at micros by truncating)
 //   TIME          the same, within a day
 //   MAP           loom's [{"key","value"}] vs DuckDB's entries
 //   GEOMETRY      loom's hex of the WKB vs DuckDB's WKB bytes
@@ -87,13 +88,15 @@ function numText(l) {
   return undefined;
 }
 
-// "YYYY-MM-DD HH:MM:SS.frac" -> nanoseconds since the epoch (BigInt)
+// "YYYY-MM-DD HH:MM:SS.frac" -> nanoseconds since the epoch (BigInt). The
+// year may carry a sign and more than four digits ("-0164", "290000"):
+// proleptic Gregorian, astronomical numbering (year 0 is 1 BC).
 function tsNanos(s) {
   const m = /^(-?\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?$/.exec(s);
   if (!m) return undefined;
-  const days = BigInt(Math.floor(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 86400000));
-  const fixYear = Number(m[1]) >= 0 && Number(m[1]) < 100 ? undefined : 0; // Date.UTC maps 0..99 to 19xx
-  if (fixYear === undefined) return undefined;
+  const dt = new Date(0);
+  dt.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));  // no 0..99 -> 19xx mapping
+  const days = BigInt(Math.floor(dt.getTime() / 86400000));
   const frac = BigInt((m[7] || '').padEnd(9, '0') || '0');
   return ((days * 86400n + BigInt(m[4]) * 3600n + BigInt(m[5]) * 60n + BigInt(m[6])) * 1000000000n) + frac;
 }
@@ -144,7 +147,10 @@ function cmp(l, d, type, path) {
         : type.typeId === T.TIMESTAMP_S ? d.seconds * 1000000000n : d.micros * 1000n;
       const unit = type.typeId === T.TIMESTAMP_NS ? 1n : type.typeId === T.TIMESTAMP_MS ? 1000000n
         : type.typeId === T.TIMESTAMP_S ? 1000000000n : 1000n;
-      return floorDiv(n, unit) * unit === want ? null : bad();
+      // DuckDB reads INT96 at micros by flooring, and a nanosecond
+      // timestamp with time zone at micros by truncating toward zero
+      const trunc = (n / unit) * unit;
+      return floorDiv(n, unit) * unit === want || trunc === want ? null : bad();
     }
     case T.INTERVAL: {
       if (!(l instanceof Map)) return bad();
