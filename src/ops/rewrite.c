@@ -922,7 +922,7 @@ static int drain_piped(const rewrite_ctx *ctx, writer_state *ws, int *again)
 int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t n,
                   rewrite_result *res)
 {
-	uint64_t input_bytes = 0;
+	uint64_t input_bytes = 0, input_rows = 0;
 	out_schema os;
 	read_state rs;
 	writer_state ws;
@@ -949,9 +949,11 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 		{
 			const pq_file_meta *m = pq_reader_meta(r);
 			size_t g;
-			for (g = 0; g < m->num_row_groups; g++)
+			for (g = 0; g < m->num_row_groups; g++) {
 				input_bytes += (uint64_t)(m->row_groups[g].total_byte_size > 0 ?
 				                          m->row_groups[g].total_byte_size : 0);
+				input_rows += (uint64_t)(m->row_groups[g].num_rows > 0 ? m->row_groups[g].num_rows : 0);
+			}
 		}
 		pq_reader_free(r);
 	}
@@ -964,12 +966,16 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 	ws.wopts = ctx->wopts;
 	configure_row_groups(ctx, files[0], &ws.wopts);
 	if (ctx->hook && ctx->hook->begin)
-		rc = ctx->hook->begin(ctx->hook->arg, os.schema, input_bytes);
+		rc = ctx->hook->begin(ctx->hook->arg, os.schema, input_bytes, input_rows);
 	{
 		int again = 1, pass;
-		int64_t in0 = 0, del0 = 0;
+		/* every pass reads the same rows (a projected or strided pass only
+		 * fewer of them): the counts are those of the last pass */
+		int64_t in0 = res->rows_in, del0 = res->rows_deleted;
 		for (pass = 0; again && rc == 0; pass++) {
 			again = 0;
+			res->rows_in = in0;
+			res->rows_deleted = del0;
 			const uint8_t *mask = ctx->hook && ctx->hook->projection ?
 			                      ctx->hook->projection(ctx->hook->arg) : NULL;
 			size_t workers = ctx->hook && ctx->hook->workers ? ctx->hook->workers(ctx->hook->arg) : 1;
@@ -977,7 +983,10 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 				workers = n;
 			if (workers > 1)
 				rc = parallel_pass(ctx, &os, files, n, mask, workers, res);
-			for (i = 0; workers <= 1 && i < n && rc == 0; i++)
+			size_t stride = ctx->hook && ctx->hook->file_stride ? ctx->hook->file_stride(ctx->hook->arg) : 1;
+			if (stride < 1)
+				stride = 1;
+			for (i = 0; workers <= 1 && i < n && rc == 0; i += stride)
 				rc = rewrite_one(ctx, &os, files[i], mask, &rs, &ws);
 			if (rc == 0 && ctx->hook && ctx->hook->piped) {
 				rc = drain_piped(ctx, &ws, &again);
@@ -988,15 +997,6 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 					break;
 				rc = writer_put(&ws, b);
 			}
-			if (pass == 0) {
-				in0 = res->rows_in;
-				del0 = res->rows_deleted;
-			}
-		}
-		/* later passes re-read the same rows: count them once */
-		if (rc == 0) {
-			res->rows_in = in0;
-			res->rows_deleted = del0;
 		}
 	}
 	if (rc == 0 && ws.w)

@@ -36,9 +36,10 @@
  * passes, so output files are cut by size only. */
 typedef struct rewrite_hook {
 	void *arg;
-	/* Called once with the output schema (leaves = batch columns) and
-	 * the input's uncompressed page bytes (from the footers). */
-	int (*begin)(void *arg, const pq_schema *schema, uint64_t input_bytes);
+	/* Called once with the output schema (leaves = batch columns), the
+	 * input's uncompressed page bytes and rows (from the footers, before
+	 * deletion vectors). */
+	int (*begin)(void *arg, const pq_schema *schema, uint64_t input_bytes, uint64_t input_rows);
 	/* `worker` < the pass's worker count; workers call concurrently. */
 	int (*rows)(void *arg, size_t worker, const pq_batch *b);
 	/* *out borrowed until the next call (with `piped`: until the call
@@ -54,6 +55,9 @@ typedef struct rewrite_hook {
 	/* Optional, asked before each pass: threads to read the files with
 	 * (each takes whole files; NULL or 0: one, on the calling thread). */
 	size_t (*workers)(void *arg);
+	/* Optional, asked before each pass: read every k-th file only (k > 1;
+	 * NULL or 0 or 1: every file). */
+	size_t (*file_stride)(void *arg);
 } rewrite_hook;
 
 typedef struct rewrite_ctx {

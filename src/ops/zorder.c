@@ -27,6 +27,7 @@
 #define ZO_MAX_SAMPLE 100000
 #define ZO_MIN_SAMPLE 1024
 #define ZO_MAX_BOUNDS 4096
+#define ZO_SAMPLE_FILES 64
 #define ZO_BYTES_PREFIX 64       /* sampled strings kept to this prefix */
 
 /* ---- per-partition state ------------------------------------------------ */
@@ -86,7 +87,11 @@ typedef struct zbin {
 	size_t nwork;
 	uint64_t input_bytes;        /* uncompressed pages, from the footers */
 	size_t nleaves;              /* columns of a full batch */
+	uint64_t input_rows;         /* rows in the footers */
+	size_t nfiles;               /* input files */
 	void *scratch;               /* spill read buffer */
+	loom_threadpool *encode_pool; /* the writer's column encoders, or NULL */
+	loom_threadpool *gather_pool; /* copies sorted rows' columns, or NULL */
 	size_t scratch_cap;
 	int spilled;                 /* stages flushed, emitting ranges */
 	uint64_t *keys, *tmp_keys;
@@ -112,6 +117,7 @@ typedef struct zrun {
 	unsigned bits;
 	int64_t target, bin_budget;
 	size_t cpus;                 /* threads allowed; a lone bin uses them all */
+	const compact_plan *plan;    /* compact_run's, alive while bins run */
 	zbin *bins;
 	size_t nbins;
 	char *tag;                   /* "hilbert:a,b" */
@@ -201,6 +207,8 @@ static void zbin_dispose(zbin *zb)
 	loom_free(zb->work);
 	loom_free(zb->scratch);
 	loom_free(zb->proj);
+	loom_threadpool_free(zb->encode_pool);
+	loom_threadpool_free(zb->gather_pool);
 	pq_batch_free(&zb->acc);
 	pq_batch_free(&zb->out[0]);
 	pq_batch_free(&zb->out[1]);
@@ -484,12 +492,13 @@ static int build_ranges(zbin *zb)
 
 /* ---- the rewrite hook --------------------------------------------------- */
 
-static int hook_begin(void *arg, const pq_schema *schema, uint64_t input_bytes)
+static int hook_begin(void *arg, const pq_schema *schema, uint64_t input_bytes, uint64_t input_rows)
 {
 	zbin *zb = arg;
 	zrun *run = zb->run;
 	size_t c, l;
 	zb->input_bytes = input_bytes;
+	zb->input_rows = input_rows;
 	zb->nleaves = schema->num_leaves;
 	zb->proj = loom_calloc(schema->num_leaves + 1, 1);
 	if (!zb->proj)
@@ -695,6 +704,18 @@ static int hook_rows(void *arg, size_t worker, const pq_batch *b)
 	return 0;
 }
 
+/* The sample needs spread, not every row: the key pass reads at most about
+ * ZO_SAMPLE_FILES files, evenly spaced over the partition's file list
+ * (which follows the table's file order, so time-ordered appends are
+ * covered from start to end). */
+static size_t hook_file_stride(void *arg)
+{
+	zbin *zb = arg;
+	if (zb->pass != 0 || zb->nfiles <= ZO_SAMPLE_FILES)
+		return 1;
+	return (zb->nfiles + ZO_SAMPLE_FILES - 1) / ZO_SAMPLE_FILES;
+}
+
 static size_t hook_workers(void *arg)
 {
 	zbin *zb = arg;
@@ -782,6 +803,8 @@ static int hook_drain(void *arg, const pq_batch **out, int *again)
 			if (zb->pass == 0) {
 				/* sampled: now read every column */
 				LOOM_TRY(build_bounds(zb));
+				if (hook_file_stride(zb) > 1)
+					zb->total_rows = zb->input_rows; /* sampled a subset */
 				zb->pass = 1;
 				/* clearly too big to hold: external (and parallel) from the
 				 * start, sizing ranges on twice the uncompressed bytes */
@@ -804,7 +827,7 @@ static int hook_drain(void *arg, const pq_batch **out, int *again)
 				n = zb->chunk;
 			pq_batch *o = &zb->out[zb->out_i ^= 1];
 			pq_batch_clear(o);
-			LOOM_TRY(zg_gather(o, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n));
+			LOOM_TRY(zg_gather_pool(o, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n, zb->gather_pool));
 			zb->emit_pos += n;
 			*out = o;
 			return 0;
@@ -1040,6 +1063,7 @@ static int zorder_plan(void *arg, compact_plan *plan, const delta_snapshot *snap
 		begin = end;
 	}
 	run->nbins = plan->num_bins;
+	run->plan = plan;
 	run->bins = loom_calloc(plan->num_bins ? plan->num_bins : 1, sizeof(zbin));
 	if (!run->bins) {
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order");
@@ -1081,6 +1105,8 @@ static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
 	zb->hook.drain = hook_drain;
 	zb->hook.projection = hook_projection;
 	zb->hook.workers = hook_workers;
+	zb->hook.file_stride = hook_file_stride;
+	zb->nfiles = run->plan->bins[bin].num_files;
 	zb->hook.piped = run->nbins == 1 && run->cpus > 1;
 	zb->nwork = run->nbins == 1 ? run->cpus : 1;
 	zb->work = loom_calloc(zb->nwork, sizeof(zwork));
@@ -1095,6 +1121,12 @@ static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
 	if ((int64_t)rgb > run->bin_budget / 8)
 		rgb = (size_t)(run->bin_budget / 8);
 	ctx->wopts.row_group_bytes = rgb < 4096 ? 4096 : rgb;
+	/* a lone partition: its columns are encoded on every core too */
+	if (zb->hook.piped) {
+		LOOM_TRY(loom_threadpool_new(&zb->encode_pool, run->cpus));
+		LOOM_TRY(loom_threadpool_new(&zb->gather_pool, run->cpus));
+		ctx->wopts.pool = zb->encode_pool;
+	}
 	return 0;
 }
 

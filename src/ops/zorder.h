@@ -5,9 +5,12 @@
  * Keys: each Z-order column maps to a rank through quantile boundaries
  * taken from a reservoir sample of the partition's values (nulls rank
  * first), ranks interleave into a Morton or Hilbert key (ops/zcurve.h).
- * Memory: rows are held up to ~40 % of the per-partition budget; past it
- * the first pass only samples, and later passes each keep the rows of one
- * key range (boundaries from the sampled keys), sort and write them. */
+ * Passes: the first reads only the key columns and samples them; the
+ * second reads every column. Memory: rows are held up to ~40 % of the
+ * per-partition budget; a partition past it (or clearly past it from its
+ * footers) is sorted externally: rows are routed by key range (boundaries
+ * from the sampled keys) to spill files (ops/zorder_spill.h), then each
+ * range is loaded, sorted and written in turn. */
 #ifndef LOOM_OPS_ZORDER_H
 #define LOOM_OPS_ZORDER_H
 

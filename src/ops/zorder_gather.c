@@ -5,6 +5,7 @@
 
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/threadpool.h"
 
 #define GERR(...) loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OPS, __VA_ARGS__)
 
@@ -250,4 +251,54 @@ int zg_gather(pq_batch *dst, const pq_batch *src, const zg_index *ix, const uint
 		LOOM_TRY(gather_column(&dst->columns[i], &src->columns[i], ix->slot[i], ix->value[i], rows, n));
 	dst->num_rows += n;
 	return 0;
+}
+
+typedef struct gather_task {
+	pq_column *d;
+	const pq_column *s;
+	const uint32_t *sl, *va, *rows;
+	size_t n;
+	int rc;
+	loom_error err;
+} gather_task;
+
+static void gather_task_run(void *arg)
+{
+	gather_task *t = arg;
+	t->rc = gather_column(t->d, t->s, t->sl, t->va, t->rows, t->n);
+	if (t->rc < 0)
+		loom_err_copy(&t->err);
+}
+
+int zg_gather_pool(pq_batch *dst, const pq_batch *src, const zg_index *ix, const uint32_t *rows,
+                   size_t n, loom_threadpool *pool)
+{
+	gather_task *t;
+	size_t i;
+	int rc = 0;
+	if (!pool || src->num_columns < 2)
+		return zg_gather(dst, src, ix, rows, n);
+	if (dst->borrowed || dst->num_columns != src->num_columns)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "gather: batches do not match");
+	t = loom_calloc(src->num_columns, sizeof(*t));
+	if (!t)
+		return GERR("out of memory gathering rows");
+	for (i = 0; i < src->num_columns; i++) {
+		t[i].d = &dst->columns[i];
+		t[i].s = &src->columns[i];
+		t[i].sl = ix->slot[i];
+		t[i].va = ix->value[i];
+		t[i].rows = rows;
+		t[i].n = n;
+		if (loom_threadpool_submit(pool, gather_task_run, &t[i]) < 0)
+			gather_task_run(&t[i]);
+	}
+	loom_threadpool_wait(pool);
+	for (i = 0; i < src->num_columns && rc == 0; i++)
+		if (t[i].rc < 0)
+			rc = loom_err(t[i].err.code, t[i].err.klass, "%s", t[i].err.message);
+	loom_free(t);
+	if (rc == 0)
+		dst->num_rows += n;
+	return rc;
 }

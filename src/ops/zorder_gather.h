@@ -28,4 +28,9 @@ size_t zg_index_bytes(const pq_batch *src);
 int zg_gather(pq_batch *dst, const pq_batch *src, const zg_index *ix, const uint32_t *rows,
               size_t n);
 
+/* zg_gather with the columns copied in parallel on `pool` (NULL: inline). */
+typedef struct loom_threadpool loom_threadpool;
+int zg_gather_pool(pq_batch *dst, const pq_batch *src, const zg_index *ix, const uint32_t *rows,
+                   size_t n, loom_threadpool *pool);
+
 #endif
