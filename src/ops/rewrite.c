@@ -903,7 +903,7 @@ static int drain_piped(const rewrite_ctx *ctx, writer_state *ws, int *again)
 	}
 	for (;;) {
 		const pq_batch *b = NULL;
-		if ((rc = ctx->hook->drain(ctx->hook->arg, &b, again)) < 0 || !b)
+		if ((rc = ctx->hook->drain(ctx->hook->arg, 0, &b, again)) < 0 || !b)
 			break;
 		if ((rc = write_pipe_put(&p, b)) < 0)
 			break;
@@ -917,6 +917,94 @@ static int drain_piped(const rewrite_ctx *ctx, writer_state *ws, int *again)
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.cv);
 	return rc < 0 ? rc : rc2;
+}
+
+/* ---- several lanes, each draining to its own files ----------------------- */
+
+typedef struct lane_task {
+	const rewrite_ctx *ctx;
+	size_t lane;
+	writer_state ws;
+	rewrite_result res;          /* files this lane wrote */
+	int again, rc;
+	loom_error err;
+} lane_task;
+
+static void lane_run(void *arg)
+{
+	lane_task *t = arg;
+	const rewrite_hook *h = t->ctx->hook;
+	t->ws.res = &t->res;
+	for (;;) {
+		const pq_batch *b = NULL;
+		if ((t->rc = h->drain(h->arg, t->lane, &b, &t->again)) < 0 || !b)
+			break;
+		if ((t->rc = writer_put(&t->ws, b)) < 0)
+			break;
+	}
+	if (t->rc == 0 && t->ws.w)
+		t->rc = writer_finish(&t->ws);
+	if (t->rc < 0) {
+		loom_err_copy(&t->err);
+		if (t->ws.w || t->ws.sink || t->ws.key)
+			writer_abort(&t->ws);
+	}
+}
+
+/* Run `nlanes` drains at once; every file any lane wrote lands in res
+ * (even on failure, so the caller can delete it). */
+static int drain_lanes(const rewrite_ctx *ctx, const writer_state *proto, size_t nlanes,
+                       rewrite_result *res, int *again)
+{
+	lane_task *t = loom_calloc(nlanes, sizeof(*t));
+	loom_threadpool *pool = NULL;
+	size_t i, j;
+	int rc = 0;
+	if (!t)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	if ((rc = loom_threadpool_new(&pool, nlanes)) < 0) {
+		loom_free(t);
+		return rc;
+	}
+	for (i = 0; i < nlanes; i++) {
+		t[i].ctx = ctx;
+		t[i].lane = i;
+		t[i].ws = *proto;
+		t[i].ws.sink = NULL;
+		t[i].ws.w = NULL;
+		t[i].ws.key = NULL;
+		t[i].ws.wopts.pool = NULL; /* the lanes are the parallelism */
+		if (loom_threadpool_submit(pool, lane_run, &t[i]) < 0)
+			lane_run(&t[i]);
+	}
+	loom_threadpool_wait(pool);
+	loom_threadpool_free(pool);
+	for (i = 0; i < nlanes; i++) {
+		rewrite_output *grown = NULL;
+		if (rc == 0 && t[i].rc < 0)
+			rc = loom_err(t[i].err.code, t[i].err.klass, "%s", t[i].err.message);
+		*again |= t[i].again;
+		res->batches += t[i].res.batches;
+		if (t[i].res.num_files)
+			grown = loom_reallocarray(res->files, res->num_files + t[i].res.num_files, sizeof(*grown));
+		if (!grown) {
+			if (t[i].res.num_files) {
+				/* cannot record them: delete them here */
+				for (j = 0; j < t[i].res.num_files; j++)
+					ctx->store->remove(ctx->store, t[i].res.files[j].key);
+				rewrite_result_dispose(&t[i].res);
+				if (rc == 0)
+					rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
+			}
+			continue;
+		}
+		res->files = grown;
+		memcpy(res->files + res->num_files, t[i].res.files, t[i].res.num_files * sizeof(*grown));
+		res->num_files += t[i].res.num_files;
+		loom_free(t[i].res.files);
+	}
+	loom_free(t);
+	return rc;
 }
 
 int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t n,
@@ -988,12 +1076,15 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 				stride = 1;
 			for (i = 0; workers <= 1 && i < n && rc == 0; i += stride)
 				rc = rewrite_one(ctx, &os, files[i], mask, &rs, &ws);
-			if (rc == 0 && ctx->hook && ctx->hook->piped) {
+			size_t nlanes = rc == 0 && ctx->hook && ctx->hook->lanes ? ctx->hook->lanes(ctx->hook->arg) : 1;
+			if (rc == 0 && ctx->hook && nlanes > 1) {
+				rc = drain_lanes(ctx, &ws, nlanes, res, &again);
+			} else if (rc == 0 && ctx->hook && ctx->hook->piped) {
 				rc = drain_piped(ctx, &ws, &again);
 			}
-			while (rc == 0 && ctx->hook && !ctx->hook->piped) {
+			while (rc == 0 && ctx->hook && nlanes <= 1 && !ctx->hook->piped) {
 				const pq_batch *b = NULL;
-				if ((rc = ctx->hook->drain(ctx->hook->arg, &b, &again)) < 0 || !b)
+				if ((rc = ctx->hook->drain(ctx->hook->arg, 0, &b, &again)) < 0 || !b)
 					break;
 				rc = writer_put(&ws, b);
 			}

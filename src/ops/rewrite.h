@@ -42,9 +42,14 @@ typedef struct rewrite_hook {
 	int (*begin)(void *arg, const pq_schema *schema, uint64_t input_bytes, uint64_t input_rows);
 	/* `worker` < the pass's worker count; workers call concurrently. */
 	int (*rows)(void *arg, size_t worker, const pq_batch *b);
-	/* *out borrowed until the next call (with `piped`: until the call
-	 * after that); NULL ends the pass. */
-	int (*drain)(void *arg, const pq_batch **out, int *again);
+	/* *out borrowed until the lane's next call (with `piped`: until the
+	 * call after that); NULL ends the lane's part of the pass. Lanes call
+	 * concurrently, each with its own output files. */
+	int (*drain)(void *arg, size_t lane, const pq_batch **out, int *again);
+	/* Optional, asked once the files of a pass were read: how many lanes
+	 * drain (each on its own thread with its own writer; NULL or 0: one,
+	 * lane 0). */
+	size_t (*lanes)(void *arg);
 	/* 1: batches are written on a second thread while drain makes the
 	 * next one. */
 	int piped;

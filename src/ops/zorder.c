@@ -65,6 +65,24 @@ typedef struct zwork {
 	size_t *stage_cap;
 } zwork;
 
+/* One output lane: the rows it holds, their keys and order, and where it
+ * is in emitting them. Lane 0 also holds the rows of an in-memory sort;
+ * with an external sort each lane writes a contiguous block of ranges. */
+typedef struct zlane {
+	pq_batch acc;
+	uint64_t *keys, *tmp_keys;
+	uint32_t *idx, *tmp_idx;
+	size_t nkeys, keys_cap;
+	zg_index ix;
+	pq_batch out[2];             /* alternate: the writer thread may still
+	                                hold the previous one */
+	int out_i, emitting;
+	size_t emit_pos, chunk;
+	size_t range, range_end;     /* ranges left to this lane */
+	void *scratch;               /* spill read buffer */
+	size_t scratch_cap;
+} zlane;
+
 typedef struct zbin {
 	struct zrun *run;
 	rewrite_hook hook;
@@ -72,14 +90,16 @@ typedef struct zbin {
 	size_t sample_cap, sample_n;
 	uint64_t seen, rng;
 	size_t acc_limit;
-	pq_batch acc;
-	int overflow, bounds_ready, emitting;
+	size_t range_limit;          /* rows of one range: acc_limit / lanes */
+	int overflow, bounds_ready;
 	double bytes_per_row;
 	uint64_t total_rows;
 	int pass;                    /* 0: key columns only; 1: every column */
 	uint8_t *proj;               /* pass 0's leaf mask */
 	uint64_t *range_lo;          /* nranges entries */
-	size_t nranges, range;
+	size_t nranges;
+	zlane *lane;                 /* nlane_max */
+	size_t nlanes, nlane_max;
 	/* external sort (overflow): rows routed by key range to spill files */
 	zspill *spills;              /* nranges, shared by the workers */
 	size_t stage_limit;
@@ -89,19 +109,11 @@ typedef struct zbin {
 	size_t nleaves;              /* columns of a full batch */
 	uint64_t input_rows;         /* rows in the footers */
 	size_t nfiles;               /* input files */
-	void *scratch;               /* spill read buffer */
 	loom_threadpool *encode_pool; /* the writer's column encoders, or NULL */
 	loom_threadpool *gather_pool; /* copies sorted rows' columns, or NULL */
-	size_t scratch_cap;
 	int spilled;                 /* stages flushed, emitting ranges */
-	uint64_t *keys, *tmp_keys;
-	uint32_t *idx, *tmp_idx;
-	size_t nkeys, keys_cap;
-	zg_index ix;
-	pq_batch out[2];             /* alternate: the writer thread may still
-	                                hold the previous one */
-	int out_i;
-	size_t emit_pos, chunk;
+	int failed;                  /* flushing the stages failed */
+	loom_error fail_err;
 } zbin;
 
 typedef struct zcol {
@@ -179,6 +191,20 @@ static void zwork_dispose(zwork *w, size_t nranges)
 	memset(w, 0, sizeof(*w));
 }
 
+static void zlane_dispose(zlane *L)
+{
+	pq_batch_free(&L->acc);
+	pq_batch_free(&L->out[0]);
+	pq_batch_free(&L->out[1]);
+	zg_index_dispose(&L->ix);
+	loom_free(L->keys);
+	loom_free(L->tmp_keys);
+	loom_free(L->idx);
+	loom_free(L->tmp_idx);
+	loom_free(L->scratch);
+	memset(L, 0, sizeof(*L));
+}
+
 static void zbin_dispose(zbin *zb)
 {
 	size_t i, j;
@@ -205,19 +231,13 @@ static void zbin_dispose(zbin *zb)
 	for (i = 0; zb->work && i < zb->nwork; i++)
 		zwork_dispose(&zb->work[i], zb->nranges);
 	loom_free(zb->work);
-	loom_free(zb->scratch);
+	for (i = 0; zb->lane && i < zb->nlane_max; i++)
+		zlane_dispose(&zb->lane[i]);
+	loom_free(zb->lane);
 	loom_free(zb->proj);
 	loom_threadpool_free(zb->encode_pool);
 	loom_threadpool_free(zb->gather_pool);
-	pq_batch_free(&zb->acc);
-	pq_batch_free(&zb->out[0]);
-	pq_batch_free(&zb->out[1]);
-	zg_index_dispose(&zb->ix);
 	loom_free(zb->range_lo);
-	loom_free(zb->keys);
-	loom_free(zb->tmp_keys);
-	loom_free(zb->idx);
-	loom_free(zb->tmp_idx);
 	memset(zb, 0, sizeof(*zb));
 }
 
@@ -456,7 +476,7 @@ static int build_ranges(zbin *zb)
 	size_t n = run->n, s, c, k, want;
 	uint64_t *sk;
 	double est = (double)zb->total_rows * zb->bytes_per_row;
-	want = (size_t)(est * 1.25 / (double)zb->acc_limit) + 1;
+	want = (size_t)(est * 1.25 / (double)zb->range_limit) + 1;
 	if (want < 2)
 		want = 2;
 	if (want > zb->sample_n)
@@ -545,31 +565,31 @@ static const uint8_t *hook_projection(void *arg)
 	return zb->pass == 0 ? zb->proj : NULL;
 }
 
-static int keys_reserve(zbin *zb, size_t need)
+static int keys_reserve(zlane *L, size_t need)
 {
 	size_t nc;
-	if (need <= zb->keys_cap)
+	if (need <= L->keys_cap)
 		return 0;
-	nc = zb->keys_cap ? zb->keys_cap : 4096;
+	nc = L->keys_cap ? L->keys_cap : 4096;
 	while (nc < need)
 		nc *= 2;
-	loom_free(zb->tmp_keys);
-	loom_free(zb->tmp_idx);
-	zb->tmp_keys = NULL;
-	zb->tmp_idx = NULL;
+	loom_free(L->tmp_keys);
+	loom_free(L->tmp_idx);
+	L->tmp_keys = NULL;
+	L->tmp_idx = NULL;
 	{
-		uint64_t *k = loom_reallocarray(zb->keys, nc, sizeof(uint64_t));
+		uint64_t *k = loom_reallocarray(L->keys, nc, sizeof(uint64_t));
 		if (!k)
 			return OPS_ERR(LOOM_ENOMEM, "out of memory for %zu Z-order keys", nc);
-		zb->keys = k;
+		L->keys = k;
 	}
 	{
-		uint32_t *x = loom_reallocarray(zb->idx, nc, sizeof(uint32_t));
+		uint32_t *x = loom_reallocarray(L->idx, nc, sizeof(uint32_t));
 		if (!x)
 			return OPS_ERR(LOOM_ENOMEM, "out of memory for %zu Z-order keys", nc);
-		zb->idx = x;
+		L->idx = x;
 	}
-	zb->keys_cap = nc;
+	L->keys_cap = nc;
 	return 0;
 }
 
@@ -643,7 +663,10 @@ static int route_batch(const zbin *zb, zwork *w, const pq_batch *b)
 static int go_external(zbin *zb, size_t ncols)
 {
 	size_t g, i;
+	pq_batch *acc = &zb->lane[0].acc;
 	zb->overflow = 1;
+	/* every lane holds one range at a time */
+	zb->range_limit = zb->acc_limit / zb->nlane_max;
 	LOOM_TRY(build_ranges(zb));
 	zb->spills = loom_calloc(zb->nranges, sizeof(zspill));
 	if (!zb->spills)
@@ -669,13 +692,11 @@ static int go_external(zbin *zb, size_t ncols)
 		zb->stage_limit = (size_t)32 << 10;
 	if (zb->stage_limit > ((size_t)16 << 20))
 		zb->stage_limit = (size_t)16 << 20;
-	if (zb->acc.columns && zb->acc.num_rows > 0) {
-		LOOM_TRY(route_batch(zb, &zb->work[0], &zb->acc));
-		pq_batch_free(&zb->acc);
+	if (acc->columns && acc->num_rows > 0) {
+		LOOM_TRY(route_batch(zb, &zb->work[0], acc));
+		pq_batch_free(acc);
 		zwork_scratch_free(&zb->work[0]); /* sized for every held row: give it back */
 	}
-	if (!zb->acc.columns)
-		LOOM_TRY(pq_batch_init(&zb->acc, ncols));
 	return 0;
 }
 
@@ -693,13 +714,16 @@ static int hook_rows(void *arg, size_t worker, const pq_batch *b)
 	}
 	if (zb->overflow)
 		return route_batch(zb, &zb->work[worker], b);
-	/* in memory (one worker) until the rows outgrow the budget */
-	if (!zb->acc.columns)
-		LOOM_TRY(pq_batch_init(&zb->acc, b->num_columns));
-	LOOM_TRY(pq_batch_append_rows(&zb->acc, b, 0, b->num_rows));
-	if (pq_batch_memory(&zb->acc) > zb->acc_limit) {
-		zb->bytes_per_row = (double)pq_batch_memory(&zb->acc) / (double)zb->acc.num_rows;
-		return go_external(zb, b->num_columns);
+	/* in memory (one worker, lane 0) until the rows outgrow the budget */
+	{
+		pq_batch *acc = &zb->lane[0].acc;
+		if (!acc->columns)
+			LOOM_TRY(pq_batch_init(acc, b->num_columns));
+		LOOM_TRY(pq_batch_append_rows(acc, b, 0, b->num_rows));
+		if (pq_batch_memory(acc) > zb->acc_limit) {
+			zb->bytes_per_row = (double)pq_batch_memory(acc) / (double)acc->num_rows;
+			return go_external(zb, b->num_columns);
+		}
 	}
 	return 0;
 }
@@ -722,84 +746,118 @@ static size_t hook_workers(void *arg)
 	return zb->pass >= 1 && zb->overflow ? zb->nwork : 1;
 }
 
-/* Sort the held rows by key and get ready to hand them out in chunks. */
-static int start_emit(zbin *zb)
+/* Sort the lane's rows by key and get ready to hand them out in chunks. */
+static int start_emit(zbin *zb, zlane *L)
 {
-	size_t i, rows = zb->acc.num_rows;
+	size_t i, rows = L->acc.num_rows;
 	if (!zb->overflow) {
-		LOOM_TRY(keys_reserve(zb, rows));
-		LOOM_TRY(batch_keys(zb, &zb->work[0], &zb->acc, zb->keys));
-		zb->nkeys = rows;
+		LOOM_TRY(keys_reserve(L, rows));
+		LOOM_TRY(batch_keys(zb, &zb->work[0], &L->acc, L->keys));
+		L->nkeys = rows;
 		zwork_scratch_free(&zb->work[0]); /* sized for every held row: give it back */
 	}
-	if (zb->nkeys != rows)
-		return OPS_ERR(LOOM_EINVAL, "Z-order: %zu keys for %zu rows", zb->nkeys, rows);
-	if (!zb->tmp_keys) {
-		zb->tmp_keys = loom_malloc((zb->keys_cap ? zb->keys_cap : 1) * sizeof(uint64_t));
-		zb->tmp_idx = loom_malloc((zb->keys_cap ? zb->keys_cap : 1) * sizeof(uint32_t));
-		if (!zb->tmp_keys || !zb->tmp_idx)
+	if (L->nkeys != rows)
+		return OPS_ERR(LOOM_EINVAL, "Z-order: %zu keys for %zu rows", L->nkeys, rows);
+	if (!L->tmp_keys) {
+		L->tmp_keys = loom_malloc((L->keys_cap ? L->keys_cap : 1) * sizeof(uint64_t));
+		L->tmp_idx = loom_malloc((L->keys_cap ? L->keys_cap : 1) * sizeof(uint32_t));
+		if (!L->tmp_keys || !L->tmp_idx)
 			return OPS_ERR(LOOM_ENOMEM, "out of memory sorting %zu rows", rows);
 	}
 	for (i = 0; i < rows; i++)
-		zb->idx[i] = (uint32_t)i;
-	zc_sort(zb->keys, zb->idx, zb->tmp_keys, zb->tmp_idx, rows, (unsigned)(zb->run->n * zb->run->bits));
+		L->idx[i] = (uint32_t)i;
+	zc_sort(L->keys, L->idx, L->tmp_keys, L->tmp_idx, rows, (unsigned)(zb->run->n * zb->run->bits));
 	/* the sort buffers are not needed while emitting */
-	loom_free(zb->tmp_keys);
-	loom_free(zb->tmp_idx);
-	zb->tmp_keys = NULL;
-	zb->tmp_idx = NULL;
-	LOOM_TRY(zg_index_build(&zb->ix, &zb->acc));
+	loom_free(L->tmp_keys);
+	loom_free(L->tmp_idx);
+	L->tmp_keys = NULL;
+	L->tmp_idx = NULL;
+	LOOM_TRY(zg_index_build(&L->ix, &L->acc));
 	for (i = 0; i < 2; i++)
-		if (!zb->out[i].columns)
-			LOOM_TRY(pq_batch_init(&zb->out[i], zb->acc.num_columns));
+		if (!L->out[i].columns)
+			LOOM_TRY(pq_batch_init(&L->out[i], L->acc.num_columns));
 	{
-		double per_row = rows ? (double)pq_batch_memory(&zb->acc) / (double)rows : 64.0;
+		double per_row = rows ? (double)pq_batch_memory(&L->acc) / (double)rows : 64.0;
 		double c = (double)(1 << 20) / (per_row > 1 ? per_row : 1);
-		zb->chunk = c < 256 ? 256 : c > 65536 ? 65536 : (size_t)c;
+		L->chunk = c < 256 ? 256 : c > 65536 ? 65536 : (size_t)c;
 	}
-	zb->emit_pos = 0;
-	zb->emitting = 1;
+	L->emit_pos = 0;
+	L->emitting = 1;
 	return 0;
 }
 
-/* Load the next non-empty range's spill into acc/keys; 0 rows: none left. */
-static int load_next_range(zbin *zb)
+/* Load the lane's next non-empty range into its acc/keys; 0 rows: done. */
+static int load_next_range(zbin *zb, zlane *L)
 {
-	if (!zb->spilled) {
-		size_t g, i;
-		for (i = 0; i < zb->nwork; i++) {
-			for (g = 0; g < zb->nranges; g++)
-				LOOM_TRY(stage_flush(zb, &zb->work[i], g));
-			zwork_dispose(&zb->work[i], zb->nranges);
-		}
-		zb->spilled = 1;
-		zb->range = 0;
-	}
-	for (; zb->range < zb->nranges; zb->range++) {
-		zspill *sp = &zb->spills[zb->range];
+	for (; L->range < L->range_end; L->range++) {
+		zspill *sp = &zb->spills[L->range];
 		size_t cap;
 		if (sp->rows == 0)
 			continue;
-		LOOM_TRY(keys_reserve(zb, (size_t)sp->rows));
-		cap = zb->keys_cap;
-		zb->nkeys = 0;
-		LOOM_TRY(zspill_read_all(sp, &zb->acc, &zb->keys, &zb->nkeys, &cap, &zb->scratch, &zb->scratch_cap));
-		if (cap != zb->keys_cap)
-			return OPS_ERR(LOOM_EINVAL, "Z-order spill of range %zu holds more rows than written", zb->range);
+		if (!L->acc.columns)
+			LOOM_TRY(pq_batch_init(&L->acc, zb->nleaves));
+		LOOM_TRY(keys_reserve(L, (size_t)sp->rows));
+		cap = L->keys_cap;
+		L->nkeys = 0;
+		LOOM_TRY(zspill_read_all(sp, &L->acc, &L->keys, &L->nkeys, &cap, &L->scratch, &L->scratch_cap));
+		if (cap != L->keys_cap)
+			return OPS_ERR(LOOM_EINVAL, "Z-order spill of range %zu holds more rows than written", L->range);
 		zspill_close(sp);
-		zb->range++;
+		L->range++;
 		return 0;
 	}
 	return 0;
 }
 
-static int hook_drain(void *arg, const pq_batch **out, int *again)
+/* After the full pass: flush the stages and give each lane a contiguous
+ * block of ranges of about equal bytes (lanes write in parallel, each its
+ * own files, so every file still covers one stretch of the curve). */
+static size_t hook_lanes(void *arg)
 {
 	zbin *zb = arg;
+	size_t g, i, lane = 0;
+	uint64_t total = 0, done = 0;
+	if (zb->pass == 0 || !zb->overflow || zb->spilled)
+		return zb->spilled ? zb->nlanes : 1;
+	for (i = 0; i < zb->nwork; i++) {
+		for (g = 0; g < zb->nranges; g++)
+			if (!zb->failed && stage_flush(zb, &zb->work[i], g) < 0) {
+				zb->failed = 1; /* reported by lane 0's drain */
+				loom_err_copy(&zb->fail_err);
+			}
+		zwork_dispose(&zb->work[i], zb->nranges);
+	}
+	zb->spilled = 1;
+	for (g = 0; g < zb->nranges; g++)
+		total += zb->spills[g].bytes;
+	zb->nlanes = zb->nlane_max < zb->nranges ? zb->nlane_max : zb->nranges;
+	if (zb->nlanes < 1)
+		zb->nlanes = 1;
+	zb->lane[0].range = 0;
+	for (g = 0; g < zb->nranges; g++) {
+		done += zb->spills[g].bytes;
+		/* the lane ends once it has its share */
+		if (lane + 1 < zb->nlanes && done * zb->nlanes >= total * (lane + 1)) {
+			zb->lane[lane].range_end = g + 1;
+			zb->lane[++lane].range = g + 1;
+		}
+	}
+	zb->lane[lane].range_end = zb->nranges;
+	for (i = lane + 1; i < zb->nlanes; i++)
+		zb->lane[i].range = zb->lane[i].range_end = zb->nranges;
+	return zb->nlanes;
+}
+
+static int hook_drain(void *arg, size_t lane, const pq_batch **out, int *again)
+{
+	zbin *zb = arg;
+	zlane *L = &zb->lane[lane];
 	*out = NULL;
 	*again = 0;
+	if (zb->failed)
+		return lane == 0 ? loom_err(zb->fail_err.code, zb->fail_err.klass, "%s", zb->fail_err.message) : 0;
 	for (;;) {
-		if (!zb->emitting) {
+		if (!L->emitting) {
 			if (zb->pass == 0) {
 				/* sampled: now read every column */
 				LOOM_TRY(build_bounds(zb));
@@ -816,27 +874,28 @@ static int hook_drain(void *arg, const pq_batch **out, int *again)
 				return 0;
 			}
 			if (zb->overflow)
-				LOOM_TRY(load_next_range(zb));
-			if (!zb->acc.columns || zb->acc.num_rows == 0)
-				return 0; /* every row written */
-			LOOM_TRY(start_emit(zb));
+				LOOM_TRY(load_next_range(zb, L));
+			if (!L->acc.columns || L->acc.num_rows == 0)
+				return 0; /* every row of this lane written */
+			LOOM_TRY(start_emit(zb, L));
 		}
-		if (zb->emit_pos < zb->acc.num_rows) {
-			size_t n = zb->acc.num_rows - zb->emit_pos;
-			if (n > zb->chunk)
-				n = zb->chunk;
-			pq_batch *o = &zb->out[zb->out_i ^= 1];
+		if (L->emit_pos < L->acc.num_rows) {
+			size_t n = L->acc.num_rows - L->emit_pos;
+			pq_batch *o = &L->out[L->out_i ^= 1];
+			if (n > L->chunk)
+				n = L->chunk;
 			pq_batch_clear(o);
-			LOOM_TRY(zg_gather_pool(o, &zb->acc, &zb->ix, zb->idx + zb->emit_pos, n, zb->gather_pool));
-			zb->emit_pos += n;
+			LOOM_TRY(zg_gather_pool(o, &L->acc, &L->ix, L->idx + L->emit_pos, n,
+			                        zb->nlanes > 1 ? NULL : zb->gather_pool));
+			L->emit_pos += n;
 			*out = o;
 			return 0;
 		}
 		/* these rows are written: drop them */
-		zb->emitting = 0;
-		zg_index_dispose(&zb->ix);
-		pq_batch_clear(&zb->acc);
-		zb->nkeys = 0;
+		L->emitting = 0;
+		zg_index_dispose(&L->ix);
+		pq_batch_clear(&L->acc);
+		L->nkeys = 0;
 		if (!zb->overflow)
 			return 0;
 	}
@@ -1106,9 +1165,16 @@ static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
 	zb->hook.projection = hook_projection;
 	zb->hook.workers = hook_workers;
 	zb->hook.file_stride = hook_file_stride;
+	zb->hook.lanes = hook_lanes;
 	zb->nfiles = run->plan->bins[bin].num_files;
 	zb->hook.piped = run->nbins == 1 && run->cpus > 1;
 	zb->nwork = run->nbins == 1 ? run->cpus : 1;
+	zb->nlane_max = zb->nwork;
+	zb->nlanes = 1;
+	zb->range_limit = zb->acc_limit;
+	zb->lane = loom_calloc(zb->nlane_max, sizeof(zlane));
+	if (!zb->lane)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	zb->work = loom_calloc(zb->nwork, sizeof(zwork));
 	if (!zb->work)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
