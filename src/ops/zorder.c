@@ -28,6 +28,7 @@
 #define ZO_MIN_SAMPLE 1024
 #define ZO_MAX_BOUNDS 4096
 #define ZO_SAMPLE_FILES 64
+#define ZO_RANGE_BYTES ((size_t)32 << 20)
 #define ZO_BYTES_PREFIX 64       /* sampled strings kept to this prefix */
 
 /* ---- per-partition state ------------------------------------------------ */
@@ -109,6 +110,7 @@ typedef struct zbin {
 	size_t nleaves;              /* columns of a full batch */
 	uint64_t input_rows;         /* rows in the footers */
 	size_t nfiles;               /* input files */
+	uint64_t input_file_bytes;   /* their size: about the output's */
 	loom_threadpool *encode_pool; /* the writer's column encoders, or NULL */
 	loom_threadpool *gather_pool; /* copies sorted rows' columns, or NULL */
 	int spilled;                 /* stages flushed, emitting ranges */
@@ -665,8 +667,12 @@ static int go_external(zbin *zb, size_t ncols)
 	size_t g, i;
 	pq_batch *acc = &zb->lane[0].acc;
 	zb->overflow = 1;
-	/* every lane holds one range at a time */
+	/* every lane holds one range at a time; a small range also keeps the
+	 * sorted gather's random reads near the cache (measured: 32 MiB
+	 * ranges run the big bench set ~15 % faster than 200 MiB ones) */
 	zb->range_limit = zb->acc_limit / zb->nlane_max;
+	if (zb->range_limit > ZO_RANGE_BYTES)
+		zb->range_limit = ZO_RANGE_BYTES;
 	LOOM_TRY(build_ranges(zb));
 	zb->spills = loom_calloc(zb->nranges, sizeof(zspill));
 	if (!zb->spills)
@@ -810,13 +816,18 @@ static int load_next_range(zbin *zb, zlane *L)
 }
 
 /* After the full pass: flush the stages and give each lane a contiguous
- * block of ranges of about equal bytes (lanes write in parallel, each its
- * own files, so every file still covers one stretch of the curve). */
+ * block of ranges (lanes write in parallel, each its own files, so every
+ * file still covers one stretch of the curve). A lane's block is sized to
+ * whole output files, a little under (5 %), so lanes leave no small
+ * remainder files; a partition of less than two output files gets one
+ * lane. Output bytes are estimated from the input files' bytes, spread
+ * over the ranges in proportion to their spill bytes. */
 static size_t hook_lanes(void *arg)
 {
 	zbin *zb = arg;
-	size_t g, i, lane = 0;
+	size_t g, i, lane = 0, files, nl;
 	uint64_t total = 0, done = 0;
+	double per_spill_byte, target = (double)zb->run->target;
 	if (zb->pass == 0 || !zb->overflow || zb->spilled)
 		return zb->spilled ? zb->nlanes : 1;
 	for (i = 0; i < zb->nwork; i++) {
@@ -830,20 +841,26 @@ static size_t hook_lanes(void *arg)
 	zb->spilled = 1;
 	for (g = 0; g < zb->nranges; g++)
 		total += zb->spills[g].bytes;
-	zb->nlanes = zb->nlane_max < zb->nranges ? zb->nlane_max : zb->nranges;
-	if (zb->nlanes < 1)
-		zb->nlanes = 1;
+	files = target > 0 ? (size_t)((double)zb->input_file_bytes / target + 0.999) : 1;
+	nl = zb->nlane_max < files ? zb->nlane_max : files;
+	if (nl > zb->nranges)
+		nl = zb->nranges;
+	if (nl < 1 || total == 0)
+		nl = 1;
+	zb->nlanes = nl;
 	zb->lane[0].range = 0;
-	for (g = 0; g < zb->nranges; g++) {
+	per_spill_byte = total ? (double)zb->input_file_bytes / (double)total : 0;
+	for (g = 0; g < zb->nranges && nl > 1; g++) {
+		/* lane `lane` ends after the files the lanes before it and it own */
+		size_t owned = files * (lane + 1) / nl;
 		done += zb->spills[g].bytes;
-		/* the lane ends once it has its share */
-		if (lane + 1 < zb->nlanes && done * zb->nlanes >= total * (lane + 1)) {
+		if (lane + 1 < nl && (double)done * per_spill_byte >= ((double)owned - 0.05) * target) {
 			zb->lane[lane].range_end = g + 1;
 			zb->lane[++lane].range = g + 1;
 		}
 	}
 	zb->lane[lane].range_end = zb->nranges;
-	for (i = lane + 1; i < zb->nlanes; i++)
+	for (i = lane + 1; i < nl; i++)
 		zb->lane[i].range = zb->lane[i].range_end = zb->nranges;
 	return zb->nlanes;
 }
@@ -864,9 +881,11 @@ static int hook_drain(void *arg, size_t lane, const pq_batch **out, int *again)
 				if (hook_file_stride(zb) > 1)
 					zb->total_rows = zb->input_rows; /* sampled a subset */
 				zb->pass = 1;
-				/* clearly too big to hold: external (and parallel) from the
-				 * start, sizing ranges on twice the uncompressed bytes */
-				if (zb->total_rows > 0 && (double)zb->input_bytes * 2 > (double)zb->acc_limit) {
+				/* clearly too big to hold, or big enough that every core
+				 * should sort a share: external (and parallel) from the start,
+				 * sizing ranges on twice the uncompressed bytes */
+				if (zb->total_rows > 0 && ((double)zb->input_bytes * 2 > (double)zb->acc_limit ||
+				                           (zb->nlane_max > 1 && zb->input_bytes * 2 > 4 * ZO_RANGE_BYTES))) {
 					zb->bytes_per_row = (double)zb->input_bytes * 2 / (double)zb->total_rows;
 					LOOM_TRY(go_external(zb, zb->nleaves));
 				}
@@ -1167,6 +1186,7 @@ static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
 	zb->hook.file_stride = hook_file_stride;
 	zb->hook.lanes = hook_lanes;
 	zb->nfiles = run->plan->bins[bin].num_files;
+	zb->input_file_bytes = (uint64_t)run->plan->bins[bin].bytes;
 	zb->hook.piped = run->nbins == 1 && run->cpus > 1;
 	zb->nwork = run->nbins == 1 ? run->cpus : 1;
 	zb->nlane_max = zb->nwork;
