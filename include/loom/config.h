@@ -99,6 +99,11 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out);
  *  LOOM_EINVAL on anything else or on overflow. */
 LOOM_EXTERN(int) loom_parse_size(const char *text, int64_t *out);
 
+/** Write `bytes` for people into out[0..cap): "512 B", then one decimal
+ *  from KiB up ("12.3 MiB"). Truncated to fit; always terminated when
+ *  cap > 0. */
+LOOM_EXTERN(void) loom_format_size(int64_t bytes, char *out, size_t cap);
+
 /** Free a string returned by a loom function. NULL is fine. */
 LOOM_EXTERN(void) loom_string_free(char *s);
 

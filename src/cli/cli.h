@@ -38,8 +38,6 @@ void cli_print_error(const char *context);
 void cli_print_json_string(const char *s);
 /* An OPTIMIZE result (compact, zorder) as one JSON line on stdout. */
 void cli_print_optimize_json(const char *uri, const loom_op_result *r);
-/* "1.5 MiB" */
-void cli_format_bytes(int64_t bytes, char *out, size_t cap);
 
 /* The TABLE argument of a single-table verb: a path/URI, or a logical name
  * resolved through `config_path` (NULL: none). On success t->uri is the

@@ -118,7 +118,7 @@ int cmd_checkpoint(int argc, char **argv)
 		       (long long)version);
 	} else {
 		char size[32];
-		cli_format_bytes(loom_op_result_metric(&r, "sizeInBytes", 0), size, sizeof(size));
+		loom_format_size(loom_op_result_metric(&r, "sizeInBytes", 0), size, sizeof(size));
 		printf("%s: wrote _delta_log/%020lld.checkpoint.parquet (%s%s): %lld actions, %lld files, "
 		       "%lld tombstones kept, %lld expired dropped\n",
 		       uri, (long long)version, size, loom_op_result_metric(&r, "v2", 0) ? ", V2" : "",
@@ -203,7 +203,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 		printf("]}\n");
 	} else {
 		char size[32];
-		cli_format_bytes(loom_op_result_metric(&r, "sizeOfDataToDelete", 0), size, sizeof(size));
+		loom_format_size(loom_op_result_metric(&r, "sizeOfDataToDelete", 0), size, sizeof(size));
 		for (k = 0; k < r.n_files_deleted; k++)
 			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
 		if (ckpt < 0)

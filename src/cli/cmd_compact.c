@@ -34,9 +34,9 @@ static void print_human(const char *uri, const loom_op_result *r)
 {
 	char added[32], removed[32], target[32];
 	long long version = (long long)loom_op_result_metric(r, "version", -1);
-	cli_format_bytes(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
-	cli_format_bytes(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
-	cli_format_bytes(loom_op_result_metric(r, "targetSize", 0), target, sizeof(target));
+	loom_format_size(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
+	loom_format_size(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
+	loom_format_size(loom_op_result_metric(r, "targetSize", 0), target, sizeof(target));
 	if (r->dry_run) {
 		printf("%s: would rewrite %lld files (%s) in %lld bins of up to %s across %lld partitions; "
 		       "%lld of %lld files left as they are\n",
@@ -59,8 +59,8 @@ static void progress_line(void *ctx, int64_t bins_done, int64_t bins_total, int6
                           int64_t bytes_total)
 {
 	char done[32], total[32];
-	cli_format_bytes(bytes_done, done, sizeof(done));
-	cli_format_bytes(bytes_total, total, sizeof(total));
+	loom_format_size(bytes_done, done, sizeof(done));
+	loom_format_size(bytes_total, total, sizeof(total));
 	fprintf(stderr, "\r\033[Kloom compact: %s: %lld/%lld bins, %s of %s rewritten", (const char *)ctx,
 	        (long long)bins_done, (long long)bins_total, done, total);
 }

@@ -47,7 +47,7 @@ static void print_human(const char *uri, const loom_op_result *r)
 {
 	size_t i;
 	char size[32];
-	cli_format_bytes(loom_op_result_metric(r, "sizeOfDataToDelete", 0), size, sizeof(size));
+	loom_format_size(loom_op_result_metric(r, "sizeOfDataToDelete", 0), size, sizeof(size));
 	for (i = 0; i < r->n_files_deleted; i++)
 		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
 	if (r->dry_run)

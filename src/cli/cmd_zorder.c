@@ -41,8 +41,8 @@ static void print_human(const char *uri, const loom_op_result *r)
 {
 	char added[32], removed[32];
 	long long version = (long long)loom_op_result_metric(r, "version", -1);
-	cli_format_bytes(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
-	cli_format_bytes(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
+	loom_format_size(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
+	loom_format_size(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
 	if (r->dry_run)
 		printf("%s: would rewrite %lld files (%s) in %lld partitions; %lld files already clustered\n",
 		       uri, (long long)loom_op_result_metric(r, "filesRemoved.totalFiles", 0), removed,

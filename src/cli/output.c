@@ -25,21 +25,6 @@ void cli_print_json_string(const char *s)
 	putchar('"');
 }
 
-void cli_format_bytes(int64_t bytes, char *out, size_t cap)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(out, cap, "%lld B", (long long)bytes);
-	else
-		snprintf(out, cap, "%.1f %s", v, units[u]);
-}
-
 void cli_print_optimize_json(const char *uri, const loom_op_result *r)
 {
 	size_t i;

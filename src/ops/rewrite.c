@@ -759,6 +759,7 @@ typedef struct pass_worker {
 	const delta_file *const *files;
 	size_t n;
 	const uint8_t *mask;
+	size_t stride;               /* every stride-th file */
 	atomic_size_t *next;         /* the next file to take */
 	atomic_int *failed;
 	read_state rs;
@@ -773,7 +774,7 @@ static void pass_worker_run(void *arg)
 	pass_worker *w = arg;
 	w->ws.res = &w->res;
 	for (;;) {
-		size_t i = atomic_fetch_add(w->next, 1);
+		size_t i = atomic_fetch_add(w->next, w->stride);
 		if (i >= w->n || atomic_load(w->failed))
 			return;
 		if ((w->rc = rewrite_one(w->ctx, w->os, w->files[i], w->mask, &w->rs, &w->ws)) < 0) {
@@ -785,7 +786,8 @@ static void pass_worker_run(void *arg)
 }
 
 static int parallel_pass(const rewrite_ctx *ctx, const out_schema *os, const delta_file *const *files,
-                         size_t n, const uint8_t *mask, size_t nworkers, rewrite_result *res)
+                         size_t n, const uint8_t *mask, size_t stride, size_t nworkers,
+                         rewrite_result *res)
 {
 	pass_worker *w = loom_calloc(nworkers, sizeof(*w));
 	loom_threadpool *pool = NULL;
@@ -805,6 +807,7 @@ static int parallel_pass(const rewrite_ctx *ctx, const out_schema *os, const del
 		w[i].files = files;
 		w[i].n = n;
 		w[i].mask = mask;
+		w[i].stride = stride;
 		w[i].next = &next;
 		w[i].failed = &failed;
 		w[i].rs.worker = i;
@@ -1069,11 +1072,11 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 			size_t workers = ctx->hook && ctx->hook->workers ? ctx->hook->workers(ctx->hook->arg) : 1;
 			if (workers > n)
 				workers = n;
-			if (workers > 1)
-				rc = parallel_pass(ctx, &os, files, n, mask, workers, res);
 			size_t stride = ctx->hook && ctx->hook->file_stride ? ctx->hook->file_stride(ctx->hook->arg) : 1;
 			if (stride < 1)
 				stride = 1;
+			if (workers > 1)
+				rc = parallel_pass(ctx, &os, files, n, mask, stride, workers, res);
 			for (i = 0; workers <= 1 && i < n && rc == 0; i += stride)
 				rc = rewrite_one(ctx, &os, files[i], mask, &rs, &ws);
 			size_t nlanes = rc == 0 && ctx->hook && ctx->hook->lanes ? ctx->hook->lanes(ctx->hook->arg) : 1;

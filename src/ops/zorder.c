@@ -91,7 +91,6 @@ typedef struct zbin {
 	size_t sample_cap, sample_n;
 	uint64_t seen, rng;
 	size_t acc_limit;
-	size_t range_limit;          /* rows of one range: acc_limit / lanes */
 	int overflow, bounds_ready;
 	double bytes_per_row;
 	uint64_t total_rows;
@@ -471,14 +470,19 @@ static int build_bounds(zbin *zb)
 	return 0;
 }
 
-/* Key ranges of about acc_limit bytes each, from the sampled rows' keys. */
+/* Key ranges from the sampled rows' keys, each small enough that every
+ * lane can hold one at a time; a small range also keeps the sorted
+ * gather's random reads near the cache (measured: 32 MiB ranges run the
+ * big bench set ~15 % faster than 200 MiB ones). */
 static int build_ranges(zbin *zb)
 {
 	zrun *run = zb->run;
-	size_t n = run->n, s, c, k, want;
+	size_t n = run->n, s, c, k, want, limit = zb->acc_limit / zb->nlane_max;
 	uint64_t *sk;
 	double est = (double)zb->total_rows * zb->bytes_per_row;
-	want = (size_t)(est * 1.25 / (double)zb->range_limit) + 1;
+	if (limit > ZO_RANGE_BYTES)
+		limit = ZO_RANGE_BYTES;
+	want = (size_t)(est * 1.25 / (double)limit) + 1;
 	if (want < 2)
 		want = 2;
 	if (want > zb->sample_n)
@@ -496,7 +500,7 @@ static int build_ranges(zbin *zb)
 			size_t slot = 0;
 			if (zs->leaf >= 0 && !zs->isnull[s])
 				slot = zs->fixed ? slot_fixed(zs, zs->code[s]) : slot_bytes(zs, zs->bytes[s], zs->blen[s]);
-			rk[c] = scale_slot(slot, zs->nb, run->bits);
+			rk[c] = zs->rank_of_slot[slot];
 		}
 		sk[s] = zc_key(run->curve, rk, n, run->bits);
 	}
@@ -667,12 +671,6 @@ static int go_external(zbin *zb, size_t ncols)
 	size_t g, i;
 	pq_batch *acc = &zb->lane[0].acc;
 	zb->overflow = 1;
-	/* every lane holds one range at a time; a small range also keeps the
-	 * sorted gather's random reads near the cache (measured: 32 MiB
-	 * ranges run the big bench set ~15 % faster than 200 MiB ones) */
-	zb->range_limit = zb->acc_limit / zb->nlane_max;
-	if (zb->range_limit > ZO_RANGE_BYTES)
-		zb->range_limit = ZO_RANGE_BYTES;
 	LOOM_TRY(build_ranges(zb));
 	zb->spills = loom_calloc(zb->nranges, sizeof(zspill));
 	if (!zb->spills)
@@ -1191,7 +1189,6 @@ static int zorder_bin_begin(void *arg, size_t bin, rewrite_ctx *ctx)
 	zb->nwork = run->nbins == 1 ? run->cpus : 1;
 	zb->nlane_max = zb->nwork;
 	zb->nlanes = 1;
-	zb->range_limit = zb->acc_limit;
 	zb->lane = loom_calloc(zb->nlane_max, sizeof(zlane));
 	if (!zb->lane)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");

@@ -6,6 +6,7 @@
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/threadpool.h"
+#include "util/vec.h"
 
 #define GERR(...) loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OPS, __VA_ARGS__)
 
@@ -80,23 +81,6 @@ int zg_index_build(zg_index *ix, const pq_batch *src)
 	return 0;
 }
 
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc;
-	void *q;
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 64;
-	while (nc < need)
-		nc *= 2;
-	q = loom_reallocarray(*p, nc, elem);
-	if (!q)
-		return GERR("out of memory gathering rows (%zu entries)", nc);
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
 static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, const uint32_t *va,
                          const uint32_t *rows, size_t n)
 {
@@ -122,26 +106,27 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 			nc *= 2;
 		cap_def = cap_rep = d->levels_cap;
 		if (d->max_def > 0)
-			LOOM_TRY(reserve((void **)&d->def_levels, &cap_def, nc, sizeof(int16_t)));
+			LOOM_TRY(loom_array_grow((void **)&d->def_levels, &cap_def, nc, sizeof(int16_t)));
 		if (d->max_rep > 0)
-			LOOM_TRY(reserve((void **)&d->rep_levels, &cap_rep, nc, sizeof(int16_t)));
+			LOOM_TRY(loom_array_grow((void **)&d->rep_levels, &cap_rep, nc, sizeof(int16_t)));
 		d->levels_cap = nc;
 	}
 	if (s->type == PQ_BYTE_ARRAY) {
 		if (d->data_size + nbytes > UINT32_MAX)
 			return GERR("column batch over 4 GiB of byte-array data");
-		LOOM_TRY(reserve((void **)&d->offsets, &d->offsets_cap, d->num_values + nval + 1, sizeof(uint32_t)));
-		LOOM_TRY(reserve((void **)&d->data, &d->data_cap, d->data_size + nbytes + 1, 1));
+		LOOM_TRY(loom_array_grow((void **)&d->offsets, &d->offsets_cap, d->num_values + nval + 1, sizeof(uint32_t)));
+		LOOM_TRY(loom_array_grow((void **)&d->data, &d->data_cap, d->data_size + nbytes + 1, 1));
 		if (d->num_values == 0)
 			d->offsets[0] = 0;
 	} else {
-		LOOM_TRY(reserve((void **)&d->values, &d->values_cap, (d->num_values + nval) * w + 1, 1));
+		LOOM_TRY(loom_array_grow((void **)&d->values, &d->values_cap, (d->num_values + nval) * w + 1, 1));
 	}
-	if (!sl && s->type != PQ_BYTE_ARRAY && (w == 4 || w == 8)) {
-		/* flat fixed-width: one level and at most one value per row */
+	if (!sl && s->type != PQ_BYTE_ARRAY) {
+		/* flat fixed-width: one level and at most one value per row,
+		 * copied without a memcpy call per row */
 		int16_t *dd = d->def_levels ? d->def_levels + d->num_levels : NULL;
 		uint8_t *dv = d->values + d->num_values * w;
-		size_t nv = 0;
+		size_t nv = 0, k;
 		for (j = 0; j < n; j++) {
 			uint32_t r = rows[j];
 			size_t v0 = va ? va[r] : r;
@@ -149,10 +134,14 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 				dd[j] = s->def_levels[r];
 			if (va && va[r + 1] == v0)
 				continue;
-			if (w == 8)
-				memcpy(dv + nv * 8, s->values + v0 * 8, 8);
-			else
-				memcpy(dv + nv * 4, s->values + v0 * 4, 4);
+			switch (w) {
+			case 8: memcpy(dv + nv * 8, s->values + v0 * 8, 8); break;
+			case 4: memcpy(dv + nv * 4, s->values + v0 * 4, 4); break;
+			case 1: dv[nv] = s->values[v0]; break;
+			default: /* INT96, FIXED_LEN_BYTE_ARRAY */
+				for (k = 0; k < w; k++)
+					dv[nv * w + k] = s->values[v0 * w + k];
+			}
 			nv++;
 		}
 		d->num_levels += n;
@@ -189,29 +178,6 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 			off[nv++] = (uint32_t)pos;
 		}
 		d->data_size = pos;
-		d->num_levels += n;
-		d->num_values += nv;
-		return 0;
-	}
-	if (!sl && s->type != PQ_BYTE_ARRAY) {
-		/* flat fixed-width of any other width (booleans, INT96, FLBA) */
-		int16_t *dd = d->def_levels ? d->def_levels + d->num_levels : NULL;
-		uint8_t *dv = d->values + d->num_values * w;
-		size_t nv = 0, k;
-		for (j = 0; j < n; j++) {
-			uint32_t r = rows[j];
-			size_t v0 = va ? va[r] : r;
-			if (dd)
-				dd[j] = s->def_levels[r];
-			if (va && va[r + 1] == v0)
-				continue;
-			if (w == 1)
-				dv[nv] = s->values[v0];
-			else
-				for (k = 0; k < w; k++)
-					dv[nv * w + k] = s->values[v0 * w + k];
-			nv++;
-		}
 		d->num_levels += n;
 		d->num_values += nv;
 		return 0;

@@ -192,7 +192,6 @@ int zspill_write(zspill *s, const pq_batch *b, const uint64_t *keys)
 	}
 	loom_free(buf);
 	__atomic_add_fetch(&s->rows, (uint64_t)b->num_rows, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->chunks, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 

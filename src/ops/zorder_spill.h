@@ -29,7 +29,6 @@ typedef struct zspill {
 	int fd;                       /* -1: not open */
 	zspill_budget *budget;
 	uint64_t bytes, rows;         /* written (atomic) */
-	uint64_t chunks;
 } zspill;
 
 int zspill_open(zspill *s, zspill_budget *budget);

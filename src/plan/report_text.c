@@ -3,26 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "loom/config.h"
 #include "plan/plan_int.h"
 #include "plan/report_int.h"
 #include "util/buf.h"
 #include "util/error.h"
-
-/* "12.3 MiB": one decimal from KiB up. */
-static void fmt_bytes(char *out, size_t cap, int64_t bytes)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(out, cap, "%lld B", (long long)bytes);
-	else
-		snprintf(out, cap, "%.1f %s", v, units[u]);
-}
 
 static const char *plural(int64_t n)
 {
@@ -39,7 +24,7 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 	case LOOM_RESULT_VACUUM:
 		n = (int64_t)r->n_files_deleted;
 		v = loom_op_result_metric(r, "sizeOfDataToDelete", -1);
-		fmt_bytes(x, sizeof(x), v);
+		loom_format_size(v, x, sizeof(x));
 		plan_bprintf(brcp, b, "%s: %s %lld file%s", name, r->dry_run ? "would delete" : "deleted",
 		             (long long)n, plural(n));
 		if (v >= 0 || r->dry_run)
@@ -65,8 +50,8 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 		             (long long)r->num_files_added, plural(r->num_files_added));
 		n = loom_op_result_metric(r, "numRemovedBytes", -1);
 		v = loom_op_result_metric(r, "numAddedBytes", -1);
-		fmt_bytes(x, sizeof(x), n);
-		fmt_bytes(y, sizeof(y), v);
+		loom_format_size(n, x, sizeof(x));
+		loom_format_size(v, y, sizeof(y));
 		if (n >= 0 && v >= 0)
 			plan_bprintf(brcp, b, ", %s -> %s", x, y);
 		break;

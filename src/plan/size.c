@@ -1,5 +1,6 @@
 /* plan/size.c - byte sizes written as 134217728, "128MiB" or "1.5 GB". */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -74,4 +75,21 @@ LOOM_EXTERN(int) loom_parse_size(const char *text, int64_t *out)
 	                text, p);
 overflow:
 	return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "size '%s' is too large", text);
+}
+
+LOOM_EXTERN(void) loom_format_size(int64_t bytes, char *out, size_t cap)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+	if (!out || cap == 0)
+		return;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, cap, "%lld B", (long long)bytes);
+	else
+		snprintf(out, cap, "%.1f %s", v, units[u]);
 }
