@@ -38,7 +38,8 @@ typedef struct loom_checkpoint_opts {
  *  loom to checkpoint (the table is untouched), LOOM_ENOTFOUND for a missing
  *  table or version, LOOM_EINVAL for bad options. */
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
-                                 const loom_checkpoint_opts *opts);
+                                 const loom_checkpoint_opts *opts,
+                                 const loom_table_location *loc);
 
 #define LOOM_CLEANUP_LOGS_OPTS_VERSION 1
 typedef struct loom_cleanup_logs_opts {
@@ -68,7 +69,8 @@ typedef struct loom_cleanup_logs_opts {
  *  Errors: LOOM_EUNSUPPORTED for a protocol the gate refuses, or when the
  *  table sets delta.enableExpiredLogCleanup=false and `force` is 0. */
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
-                                   const loom_cleanup_logs_opts *opts);
+                                   const loom_cleanup_logs_opts *opts,
+                                   const loom_table_location *loc);
 
 LOOM_END_DECL
 

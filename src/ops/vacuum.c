@@ -29,7 +29,6 @@ typedef struct candidate {
 
 typedef struct vacuum_state {
 	loom_store *store;
-	const char *root;          /* local root, or NULL */
 	delta_snapshot *snap;
 	int64_t cutoff_ms;         /* files older than this may go */
 	loom_arena arena;
@@ -69,18 +68,14 @@ int vacuum_is_hidden(const char *key, const char *const *part_cols, size_t n_par
 }
 
 /* The store key of a log path, or NULL when it lies outside the table root
- * or is not a safe relative key (such paths are never touched). */
+ * or is not a safe relative key (such paths are never touched). An
+ * absolute URI or path inside the root ("file:///t/x.parquet",
+ * "s3://bucket/t/x.parquet") names the same file as its relative form
+ * ("x.parquet"), so both protect it. The key is borrowed from `path`. */
 static const char *table_key(vacuum_state *st, const char *path)
 {
-	if (path[0] == '/') {
-		size_t n = st->root ? strlen(st->root) : 0;
-		if (!st->root || strncmp(path, st->root, n) != 0 || path[n] != '/')
-			return NULL;
-		path += n + 1;
-	} else if (strstr(path, "://")) {
-		return NULL;
-	}
-	return loom_store_check_key(path, "vacuum") == 0 ? path : NULL;
+	const char *key;
+	return loom_store_key_of(st->store, path, &key) == 0 ? key : NULL;
 }
 
 static int protect(vacuum_state *st, const char *key)
@@ -102,7 +97,7 @@ static int protect_file(vacuum_state *st, const delta_file *f)
 		LOOM_TRY(protect(st, key));
 	if (f->dv.storage_type == 'u' || f->dv.storage_type == 'p') {
 		loom_buf dv = LOOM_BUF_INIT;
-		int rc = delta_dv_file_key(&f->dv, st->root, &dv);
+		int rc = delta_dv_file_key(&f->dv, st->store, &dv);
 		if (rc == 0 && (key = table_key(st, dv.ptr)) != NULL)
 			rc = protect(st, key);
 		else if (rc == LOOM_EUNSUPPORTED)
@@ -159,7 +154,7 @@ static int consider_removed_file(vacuum_state *st, const delta_file *f, const ch
 	LOOM_TRY(consider_removed(st, f->path, pcols, npc));
 	if (f->dv.storage_type == 'u' || f->dv.storage_type == 'p') {
 		loom_buf dv = LOOM_BUF_INIT;
-		int rc = delta_dv_file_key(&f->dv, st->root, &dv);
+		int rc = delta_dv_file_key(&f->dv, st->store, &dv);
 		if (rc == 0)
 			rc = consider_removed(st, dv.ptr, pcols, npc);
 		else if (rc == LOOM_EUNSUPPORTED)
@@ -287,6 +282,7 @@ static int commit_marker(vacuum_state *st, const vacuum_params *p, int64_t read_
 	c.user_metadata = p->commit_metadata;
 	c.n_user_metadata = p->n_commit_metadata;
 	c.clock = p->clock;
+	c.secrets = p->secrets;
 	return delta_commit_write(st->store, &c, version);
 }
 
@@ -396,7 +392,6 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 
 	memset(&st, 0, sizeof(st));
 	st.store = store;
-	st.root = loom_store_local_root(store);
 	loom_arena_init(&st.arena, 0);
 	loom_vec_init(&st.candidates, sizeof(candidate));
 
