@@ -240,8 +240,11 @@ size_t loom_secrets_mask(const loom_secrets *s, const char *text, char *out, siz
 			put(&m, p, skip);
 			p += skip;
 			put(&m, "***", 3);
-			while (!ends_value(*p))
-				p++;
+			if (strncmp(p, "***", 3) == 0)
+				p += 3; /* masked already: keep what follows it */
+			else
+				while (!ends_value(*p))
+					p++;
 			continue;
 		}
 		put(&m, p, 1);

@@ -89,6 +89,9 @@ TEST(secret_rule_and_masking)
 	                        "Signature=fff", out, sizeof(out));
 	CHECK_STR(out, "s3://user:***@host/b?x=1&X-Amz-Signature=***&X-Amz-Date=2 "
 	               "https://acct.blob.core.windows.net/c/t?sv=1&sig=***; Credential=***, Signature=***");
+	/* masking twice changes nothing more */
+	loom_secrets_mask(NULL, "u?sig=***: next", out, sizeof(out));
+	CHECK_STR(out, "u?sig=***: next");
 	/* in place, with masks longer than what they replace */
 	snprintf(out, sizeof(out), "a://u:p@h b://u:q@h");
 	loom_secrets_mask(NULL, out, out, sizeof(out));
