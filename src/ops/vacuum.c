@@ -25,7 +25,12 @@
 typedef struct candidate {
 	const char *key;       /* arena string */
 	uint64_t size;
+	int deleted;           /* set once the store deleted it */
 } candidate;
+
+/* Keys per delete request: S3's DeleteObjects takes at most 1,000, and the
+ * cancel token is polled between batches. */
+#define VACUUM_DELETE_BATCH 1000
 
 typedef struct vacuum_state {
 	loom_store *store;
@@ -117,6 +122,7 @@ static int add_candidate(vacuum_state *st, const char *key, uint64_t size)
 	if (!c.key)
 		return LOOM_ENOMEM;
 	c.size = size;
+	c.deleted = 0;
 	LOOM_TRY(loom_map_puts(&st->candidate_keys, c.key, (void *)c.key));
 	LOOM_TRY(loom_vec_push(&st->candidates, &c));
 	st->candidate_bytes += size;
@@ -315,9 +321,9 @@ static int fill_result(loom_op_result *out, vacuum_state *st, const vacuum_param
 	out->kind = LOOM_RESULT_VACUUM;
 	out->dry_run = p->dry_run;
 	for (i = 0; i < st->candidates.len; i++) {
-		if (!p->dry_run && i >= deleted)
-			break;
-		LOOM_TRY(loom_op_result_add_deleted(out, LOOM_VEC_AT(&st->candidates, candidate, i).key));
+		const candidate *c = &LOOM_VEC_AT(&st->candidates, candidate, i);
+		if (p->dry_run || c->deleted)
+			LOOM_TRY(loom_op_result_add_deleted(out, c->key));
 	}
 	LOOM_TRY(loom_op_result_set_metric(out, p->dry_run ? "numFilesToDelete" : "numDeletedFiles",
 	                                   (int64_t)(p->dry_run ? st->candidates.len : deleted)));
@@ -332,6 +338,9 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 {
 	json_t *params = json_object(), *metrics = json_object();
 	int64_t start_version = -1, end_version = -1;
+	const char *keys[VACUUM_DELETE_BATCH];
+	int results[VACUUM_DELETE_BATCH];
+	loom_error del_err;
 	size_t deleted = 0, dirs = 0, i;
 	int rc, del_rc = 0;
 
@@ -347,20 +356,35 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 	if (rc < 0)
 		return rc;
 
-	for (i = 0; i < st->candidates.len; i++) {
-		const candidate *c = &LOOM_VEC_AT(&st->candidates, candidate, i);
+	for (i = 0; i < st->candidates.len && del_rc == 0; i += VACUUM_DELETE_BATCH) {
+		size_t n = st->candidates.len - i < VACUUM_DELETE_BATCH ? st->candidates.len - i
+		                                                         : VACUUM_DELETE_BATCH, k;
 		if (loom_cancel_requested(p->cancel)) {
 			del_rc = OPS_ERR(LOOM_ECANCELLED, "vacuum cancelled after deleting %zu of %zu files",
 			                 deleted, st->candidates.len);
 			break;
 		}
-		if ((del_rc = st->store->remove(st->store, c->key)) < 0) {
-			loom_err_wrap("vacuum deleted %zu of %zu files, then failed", deleted, st->candidates.len);
-			break;
+		for (k = 0; k < n; k++)
+			keys[k] = LOOM_VEC_AT(&st->candidates, candidate, i + k).key;
+		/* one request per batch on object stores; per-key results, so the
+		 * files that went are known even when some did not */
+		del_rc = loom_store_remove_many(st->store, keys, n, results);
+		if (del_rc < 0)
+			loom_err_copy(&del_err); /* removing emptied directories may raise others */
+		for (k = 0; k < n; k++) {
+			candidate *c = &LOOM_VEC_AT(&st->candidates, candidate, i + k);
+			if (results[k] < 0)
+				continue;
+			c->deleted = 1;
+			deleted++;
+			if (p->full)
+				dirs += remove_empty_parents(st->store, c->key);
 		}
-		deleted++;
-		if (p->full)
-			dirs += remove_empty_parents(st->store, c->key);
+		if (del_rc < 0) {
+			loom_err(del_err.code, del_err.klass, "%s", del_err.message);
+			loom_err_wrap("vacuum deleted %zu of %zu files, then failed", deleted,
+			              st->candidates.len);
+		}
 	}
 
 	params = json_object();
