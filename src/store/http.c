@@ -231,39 +231,39 @@ static int has_header(const http_request *req, const char *name)
 	return 0;
 }
 
+static int append(struct curl_slist **l, const char *line)
+{
+	struct curl_slist *grown = curl_slist_append(*l, line);
+	if (!grown)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	*l = grown;
+	return 0;
+}
+
 static int build_headers(const http_request *req, struct curl_slist **out)
 {
-	struct curl_slist *l = NULL, *grown;
+	struct curl_slist *l = NULL;
 	loom_buf line = LOOM_BUF_INIT;
 	size_t i;
-	int rc = 0;
-	/* no "Expect: 100-continue" round trip; no Content-Type curl would
-	 * invent for a POST (it would not be in the signature) */
-	static const char *const fixed[] = { "Expect:", "Accept:" };
+	int rc;
 
-	*out = NULL;
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 1 + req->n_headers && rc == 0; i++) {
-		const char *text;
+	/* no "Expect: 100-continue" round trip, and none of the headers curl
+	 * would add on its own (they would not be in a signature) */
+	rc = append(&l, "Expect:");
+	if (rc == 0)
+		rc = append(&l, "Accept:");
+	if (rc == 0 && !has_header(req, "Content-Type"))
+		rc = append(&l, "Content-Type:");
+	for (i = 0; i < req->n_headers && rc == 0; i++) {
+		const loom_kv *kv = &req->headers[i];
+		if (!kv->key)
+			continue;
 		loom_buf_clear(&line);
-		if (i < sizeof(fixed) / sizeof(fixed[0])) {
-			text = fixed[i];
-		} else if (i == sizeof(fixed) / sizeof(fixed[0])) {
-			if (has_header(req, "Content-Type"))
-				continue;
-			text = "Content-Type:";
-		} else {
-			const loom_kv *kv = &req->headers[i - sizeof(fixed) / sizeof(fixed[0]) - 1];
-			if (!kv->key)
-				continue;
-			/* "Name;" sends a header with an empty value */
-			rc = kv->value && *kv->value ? loom_buf_printf(&line, "%s: %s", kv->key, kv->value)
-			                             : loom_buf_printf(&line, "%s;", kv->key);
-			text = line.ptr;
-		}
-		if (rc == 0 && !(grown = curl_slist_append(l, text)))
-			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
-		else if (rc == 0)
-			l = grown;
+		/* "Name;" is how curl sends a header with an empty value */
+		rc = kv->value && *kv->value ? loom_buf_printf(&line, "%s: %s", kv->key, kv->value)
+		                             : loom_buf_printf(&line, "%s;", kv->key);
+		if (rc == 0)
+			rc = append(&l, line.ptr);
 	}
 	loom_buf_dispose(&line);
 	if (rc < 0) {

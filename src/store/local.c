@@ -69,6 +69,25 @@ static int check_parent_inside(const local_store *ls, const char *path, const ch
 	return rc;
 }
 
+/* pread `len` bytes at `offset` (fewer only at end of file); *got the count. */
+static int read_at(int fd, const char *path, uint64_t offset, size_t len, void *dst, size_t *got)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = pread(fd, (char *)dst + *got, len - *got, (off_t)(offset + *got));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return loom_err_os(LOOM_EIO, errno, "read of %s at offset %llu failed", path,
+			                   (unsigned long long)(offset + *got));
+		}
+		if (n == 0)
+			break;
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
 static int local_read_range(loom_store *s, const char *key, uint64_t offset,
                             size_t len, void *dst, size_t *nread)
 {
@@ -87,19 +106,7 @@ static int local_read_range(loom_store *s, const char *key, uint64_t offset,
 		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot open %s", path.ptr);
 		goto done;
 	}
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)dst + got, len - got, (off_t)(offset + got));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = loom_err_os(LOOM_EIO, errno, "read of %s at offset %llu failed",
-			                 path.ptr, (unsigned long long)(offset + got));
-			break;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	rc = read_at(fd, path.ptr, offset, len, dst, &got);
 	close(fd);
 	*nread = got;
 	store_count_bytes(&ls->counters, got, 0);
@@ -572,19 +579,7 @@ static int local_read_tail(loom_store *s, const char *key, size_t len, void *dst
 	}
 	*size = (uint64_t)st.st_size;
 	want = *size < (uint64_t)len ? (size_t)*size : len;
-	while (got < want) {
-		ssize_t n = pread(fd, (char *)dst + got, want - got, (off_t)(*size - want + got));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = loom_err_os(LOOM_EIO, errno, "read of the last %zu bytes of %s failed", want,
-			                 path.ptr);
-			break;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	rc = read_at(fd, path.ptr, *size - want, want, dst, &got);
 	close(fd);
 	*nread = got;
 	store_count_bytes(&ls->counters, got, 0);

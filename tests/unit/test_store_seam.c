@@ -346,10 +346,10 @@ static int write_wide_file(loom_store *s, const char *key, size_t ncols)
 	for (i = 0; i < ncols; i++) {
 		pq_column *c = &b.columns[i];
 		int64_t v = (int64_t)i;
-		names[i] = loom_malloc(32);
+		names[i] = loom_malloc(48);
 		if (!names[i])
 			goto out;
-		snprintf(names[i], 32, "a_rather_long_column_name_%05zu", i);
+		snprintf(names[i], 48, "a_rather_long_column_name_%05zu", i % 100000);
 		nodes[i + 1].name = names[i];
 		nodes[i + 1].has_repetition = 1;
 		nodes[i + 1].repetition = PQ_REQUIRED;
