@@ -121,7 +121,7 @@ int s3_send(s3_store *s, const s3_call *call, http_response *resp)
 	rq.idempotent = call->idempotent;
 	rq.kind = call->kind;
 	rq.target = s->bucket;
-	rq.key = call->key;
+	rq.key = call->key ? call->key : call->shown_key;
 	rc = http_send(s->http, &rq, resp);
 done:
 	loom_buf_dispose(&path);
@@ -137,7 +137,7 @@ int s3_status_error(s3_store *s, const s3_call *call, const http_response *resp,
 	http_request rq = HTTP_REQUEST_INIT;
 	rq.method = call->method;
 	rq.target = s->bucket;
-	rq.key = call->key;
+	rq.key = call->key ? call->key : call->shown_key;
 	return http_status_error(s->http, &rq, resp, code);
 }
 

@@ -47,6 +47,9 @@ typedef struct s3_call {
 	void *write_ctx;
 	int idempotent;
 	loom_store_request kind;
+	const char *shown_key;     /* bucket-level requests: the key their
+	                            * messages name (a listing's prefix, a
+	                            * batch's first key) */
 } s3_call;
 
 /* Sign and send (with the client's retries). 0 once a response arrived,

@@ -157,6 +157,7 @@ int s3_list(loom_store *st, const char *prefix, const char *start_after, unsigne
 	call.key = NULL;
 	call.idempotent = 1;
 	call.kind = LOOM_STORE_REQ_LIST;
+	call.shown_key = full_prefix.ptr;
 	for (;;) {
 		size_t nq = 0;
 		q[nq++] = (loom_kv){ "list-type", "2" };
@@ -352,6 +353,8 @@ static int delete_batch(s3_store *s, const char *const *keys, size_t n, int *res
 	call.body_len = body.size;
 	call.idempotent = 1; /* deleting twice deletes */
 	call.kind = LOOM_STORE_REQ_DELETE;
+	for (i = 0; i < n && !call.shown_key; i++)
+		call.shown_key = full_keys[i];
 	if ((rc = s3_send(s, &call, &resp)) == 0 && resp.status != 200)
 		rc = s3_status_error(s, &call, &resp, 0);
 	if (rc < 0) {

@@ -169,6 +169,7 @@ static int abort_strays(s3_writer *w, const char *keep)
 	call.n_query = 2;
 	call.idempotent = 1;
 	call.kind = LOOM_STORE_REQ_LIST;
+	call.shown_key = w->obj;
 	rc = s3_send(w->s, &call, &resp);
 	if (rc == 0 && resp.status != 200)
 		rc = s3_status_error(w->s, &call, &resp, 0);
