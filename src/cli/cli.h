@@ -34,8 +34,13 @@ int cmd_zorder(int argc, char **argv);
 /* Print the thread's last library error as "loom: <context>: <message>". */
 void cli_print_error(const char *context);
 
-/* Print `s` as a JSON string literal to stdout. */
+/* Write `s` as a JSON string literal to o (NULL: null). */
+void cli_json_string(FILE *o, const char *s);
+/* Print `s` as a JSON string literal to stdout (NULL: ""). */
 void cli_print_json_string(const char *s);
+/* A vacuum or OPTIMIZE result (verb "vacuum", "compact", "zorder") as a
+ * human summary on stdout. */
+void cli_print_result_human(const char *verb, const char *uri, const loom_op_result *r);
 /* An OPTIMIZE result (compact, zorder) as one JSON line on stdout. */
 void cli_print_optimize_json(const char *uri, const loom_op_result *r);
 

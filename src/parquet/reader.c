@@ -17,6 +17,7 @@ struct pq_reader {
 	uint64_t size;
 	pq_file_meta *meta;
 	pq_schema *schema;
+	int borrowed_footer;  /* meta and schema belong to a pq_footer */
 	uint8_t *chunk;       /* compressed column chunk */
 	size_t chunk_cap;
 	uint8_t *page;        /* decompressed page */
@@ -172,6 +173,82 @@ int pq_reader_open_path(pq_reader **out, const char *path)
 	return 0;
 }
 
+struct pq_footer {
+	char *key;
+	uint64_t size;
+	pq_file_meta *meta;
+	pq_schema *schema;
+};
+
+int pq_footer_load(pq_footer **out, loom_store *store, const char *key)
+{
+	pq_reader *r = NULL;
+	pq_footer *f;
+	*out = NULL;
+	LOOM_TRY(pq_reader_open(&r, store, key));
+	f = loom_calloc(1, sizeof(*f));
+	if (!f) {
+		pq_reader_free(r);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", key);
+	}
+	/* take the footer over from the reader */
+	f->key = r->key;
+	f->size = r->size;
+	f->meta = r->meta;
+	f->schema = r->schema;
+	r->key = NULL;
+	r->meta = NULL;
+	r->schema = NULL;
+	pq_reader_free(r);
+	*out = f;
+	return 0;
+}
+
+const pq_file_meta *pq_footer_meta(const pq_footer *f)
+{
+	return f->meta;
+}
+
+const pq_schema *pq_footer_schema(const pq_footer *f)
+{
+	return f->schema;
+}
+
+uint64_t pq_footer_file_size(const pq_footer *f)
+{
+	return f->size;
+}
+
+void pq_footer_free(pq_footer *f)
+{
+	if (!f)
+		return;
+	pq_file_meta_free(f->meta);
+	pq_schema_free(f->schema);
+	loom_free(f->key);
+	loom_free(f);
+}
+
+int pq_reader_open_footer(pq_reader **out, loom_store *store, const pq_footer *f)
+{
+	pq_reader *r;
+	*out = NULL;
+	r = loom_calloc(1, sizeof(*r));
+	if (!r || !(r->key = loom_strdup(f->key))) {
+		loom_free(r);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", f->key);
+	}
+	r->store = store;
+	r->max_levels = PQ_DEFAULT_MAX_CHUNK_LEVELS;
+	r->max_bytes = PQ_DEFAULT_MAX_CHUNK_BYTES;
+	r->size = f->size;
+	r->meta = f->meta;
+	r->schema = f->schema;
+	r->borrowed_footer = 1;
+	*out = r;
+	return 0;
+}
+
 const pq_file_meta *pq_reader_meta(const pq_reader *r)
 {
 	return r->meta;
@@ -214,8 +291,10 @@ void pq_reader_free(pq_reader *r)
 {
 	if (!r)
 		return;
-	pq_file_meta_free(r->meta);
-	pq_schema_free(r->schema);
+	if (!r->borrowed_footer) {
+		pq_file_meta_free(r->meta);
+		pq_schema_free(r->schema);
+	}
 	free_column(&r->dict);
 	loom_free(r->chunk);
 	loom_free(r->page);

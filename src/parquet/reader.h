@@ -47,7 +47,20 @@ int pq_reader_open(pq_reader **out, loom_store *store, const char *key);
  * reader. */
 int pq_reader_open_path(pq_reader **out, const char *path);
 
-/* Footer and schema, owned by the reader. */
+/* A file's parsed footer and schema, loaded once (stat, tail, footer
+ * reads) and shared read-only by any number of readers, on any threads. */
+typedef struct pq_footer pq_footer;
+int pq_footer_load(pq_footer **out, loom_store *store, const char *key);
+const pq_file_meta *pq_footer_meta(const pq_footer *f);
+const pq_schema *pq_footer_schema(const pq_footer *f);
+uint64_t pq_footer_file_size(const pq_footer *f);
+void pq_footer_free(pq_footer *f);
+
+/* Open a reader over a loaded footer (borrowed: must outlive the reader);
+ * no I/O until a row group is read. */
+int pq_reader_open_footer(pq_reader **out, loom_store *store, const pq_footer *f);
+
+/* Footer and schema, owned by the reader (or its pq_footer). */
 const pq_file_meta *pq_reader_meta(const pq_reader *r);
 const pq_schema *pq_reader_schema(const pq_reader *r);
 uint64_t pq_reader_file_size(const pq_reader *r);

@@ -833,19 +833,19 @@ static void run_col_task(void *arg)
 static int run_tasks(pq_writer *w)
 {
 	size_t i;
+	loom_taskgroup g;
+	/* a group, not the whole pool: the pool may be shared with other work */
+	loom_taskgroup_init(&g, w->pool);
 	for (i = 0; i < w->nleaves; i++) {
 		col_task *t = &w->tasks[i];
 		t->w = w;
 		t->leaf = i;
 		t->rc = 0;
-		if (!w->pool || loom_threadpool_submit(w->pool, run_col_task, t) < 0) {
-			run_col_task(t);
-			if (t->rc < 0 && !w->pool)
-				return t->rc;
-		}
+		loom_taskgroup_run(&g, run_col_task, t);
+		if (t->rc < 0 && !w->pool)
+			return t->rc;
 	}
-	if (w->pool)
-		loom_threadpool_wait(w->pool);
+	loom_taskgroup_wait(&g);
 	for (i = 0; i < w->nleaves; i++)
 		if (w->tasks[i].rc < 0)
 			return loom_err(w->tasks[i].err.code, w->tasks[i].err.klass, "%s", w->tasks[i].err.message);

@@ -1,0 +1,45 @@
+/* ops/pipe_write.h - the writer stage of the rewrite pipeline: column
+ * batches -> new data files in the unit's partition directory, each with
+ * its Delta stats.
+ *
+ * Target size: pipe_settings.file_bytes is the most an output file should
+ * hold. The writer starts a new file before a batch that would take the
+ * current one past it, estimating a file's final size from its rows and
+ * the unit's input (file bytes per row, from the footers). A batch is
+ * never split, so a file can exceed the target by less than one batch
+ * (one input row group when compacting). */
+#ifndef LOOM_OPS_PIPE_WRITE_H
+#define LOOM_OPS_PIPE_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops/pipeline.h"
+
+typedef struct pipe_writer {
+	const pipe_settings *set;
+	const pq_schema_node *nodes;  /* the output schema, root first */
+	size_t num_nodes;
+	const pq_schema *schema;
+	const delta_file *like;       /* names the partition directory */
+	pq_writer_opts wopts;
+	double bytes_per_row;         /* estimated output bytes per row; 0: none */
+	pipe_result *res;             /* files written, batches counted */
+	loom_store_writer *sink;
+	pq_writer *w;
+	char *key;
+	int64_t file_rows;
+} pipe_writer;
+
+/* Nothing is opened until the first batch arrives. */
+void pipe_writer_init(pipe_writer *pw, const pipe_settings *set, const pq_schema_node *nodes,
+                      size_t num_nodes, const pq_schema *schema, const delta_file *like,
+                      const pq_writer_opts *wopts, double bytes_per_row, pipe_result *res);
+/* Write a batch (borrowed for the call). */
+int pipe_writer_put(pipe_writer *pw, const pq_batch *b);
+/* Close and publish the open file, if any, and record it in res. */
+int pipe_writer_finish(pipe_writer *pw);
+/* Drop the open file, if any (failure paths). */
+void pipe_writer_abort(pipe_writer *pw);
+
+#endif
