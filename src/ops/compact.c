@@ -27,6 +27,43 @@ static void on_unit_done(void *ctx, const pipe_unit *u, size_t done, size_t tota
 	ps->p->progress(ps->p->progress_ctx, (int64_t)done, (int64_t)total, by, ps->bytes_total);
 }
 
+/* The units: runs of consecutive bins of one partition, each written as
+ * one stream cut at the target, so only a unit's last file can come out
+ * small (a bin's files add up to at most the target, but their rewrite
+ * may not: its encoding differs). One unit per partition, unless fewer
+ * partitions have bins than there are workers: then each partition's bins
+ * are split into up to workers / partitions units of about equal bytes. */
+static size_t group_units(const compact_plan *plan, size_t workers, pipe_unit *units)
+{
+	size_t nparts = 0, per, n = 0, b0, b1, b, k;
+	for (b = 0; b < plan->num_bins; b++)
+		nparts += b == 0 || plan->bins[b].partition != plan->bins[b - 1].partition;
+	per = nparts >= workers ? 1 : (workers + nparts - 1) / nparts;
+	for (b0 = 0; b0 < plan->num_bins; b0 = b1) {
+		int64_t total = 0, acc = 0;
+		size_t parts, u = 0;
+		for (b1 = b0; b1 < plan->num_bins && plan->bins[b1].partition == plan->bins[b0].partition; b1++)
+			total += plan->bins[b1].bytes;
+		parts = per < b1 - b0 ? per : b1 - b0;
+		for (b = b0; b < b1; b = k) {
+			pipe_unit *un = &units[n++];
+			un->files = plan->bins[b].files;
+			for (k = b; k < b1; k++) {
+				un->num_files += plan->bins[k].num_files;
+				un->bytes += plan->bins[k].bytes;
+				acc += plan->bins[k].bytes;
+				/* the unit ends once it holds its share of the partition */
+				if (u + 1 < parts && (double)acc >= (double)total * (double)(u + 1) / (double)parts) {
+					k++;
+					break;
+				}
+			}
+			u++;
+		}
+	}
+	return n;
+}
+
 int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 {
 	delta_snapshot *snap = NULL;
@@ -36,7 +73,7 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	pipe_unit *units = NULL;
 	optimize_job job;
 	progress_state ps;
-	size_t i;
+	size_t i, nunits = 0;
 	int rc;
 
 	memset(&plan, 0, sizeof(plan));
@@ -66,27 +103,24 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 		goto done;
 	set.cancel = p->cancel;
 	set.file_bytes = (uint64_t)plan.target;
+	set.copy_min_bytes = COMPACT_COPY_MIN_BYTES;
 	units = loom_calloc(plan.num_bins, sizeof(*units));
 	if (!units) {
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (i = 0; i < plan.num_bins; i++) {
-		units[i].files = plan.bins[i].files;
-		units[i].num_files = plan.bins[i].num_files;
-		units[i].bytes = plan.bins[i].bytes;
-	}
 	if ((rc = pipe_exec_new(&x, &set, p->threads, 0)) < 0)
 		goto done;
+	nunits = group_units(&plan, pipe_exec_workers(x), units);
 	memset(&ps, 0, sizeof(ps));
 	ps.p = p;
 	ps.bytes_total = plan.bytes_in_bins;
 	atomic_init(&ps.bytes_done, 0);
-	rc = optimize_execute_commit(out, store, snap, &plan, x, units, &job, p->progress ? on_unit_done : NULL,
-	                             &ps);
+	rc = optimize_execute_commit(out, store, snap, &plan, x, units, nunits, &job,
+	                             p->progress ? on_unit_done : NULL, &ps);
 done:
 	pipe_exec_free(x);
-	for (i = 0; units && i < plan.num_bins; i++)
+	for (i = 0; units && i < nunits; i++)
 		pipe_result_dispose(&units[i].result);
 	loom_free(units);
 	compact_plan_dispose(&plan);

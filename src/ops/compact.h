@@ -5,8 +5,12 @@
  * (ops/optimize.h).
  *
  * The target size is the most bytes an output file should have: a bin's
- * input files add up to at most the target, and the writer starts a new
- * file before one would grow past it (ops/pipe_write.h). */
+ * input files add up to at most the target, consecutive bins of a
+ * partition are written as one stream, and the writer starts a new file
+ * before one would grow past the target (ops/pipe_write.h). So a
+ * partition's new files are all near the target but the last of each
+ * stream (one stream per partition unless there are fewer partitions than
+ * workers). */
 #ifndef LOOM_OPS_COMPACT_H
 #define LOOM_OPS_COMPACT_H
 
@@ -20,6 +24,10 @@
 #include "util/clock.h"
 
 #define COMPACT_MAX_DELETED_RATIO 0.05
+/* Input row groups of at least this many compressed bytes are copied into
+ * the new files as they are when nothing in them changes; smaller ones are
+ * decoded and merged into larger row groups. */
+#define COMPACT_COPY_MIN_BYTES ((uint64_t)1 << 20)
 
 typedef struct compact_params {
 	int64_t target_size;              /* 0: loc, table property, default */

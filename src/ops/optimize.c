@@ -185,7 +185,7 @@ static json_t *metrics_to_json(const metric_list *l)
 /* ---- commit --------------------------------------------------------------- */
 
 static int commit(loom_store *store, const delta_snapshot *snap, const compact_plan *plan,
-                  const pipe_unit *units, const optimize_job *job, const metric_list *ml,
+                  const pipe_unit *units, size_t nunits, const optimize_job *job, const metric_list *ml,
                   int64_t *version)
 {
 	loom_buf actions = LOOM_BUF_INIT;
@@ -205,13 +205,17 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 			if (rc == 0)
 				rc = loom_map_puts(&removed, b->files[j]->path, (void *)b->files[j]);
 		}
+	}
+	for (i = 0; i < nunits && rc == 0; i++) {
+		/* a unit's files share one partition: its outputs take their values */
+		const delta_file *like = units[i].files[0];
 		for (j = 0; j < units[i].result.num_files && rc == 0; j++) {
 			const pipe_output *o = &units[i].result.files[j];
 			delta_add_spec a;
 			memset(&a, 0, sizeof(a));
 			a.path_raw = o->path_raw;
-			a.partition_values = b->files[0]->partition_values;
-			a.num_partition_values = b->files[0]->num_partition_values;
+			a.partition_values = like->partition_values;
+			a.num_partition_values = like->num_partition_values;
 			a.size = o->size;
 			a.modification_time = o->modification_time;
 			a.stats = o->stats;
@@ -292,7 +296,7 @@ int optimize_result_plan_only(loom_op_result *out, const compact_plan *plan, con
 }
 
 int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
-                            const compact_plan *plan, pipe_exec *x, pipe_unit *units,
+                            const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
                             const optimize_job *job, pipe_progress_fn progress, void *progress_ctx)
 {
 	run_totals t;
@@ -301,24 +305,24 @@ int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_
 	int rc;
 	memset(&t, 0, sizeof(t));
 	t.version = -1;
-	if ((rc = pipe_exec_run(x, units, plan->num_bins, progress, progress_ctx)) < 0)
+	if ((rc = pipe_exec_run(x, units, nunits, progress, progress_ctx)) < 0)
 		goto cleanup;
 	if (loom_cancel_requested(job->cancel)) {
 		rc = OPS_ERR(LOOM_ECANCELLED, "%s cancelled before its commit", job->name);
 		goto cleanup;
 	}
 	removed_totals(plan, &t);
-	for (i = 0; i < plan->num_bins; i++) {
+	for (i = 0; i < nunits; i++) {
 		t.batches += units[i].result.batches;
 		for (j = 0; j < units[i].result.num_files; j++)
 			summary_add(&t.added, units[i].result.files[j].size);
 	}
 	build_metrics(&ml, plan, job, &t);
-	if ((rc = commit(store, snap, plan, units, job, &ml, &t.version)) < 0)
+	if ((rc = commit(store, snap, plan, units, nunits, job, &ml, &t.version)) < 0)
 		goto cleanup;
 	build_metrics(&ml, plan, job, &t); /* with the version written */
 	return metrics_to_result(out, &ml, job, &t);
 cleanup:
-	delete_outputs(store, units, plan->num_bins);
+	delete_outputs(store, units, nunits);
 	return rc;
 }

@@ -75,11 +75,12 @@ int64_t optimize_target(int64_t requested, const loom_table_location *loc, const
  * cannot keep yet (row tracking). */
 int optimize_gate(const delta_snapshot *snap, int op, const char *name);
 
-/* Execute the units (units[i] = plan->bins[i]), then commit and fill
+/* Execute units[0..nunits) (which together hold exactly the files of the
+ * plan's bins, each unit within one partition), then commit and fill
  * `out`. On any failure the files the units wrote are deleted and the log
  * is left alone. */
 int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
-                            const compact_plan *plan, pipe_exec *x, pipe_unit *units,
+                            const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
                             const optimize_job *job, pipe_progress_fn progress, void *progress_ctx);
 
 /* The result of a run that writes nothing (dry run, nothing to do). */

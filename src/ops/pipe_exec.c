@@ -72,7 +72,6 @@ typedef struct unit_run {
 	pq_writer_opts wopts;
 	uint8_t *mask;                /* output leaves to read */
 	int projected;                /* some leaf not read */
-	double bytes_per_row;         /* output estimate, for file sizes */
 } unit_run;
 
 static void unit_writer(unit_run *ur, pipe_writer *pw, pipe_result *res, int column_parallel)
@@ -80,7 +79,7 @@ static void unit_writer(unit_run *ur, pipe_writer *pw, pipe_result *res, int col
 	pq_writer_opts o = ur->wopts;
 	o.pool = column_parallel ? ur->x->pool : NULL;
 	pipe_writer_init(pw, ur->x->set, ur->os.nodes, ur->os.num_nodes, ur->os.schema, ur->u->files[0],
-	                 &o, ur->bytes_per_row, res);
+	                 &o, res);
 }
 
 /* Row groups near the location's row_group_size: bytes per row from the
@@ -112,6 +111,10 @@ static int unit_begin(unit_run *ur)
 	LOOM_TRY(pipe_schema_finish(&ur->os));
 	ur->wopts = set->wopts;
 	size_row_groups(ur);
+	/* pages of at most 1/32 of a small target, so a file's size is known
+	 * (compressed) well before it reaches the target */
+	if (set->file_bytes && set->file_bytes / 32 < (uint64_t)(ur->wopts.page_bytes ? ur->wopts.page_bytes : 1 << 20))
+		ur->wopts.page_bytes = set->file_bytes / 32 < 8192 ? 8192 : (size_t)(set->file_bytes / 32);
 	nleaves = ur->os.schema->num_leaves;
 	ur->mask = loom_malloc(nleaves + 1);
 	if (!ur->mask)
@@ -127,8 +130,6 @@ static int unit_begin(unit_run *ur)
 	ur->env.memory = ur->memory;
 	ur->env.pool = ur->x->pool;
 	ur->env.wopts = &ur->wopts;
-	if (ur->fc.input_rows > 0)
-		ur->bytes_per_row = (double)ur->env.input_file_bytes / (double)ur->fc.input_rows;
 	if (u->ops && u->ops->begin)
 		LOOM_TRY(u->ops->begin(u->stage, &ur->env, ur->mask));
 	for (i = 0; i < nleaves; i++)
@@ -143,10 +144,16 @@ static void unit_dispose(unit_run *ur)
 	loom_free(ur->mask);
 }
 
-/* reader -> writer: every file in order into one writer. */
+/* reader -> writer: every file in order into one writer; row groups that
+ * need no change (see pipe_writer_copy) are copied without decoding. */
 static int emit_to_writer(void *arg, const pq_batch *b)
 {
 	return pipe_writer_put(arg, b);
+}
+
+static int copy_to_writer(void *arg, pq_reader *r, size_t g)
+{
+	return pipe_writer_copy(arg, r, g);
 }
 
 static int copy_unit(unit_run *ur)
@@ -159,7 +166,8 @@ static int copy_unit(unit_run *ur)
 	pipe_reader_init(&rd, ur->x->set, &ur->os, NULL);
 	unit_writer(ur, &pw, &u->result, ur->workers > 1);
 	for (i = 0; i < u->num_files && rc == 0; i++)
-		rc = pipe_reader_file(&rd, u->files[i], ur->fc.footers[i], emit_to_writer, &pw, &u->result);
+		rc = pipe_reader_file(&rd, u->files[i], ur->fc.footers[i], emit_to_writer,
+		                      ur->x->set->copy_min_bytes ? copy_to_writer : NULL, &pw, &u->result);
 	if (rc == 0)
 		rc = pipe_writer_finish(&pw);
 	if (rc < 0)
@@ -196,7 +204,8 @@ static void read_task_run(void *arg)
 		size_t i = atomic_fetch_add(t->next, t->stride);
 		if (i >= ur->u->num_files || atomic_load(t->failed))
 			break;
-		t->rc = pipe_reader_file(&rd, ur->u->files[i], ur->fc.footers[i], emit_to_stage, t, &t->counts);
+		t->rc = pipe_reader_file(&rd, ur->u->files[i], ur->fc.footers[i], emit_to_stage, NULL, t,
+		                         &t->counts);
 		if (t->rc < 0) {
 			loom_err_copy(&t->err);
 			atomic_store(t->failed, 1);

@@ -68,6 +68,7 @@ void pipe_reader_dispose(pipe_reader *rd)
 	loom_free(rd->defs_cap);
 	pipe_leaf_map_dispose(&rd->lm);
 	pipe_leaf_map_dispose(&rd->prev);
+	pq_reader_free(rd->r);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -178,19 +179,34 @@ static int align(pipe_reader *rd, size_t rows)
 	return 0;
 }
 
+/* The file's leaves are the output's, one for one. */
+static int is_identity(const pipe_reader *rd, const pq_schema *s)
+{
+	const pipe_leaf_map *lm = &rd->lm;
+	size_t i;
+	if (rd->mask || s->num_leaves != lm->nout || lm->npresent != lm->nout)
+		return 0;
+	for (i = 0; i < lm->nout; i++)
+		if (lm->map[i] != (long)i || lm->present[i] != i || lm->shift[i])
+			return 0;
+	return 1;
+}
+
 int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, pipe_emit_fn emit,
-                     void *arg, pipe_result *counts)
+                     pipe_copy_fn copy, void *arg, pipe_result *counts)
 {
 	const pipe_settings *set = rd->set;
-	pq_reader *r = NULL;
+	pq_reader *r;
 	delta_row_filter *dv = NULL;
 	const pq_file_meta *m;
 	uint64_t base = 0;
 	size_t g;
 	int rc;
 
-	if ((rc = pq_reader_open_footer(&r, set->store, ft)) < 0)
+	rc = rd->r ? pq_reader_reopen_footer(rd->r, ft) : pq_reader_open_footer(&rd->r, set->store, ft);
+	if (rc < 0)
 		return loom_err_wrap("reading %s", f->path);
+	r = rd->r;
 	m = pq_reader_meta(r);
 	if (f->dv.storage_type && (rc = delta_dv_load(set->store, set->root, &f->dv, &dv)) < 0) {
 		loom_err_wrap("deletion vector of %s", f->path);
@@ -198,12 +214,21 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 	}
 	if ((rc = prepare(rd, pq_reader_schema(r))) < 0)
 		goto done;
+	if (dv || !is_identity(rd, pq_reader_schema(r)))
+		copy = NULL;
 	for (g = 0; g < m->num_row_groups; g++) {
 		const pq_batch *out = &rd->view;
 		size_t rows = (size_t)m->row_groups[g].num_rows;
 		if (loom_cancel_requested(set->cancel)) {
 			rc = OPS_ERR(LOOM_ECANCELLED, "rewrite cancelled");
 			goto done;
+		}
+		if (copy && (rc = copy(arg, r, g)) != 0) {
+			if (rc < 0)
+				goto done;
+			rc = 0;
+			counts->rows_in += (int64_t)rows;
+			continue;
 		}
 		if (rd->lm.npresent) {
 			if ((rc = pq_reader_read_row_group(r, g, rd->lm.present, rd->lm.npresent, &rd->in)) < 0) {
@@ -232,6 +257,5 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 	}
 done:
 	delta_row_filter_free(dv);
-	pq_reader_free(r);
 	return rc;
 }

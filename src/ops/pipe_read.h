@@ -41,6 +41,7 @@ typedef struct pipe_reader {
 	size_t zeros_cap;
 	int16_t **defs;               /* per output leaf: shifted def levels */
 	size_t *defs_cap;
+	pq_reader *r;                 /* reopened file after file (its buffers kept) */
 } pipe_reader;
 
 void pipe_reader_init(pipe_reader *rd, const pipe_settings *set, const pipe_schema *os,
@@ -49,10 +50,16 @@ void pipe_reader_dispose(pipe_reader *rd);
 
 /* Called per batch; the batch is borrowed until the call returns. */
 typedef int (*pipe_emit_fn)(void *arg, const pq_batch *b);
+/* Offered each row group of a file whose columns are exactly the output's
+ * (same leaves, same order, nothing projected) and that has no deletion
+ * vector: return 1 when it took the row group as it is (copied it), 0 to
+ * have it decoded and emitted, < 0 on error. */
+typedef int (*pipe_copy_fn)(void *arg, pq_reader *r, size_t row_group);
 
 /* Read file f (its footer loaded in `ft`), emitting one batch per row
- * group; rows read and rows deleted are added to `counts`. */
+ * group (or handing row groups to `copy`, which may be NULL); rows read and
+ * rows deleted are added to `counts`. */
 int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, pipe_emit_fn emit,
-                     void *arg, pipe_result *counts);
+                     pipe_copy_fn copy, void *arg, pipe_result *counts);
 
 #endif

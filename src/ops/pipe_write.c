@@ -15,7 +15,7 @@
 
 void pipe_writer_init(pipe_writer *pw, const pipe_settings *set, const pq_schema_node *nodes,
                       size_t num_nodes, const pq_schema *schema, const delta_file *like,
-                      const pq_writer_opts *wopts, double bytes_per_row, pipe_result *res)
+                      const pq_writer_opts *wopts, pipe_result *res)
 {
 	memset(pw, 0, sizeof(*pw));
 	pw->set = set;
@@ -24,7 +24,6 @@ void pipe_writer_init(pipe_writer *pw, const pipe_settings *set, const pq_schema
 	pw->schema = schema;
 	pw->like = like;
 	pw->wopts = *wopts;
-	pw->bytes_per_row = bytes_per_row;
 	pw->res = res;
 }
 
@@ -143,14 +142,16 @@ fail:
 	return rc;
 }
 
-/* Whether b would take the open file past the target (estimated). */
+/* Whether b would take the open file past the target: the file's bytes
+ * per row so far (the writer's estimate of its encoded size) times its
+ * rows after b. */
 static int would_overflow(const pipe_writer *ws, const pq_batch *b)
 {
-	double est;
-	if (!ws->set->file_bytes || ws->bytes_per_row <= 0 || ws->file_rows == 0)
+	double per_row;
+	if (!ws->set->file_bytes || !ws->w || ws->file_rows == 0)
 		return 0;
-	est = (double)(ws->file_rows + (int64_t)b->num_rows) * ws->bytes_per_row;
-	return est > (double)ws->set->file_bytes;
+	per_row = (double)pq_writer_estimated_size(ws->w) / (double)ws->file_rows;
+	return (double)(ws->file_rows + (int64_t)b->num_rows) * per_row > (double)ws->set->file_bytes;
 }
 
 int pipe_writer_put(pipe_writer *ws, const pq_batch *b)
@@ -166,6 +167,30 @@ int pipe_writer_put(pipe_writer *ws, const pq_batch *b)
 	ws->file_rows += (int64_t)b->num_rows;
 	ws->res->batches++;
 	return 0;
+}
+
+int pipe_writer_copy(pipe_writer *ws, pq_reader *r, size_t g)
+{
+	const pq_row_group *rg = &pq_reader_meta(r)->row_groups[g];
+	pq_batch rows; /* only its row count matters to the size estimate */
+	if (!ws->set->copy_min_bytes || rg->num_rows <= 0)
+		return 0;
+	if ((uint64_t)(rg->has_total_compressed_size ? rg->total_compressed_size : rg->total_byte_size) <
+	    ws->set->copy_min_bytes)
+		return 0;
+	memset(&rows, 0, sizeof(rows));
+	rows.num_rows = (size_t)rg->num_rows;
+	if (ws->w && would_overflow(ws, &rows))
+		LOOM_TRY(finish_file(ws));
+	if (!ws->w)
+		LOOM_TRY(writer_start(ws));
+	if (!pq_writer_can_copy(ws->w, r, g))
+		return 0;
+	if (pq_writer_copy_row_group(ws->w, r, g) < 0)
+		return loom_err_wrap("writing %s", ws->key);
+	ws->file_rows += rg->num_rows;
+	ws->res->batches++;
+	return 1;
 }
 
 int pipe_writer_finish(pipe_writer *ws)

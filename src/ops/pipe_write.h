@@ -4,10 +4,10 @@
  *
  * Target size: pipe_settings.file_bytes is the most an output file should
  * hold. The writer starts a new file before a batch that would take the
- * current one past it, estimating a file's final size from its rows and
- * the unit's input (file bytes per row, from the footers). A batch is
- * never split, so a file can exceed the target by less than one batch
- * (one input row group when compacting). */
+ * current one past it, estimating the file's size after the batch from its
+ * bytes per row so far (pq_writer_estimated_size). A batch is never split,
+ * so a file can exceed the target by less than one batch (one input row
+ * group when compacting). */
 #ifndef LOOM_OPS_PIPE_WRITE_H
 #define LOOM_OPS_PIPE_WRITE_H
 
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ops/pipeline.h"
+#include "parquet/reader.h"
 
 typedef struct pipe_writer {
 	const pipe_settings *set;
@@ -23,7 +24,6 @@ typedef struct pipe_writer {
 	const pq_schema *schema;
 	const delta_file *like;       /* names the partition directory */
 	pq_writer_opts wopts;
-	double bytes_per_row;         /* estimated output bytes per row; 0: none */
 	pipe_result *res;             /* files written, batches counted */
 	loom_store_writer *sink;
 	pq_writer *w;
@@ -34,9 +34,16 @@ typedef struct pipe_writer {
 /* Nothing is opened until the first batch arrives. */
 void pipe_writer_init(pipe_writer *pw, const pipe_settings *set, const pq_schema_node *nodes,
                       size_t num_nodes, const pq_schema *schema, const delta_file *like,
-                      const pq_writer_opts *wopts, double bytes_per_row, pipe_result *res);
+                      const pq_writer_opts *wopts, pipe_result *res);
 /* Write a batch (borrowed for the call). */
 int pipe_writer_put(pipe_writer *pw, const pq_batch *b);
+/* Copy row group g of r into the open file as it is, when that gives
+ * the same file as decoding and encoding it would, up to encoding: the
+ * row group holds at least set->copy_min_bytes (smaller ones are merged
+ * into larger row groups by re-encoding), is stored with the output codec
+ * and carries exact statistics (pq_writer_can_copy). Returns 1 when
+ * copied, 0 when the caller should decode it instead. */
+int pipe_writer_copy(pipe_writer *pw, pq_reader *r, size_t g);
 /* Close and publish the open file, if any, and record it in res. */
 int pipe_writer_finish(pipe_writer *pw);
 /* Drop the open file, if any (failure paths). */

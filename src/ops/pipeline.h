@@ -48,6 +48,10 @@ typedef struct pipe_settings {
 	delta_stats_opts sopts;
 	uint64_t file_bytes;          /* most bytes an output file may have
 	                                 (estimated while writing); 0: no limit */
+	uint64_t copy_min_bytes;      /* reader -> writer units: copy input row
+	                                 groups of at least this many (compressed)
+	                                 bytes as they are when nothing in them
+	                                 changes (ops/pipe_write.h); 0: never */
 	const loom_cancel *cancel;
 } pipe_settings;
 

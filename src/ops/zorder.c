@@ -281,7 +281,7 @@ static int zorder_execute(loom_op_result *out, loom_store *store, const delta_sn
 		units[i].ops = &zsorter_ops;
 		units[i].stage = &sorters[i];
 	}
-	rc = optimize_execute_commit(out, store, snap, plan, x, units, job, NULL, NULL);
+	rc = optimize_execute_commit(out, store, snap, plan, x, units, n, job, NULL, NULL);
 done:
 	pipe_exec_free(x);
 	for (i = 0; i < n; i++) {
