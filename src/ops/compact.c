@@ -28,11 +28,13 @@ static void on_unit_done(void *ctx, const pipe_unit *u, size_t done, size_t tota
 }
 
 /* The units: runs of consecutive bins of one partition, each written as
- * one stream cut at the target, so only a unit's last file can come out
- * small (a bin's files add up to at most the target, but their rewrite
- * may not: its encoding differs). One unit per partition, unless fewer
- * partitions have bins than there are workers: then each partition's bins
- * are split into up to workers / partitions units of about equal bytes. */
+ * one stream cut at the target (ops/pipe_write.h), so its files are full
+ * but the last, which takes the rest when that is under half the target:
+ * the rewrite of many small files shrinks (fewer footers and pages), so
+ * bins written one file each would leave files below half the target. One
+ * unit per partition, unless fewer partitions have bins than there are
+ * workers: then each partition's bins are split into up to workers /
+ * partitions units of about equal bytes. */
 static size_t group_units(const compact_plan *plan, size_t workers, pipe_unit *units)
 {
 	size_t nparts = 0, per, n = 0, b0, b1, b, k;
@@ -48,15 +50,14 @@ static size_t group_units(const compact_plan *plan, size_t workers, pipe_unit *u
 		for (b = b0; b < b1; b = k) {
 			pipe_unit *un = &units[n++];
 			un->files = plan->bins[b].files;
-			for (k = b; k < b1; k++) {
+			for (k = b; k < b1;) {
 				un->num_files += plan->bins[k].num_files;
 				un->bytes += plan->bins[k].bytes;
 				acc += plan->bins[k].bytes;
+				k++;
 				/* the unit ends once it holds its share of the partition */
-				if (u + 1 < parts && (double)acc >= (double)total * (double)(u + 1) / (double)parts) {
-					k++;
+				if (u + 1 < parts && (double)acc >= (double)total * (double)(u + 1) / (double)parts)
 					break;
-				}
 			}
 			u++;
 		}

@@ -4,13 +4,12 @@
  * removes + adds with dataChange=false in one REARRANGE commit
  * (ops/optimize.h).
  *
- * The target size is the most bytes an output file should have: a bin's
- * input files add up to at most the target, consecutive bins of a
- * partition are written as one stream, and the writer starts a new file
- * before one would grow past the target (ops/pipe_write.h). So a
- * partition's new files are all near the target but the last of each
- * stream (one stream per partition unless there are fewer partitions than
- * workers). */
+ * The target size is the most bytes a bin's input files add up to, and
+ * what a new file holds: a partition's bins are written as one stream cut
+ * at the target (counted in input bytes, or in encoded bytes when the
+ * rewrite grows), whose last file takes the rest when that is under half
+ * the target. So new files hold about the target, none more than 1.5x it,
+ * and a partition keeps at most one file below half of it. */
 #ifndef LOOM_OPS_COMPACT_H
 #define LOOM_OPS_COMPACT_H
 

@@ -111,8 +111,9 @@ static int unit_begin(unit_run *ur)
 	LOOM_TRY(pipe_schema_finish(&ur->os));
 	ur->wopts = set->wopts;
 	size_row_groups(ur);
-	/* pages of at most 1/32 of a small target, so a file's size is known
-	 * (compressed) well before it reaches the target */
+	/* pages of at most 1/32 of a small target, so a file's compressed
+	 * size is known well before it reaches the target
+	 * (pq_writer_estimated_size) */
 	if (set->file_bytes && set->file_bytes / 32 < (uint64_t)(ur->wopts.page_bytes ? ur->wopts.page_bytes : 1 << 20))
 		ur->wopts.page_bytes = set->file_bytes / 32 < 8192 ? 8192 : (size_t)(set->file_bytes / 32);
 	nleaves = ur->os.schema->num_leaves;
@@ -144,34 +145,46 @@ static void unit_dispose(unit_run *ur)
 	loom_free(ur->mask);
 }
 
-/* reader -> writer: every file in order into one writer; row groups that
- * need no change (see pipe_writer_copy) are copied without decoding. */
+/* reader -> writer: every file in order into one writer, each batch
+ * standing for its share of its file's bytes; row groups that need no
+ * change (see pipe_writer_copy) are copied without decoding. */
+typedef struct copy_sink {
+	pipe_writer pw;
+	double in_per_row;            /* the current file's bytes per row */
+} copy_sink;
+
 static int emit_to_writer(void *arg, const pq_batch *b)
 {
-	return pipe_writer_put(arg, b);
+	copy_sink *cs = arg;
+	return pipe_writer_put(&cs->pw, b, (double)b->num_rows * cs->in_per_row);
 }
 
 static int copy_to_writer(void *arg, pq_reader *r, size_t g)
 {
-	return pipe_writer_copy(arg, r, g);
+	copy_sink *cs = arg;
+	return pipe_writer_copy(&cs->pw, r, g);
 }
 
 static int copy_unit(unit_run *ur)
 {
 	pipe_unit *u = ur->u;
 	pipe_reader rd;
-	pipe_writer pw;
+	copy_sink cs;
 	size_t i;
 	int rc = 0;
 	pipe_reader_init(&rd, ur->x->set, &ur->os, NULL);
-	unit_writer(ur, &pw, &u->result, ur->workers > 1);
-	for (i = 0; i < u->num_files && rc == 0; i++)
+	unit_writer(ur, &cs.pw, &u->result, ur->workers > 1);
+	cs.pw.in_left = (double)(u->bytes > 0 ? u->bytes : 0);
+	for (i = 0; i < u->num_files && rc == 0; i++) {
+		const pq_file_meta *m = pq_footer_meta(ur->fc.footers[i]);
+		cs.in_per_row = m->num_rows > 0 ? (double)pq_footer_file_size(ur->fc.footers[i]) / (double)m->num_rows : 0;
 		rc = pipe_reader_file(&rd, u->files[i], ur->fc.footers[i], emit_to_writer,
-		                      ur->x->set->copy_min_bytes ? copy_to_writer : NULL, &pw, &u->result);
+		                      ur->x->set->copy_min_bytes ? copy_to_writer : NULL, &cs, &u->result);
+	}
 	if (rc == 0)
-		rc = pipe_writer_finish(&pw);
+		rc = pipe_writer_finish(&cs.pw);
 	if (rc < 0)
-		pipe_writer_abort(&pw);
+		pipe_writer_abort(&cs.pw);
 	pipe_reader_dispose(&rd);
 	return rc;
 }
@@ -276,7 +289,7 @@ static void lane_task_run(void *arg)
 		const pq_batch *b = NULL;
 		if ((t->rc = u->ops->pull(u->stage, t->lane, &b)) < 0 || !b)
 			break;
-		if ((t->rc = pipe_writer_put(&pw, b)) < 0)
+		if ((t->rc = pipe_writer_put(&pw, b, 0)) < 0)
 			break;
 	}
 	if (t->rc == 0)
@@ -343,7 +356,7 @@ static void write_pipe_run(void *arg)
 			break;
 		b = p->slot;
 		pthread_mutex_unlock(&p->mu);
-		rc = p->rc < 0 ? 0 : pipe_writer_put(p->pw, b);
+		rc = p->rc < 0 ? 0 : pipe_writer_put(p->pw, b, 0);
 		pthread_mutex_lock(&p->mu);
 		if (rc < 0 && p->rc == 0) {
 			p->rc = rc;

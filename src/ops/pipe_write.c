@@ -25,6 +25,7 @@ void pipe_writer_init(pipe_writer *pw, const pipe_settings *set, const pq_schema
 	pw->like = like;
 	pw->wopts = *wopts;
 	pw->res = res;
+	pw->in_left = -1;
 }
 
 static int new_output_key(const pipe_settings *set, const delta_file *first, loom_buf *key)
@@ -46,6 +47,7 @@ static int writer_start(pipe_writer *ws)
 	}
 	ws->key = loom_buf_detach(&key);
 	ws->file_rows = 0;
+	ws->file_in = 0;
 	if (!ws->key)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	rc = ws->set->store->writer_open(ws->set->store, ws->key, LOOM_PUT_IF_ABSENT, &ws->sink);
@@ -142,54 +144,80 @@ fail:
 	return rc;
 }
 
-/* Whether b would take the open file past the target: the file's bytes
- * per row so far (the writer's estimate of its encoded size) times its
- * rows after b. */
-static int would_overflow(const pipe_writer *ws, const pq_batch *b)
+/* The open file's size after `rows` more rows: its bytes per row so far
+ * (the writer's estimate of its encoded size) times its rows after them. */
+static double size_after(const pipe_writer *ws, int64_t rows)
 {
-	double per_row;
-	if (!ws->set->file_bytes || !ws->w || ws->file_rows == 0)
-		return 0;
-	per_row = (double)pq_writer_estimated_size(ws->w) / (double)ws->file_rows;
-	return (double)(ws->file_rows + (int64_t)b->num_rows) * per_row > (double)ws->set->file_bytes;
+	double per_row = (double)pq_writer_estimated_size(ws->w) / (double)ws->file_rows;
+	return (double)(ws->file_rows + rows) * per_row;
 }
 
-int pipe_writer_put(pipe_writer *ws, const pq_batch *b)
+/* Whether to start a new file before `rows` more rows standing for
+ * `in_bytes` of input: they would take the open file past the target
+ * (counted in input bytes, or in the writer's estimate of its encoded
+ * size, whichever is larger), and what is left of the unit (when known)
+ * would make a file of at least half the target; otherwise the file takes
+ * it rather than leave a small file behind. Pages still being filled are
+ * estimated uncompressed; near the target they are compressed first, for
+ * an exact answer. */
+static int would_overflow(const pipe_writer *ws, int64_t rows, double in_bytes, int *rc)
 {
+	double target = (double)ws->set->file_bytes;
+	*rc = 0;
+	if (!ws->set->file_bytes || !ws->w || ws->file_rows == 0)
+		return 0;
+	if (ws->file_in + in_bytes <= target) {
+		if (size_after(ws, rows) <= target)
+			return 0;
+		if ((*rc = pq_writer_flush_pages(ws->w)) < 0 || size_after(ws, rows) <= target)
+			return 0;
+	}
+	/* a new file would get these rows and the rest of the unit */
+	return ws->in_left < 0 || ws->in_left >= target / 2;
+}
+
+static void account(pipe_writer *ws, int64_t rows, double in_bytes)
+{
+	ws->file_rows += rows;
+	ws->file_in += in_bytes;
+	if (ws->in_left >= 0)
+		ws->in_left = ws->in_left > in_bytes ? ws->in_left - in_bytes : 0;
+	ws->res->batches++;
+}
+
+int pipe_writer_put(pipe_writer *ws, const pq_batch *b, double in_bytes)
+{
+	int rc;
 	if (b->num_rows == 0)
 		return 0;
-	if (ws->w && would_overflow(ws, b))
+	if (would_overflow(ws, (int64_t)b->num_rows, in_bytes, &rc))
 		LOOM_TRY(finish_file(ws));
+	LOOM_TRY(rc);
 	if (!ws->w)
 		LOOM_TRY(writer_start(ws));
 	if (pq_writer_write(ws->w, b) < 0)
 		return loom_err_wrap("writing %s", ws->key);
-	ws->file_rows += (int64_t)b->num_rows;
-	ws->res->batches++;
+	account(ws, (int64_t)b->num_rows, in_bytes);
 	return 0;
 }
 
 int pipe_writer_copy(pipe_writer *ws, pq_reader *r, size_t g)
 {
 	const pq_row_group *rg = &pq_reader_meta(r)->row_groups[g];
-	pq_batch rows; /* only its row count matters to the size estimate */
-	if (!ws->set->copy_min_bytes || rg->num_rows <= 0)
+	int64_t bytes = rg->has_total_compressed_size ? rg->total_compressed_size : rg->total_byte_size;
+	int rc;
+	if (!ws->set->copy_min_bytes || rg->num_rows <= 0 || bytes < 0 || (uint64_t)bytes < ws->set->copy_min_bytes)
 		return 0;
-	if ((uint64_t)(rg->has_total_compressed_size ? rg->total_compressed_size : rg->total_byte_size) <
-	    ws->set->copy_min_bytes)
-		return 0;
-	memset(&rows, 0, sizeof(rows));
-	rows.num_rows = (size_t)rg->num_rows;
-	if (ws->w && would_overflow(ws, &rows))
+	if (would_overflow(ws, rg->num_rows, (double)bytes, &rc))
 		LOOM_TRY(finish_file(ws));
+	LOOM_TRY(rc);
 	if (!ws->w)
 		LOOM_TRY(writer_start(ws));
 	if (!pq_writer_can_copy(ws->w, r, g))
 		return 0;
 	if (pq_writer_copy_row_group(ws->w, r, g) < 0)
 		return loom_err_wrap("writing %s", ws->key);
-	ws->file_rows += rg->num_rows;
-	ws->res->batches++;
+	account(ws, rg->num_rows, (double)bytes);
 	return 1;
 }
 

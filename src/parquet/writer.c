@@ -72,6 +72,8 @@ typedef struct leaf {
 	int dict_on;
 	int dict_failed;           /* the dictionary overflowed in an earlier row
 	                              group of this file: later ones go PLAIN */
+	int dict_checked;          /* the dictionary was found to pay */
+	size_t dict_vals, dict_raw;/* values put, and their PLAIN bytes */
 	pq_dict dict;
 	loom_buf chunk;            /* data pages: header + compressed body */
 	int64_t c_uncomp, c_values, c_rows;
@@ -614,6 +616,20 @@ static size_t slot_cost(const leaf *L, const pq_column *c)
 	return per + 1;
 }
 
+/* After the first thousand values of a file's column: whether its
+ * dictionary plus the indices take as many bytes as the values PLAIN
+ * (mostly distinct values, such as ids or hashes). Then the column is
+ * PLAIN for the rest of the file; decided once. */
+static int dict_does_not_pay(leaf *L)
+{
+	double encoded;
+	if (L->dict_checked || L->dict_vals < 1024)
+		return 0;
+	L->dict_checked = 1;
+	encoded = (double)L->dict.plain.size + (double)L->dict_vals * dict_bit_width(L) / 8.0;
+	return encoded >= (double)L->dict_raw;
+}
+
 static int append_range(pq_writer *w, leaf *L, const pq_column *c,
                         size_t s0, size_t s1, size_t v0)
 {
@@ -653,7 +669,10 @@ static int append_range(pq_writer *w, leaf *L, const pq_column *c,
 				else
 					LOOM_TRY(pq_dict_put_fixed(&L->dict, c->values + v0 * L->width, nv,
 					                           L->pidx + L->pvals));
-				fallback = L->dict.plain.size > w->dict_limit;
+				L->dict_vals += nv;
+				L->dict_raw += L->type == PQ_BYTE_ARRAY ? c->offsets[v0 + nv] - c->offsets[v0] + 4 * nv
+				                                        : nv * L->width;
+				fallback = L->dict.plain.size > w->dict_limit || dict_does_not_pay(L);
 			} else if (L->type == PQ_BYTE_ARRAY) {
 				LOOM_TRY(pq_plain_encode_bytes(&L->pplain, c->offsets, c->data, v0, v0 + nv));
 			} else {
@@ -1524,6 +1543,19 @@ void pq_write_result_free(pq_write_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int pq_writer_flush_pages(pq_writer *w)
+{
+	size_t i;
+	if (w->failed)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "parquet writer: used after a failure");
+	for (i = 0; i < w->nleaves; i++)
+		if (w->leaves[i].plev > 0 && flush_page(w, &w->leaves[i]) < 0) {
+			w->failed = 1;
+			return loom_error_last()->code;
+		}
+	return 0;
+}
+
 int64_t pq_writer_rows(const pq_writer *w)
 {
 	return w->rows_total;
@@ -1536,13 +1568,24 @@ uint64_t pq_writer_bytes_written(const pq_writer *w)
 
 uint64_t pq_writer_estimated_size(const pq_writer *w)
 {
-	double total = (double)w->pos;
+	double total = (double)w->pos, flushed_uncomp = 0, flushed_comp = 0, page_uncomp = 0, page_comp = 0;
 	size_t i;
+	for (i = 0; i < w->nrg; i++) {
+		flushed_uncomp += (double)w->rgs[i].total_byte_size;
+		flushed_comp += (double)w->rgs[i].total_comp;
+	}
+	for (i = 0; i < w->nleaves; i++) {
+		page_uncomp += (double)w->leaves[i].c_uncomp;
+		page_comp += (double)w->leaves[i].chunk.size;
+	}
 	for (i = 0; i < w->nleaves; i++) {
 		const leaf *L = &w->leaves[i];
-		/* pages not yet compressed count at the ratio the column's
-		 * compressed pages reached so far */
-		double ratio = L->c_uncomp > 0 ? (double)L->chunk.size / (double)L->c_uncomp : 1.0;
+		/* what is not compressed yet counts at the ratio the file's row
+		 * groups reached (dictionaries included), else at the ratio of the
+		 * column's compressed pages so far, else of every column's */
+		double ratio = flushed_uncomp > 0 ? flushed_comp / flushed_uncomp
+		             : L->c_uncomp > 0 ? (double)L->chunk.size / (double)L->c_uncomp
+		             : page_uncomp > 0 ? page_comp / page_uncomp : 1.0;
 		double pending = (double)page_estimate(L);
 		if (L->c_dict_pages || L->dict_on)
 			pending += (double)L->dict.plain.size;

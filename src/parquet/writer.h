@@ -115,13 +115,18 @@ int pq_writer_close(pq_writer *w, pq_write_result *res);
 /* Free without finishing (abort paths); NULL accepted. */
 void pq_writer_free(pq_writer *w);
 
+/* Close every column's pending page now (compressed into the buffered
+ * row group), so pq_writer_estimated_size is exact up to dictionaries. */
+int pq_writer_flush_pages(pq_writer *w);
+
 /* Rows written so far (including the buffered row group). */
 int64_t pq_writer_rows(const pq_writer *w);
 /* Bytes sent to the sink so far. */
 uint64_t pq_writer_bytes_written(const pq_writer *w);
 /* Estimated file size if closed now: bytes written plus the buffered row
  * group (compressed pages held; pending pages and dictionaries at their
- * encoded size times the compression ratio their column reached so far),
+ * encoded size times the compression ratio of the file's row groups so
+ * far, or of their column's compressed pages before the first row group),
  * without the footer. For rolling output at a target size. */
 uint64_t pq_writer_estimated_size(const pq_writer *w);
 

@@ -7,8 +7,10 @@
 # loom packs each partition's small files in insertion order, first-fit.
 # Judged by the oracle's snapshot (sizes and partitions from the log as
 # DuckDB/Node read it): after one compaction no partition keeps two or more
-# files below half the target, no file loom wrote is above the target
-# (+ one input row group), rows are unchanged (fingerprint), verify passes.
+# files below half the target; new files hold at most the target (+1/16),
+# but for one per partition that may take the rest, up to half a target
+# more, rather than leave a small file; rows are unchanged (fingerprint),
+# verify passes.
 source "$(dirname "$0")/../tools/lib.sh"
 NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 export NODE_PATH
@@ -34,10 +36,11 @@ expect "no partition keeps two or more files below half the target" node -e '
   for (const f of s.files) if (f.size < T / 2) (small[f.partitionValues.p] ||= []).push(f.size);
   console.log("files below half the target, per partition:", JSON.stringify(small));
   process.exit(Object.values(small).every(v => v.length < 2) ? 0 : 1)' "$TEST_TMP/s1.json" $TARGET
-expect "new files within the target" node -e '
+expect "new files within the target: one per partition may take up to half a target more" node -e '
   const s = JSON.parse(require("fs").readFileSync(process.argv[1])), T = +process.argv[2];
   const before = new Set(JSON.parse(require("fs").readFileSync(process.argv[3])).files.map(f => f.path));
-  const made = s.files.filter(f => !before.has(f.path));
-  console.log(`${made.length} new files, largest ${Math.max(...made.map(f => f.size))} bytes, target ${T}`);
-  process.exit(made.length > 0 && made.every(f => f.size <= T * 1.05) ? 0 : 1)' "$TEST_TMP/s1.json" $TARGET "$TEST_TMP/s0.json"
+  const made = s.files.filter(f => !before.has(f.path)), over = {};
+  for (const f of made) if (f.size > T * (1 + 1 / 16)) over[f.partitionValues.p] = (over[f.partitionValues.p] || 0) + 1;
+  console.log(`${made.length} new files, largest ${Math.max(...made.map(f => f.size))} bytes, target ${T}; over it by > 1/16, per partition: ${JSON.stringify(over)}`);
+  process.exit(made.length > 0 && made.every(f => f.size <= T * 1.5) && Object.values(over).every(n => n <= 1) ? 0 : 1)' "$TEST_TMP/s1.json" $TARGET "$TEST_TMP/s0.json"
 finish
