@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "delta/protocol.h"
+#include "ops/location.h"
 #include "ops/pipeline.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -86,6 +87,7 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	job.cancel = p->cancel;
 	job.predicates = p->partition_filters;
 	job.n_predicates = p->n_partition_filters;
+	job.secrets = p->secrets;
 	job.before_commit = p->before_commit;
 	job.hook_ctx = p->hook_ctx;
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
@@ -133,7 +135,7 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_c
                               const loom_table_location *loc, const loom_cancel *cancel)
 {
 	compact_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	LOOM_TRY(loom_compact_opts_check(opts));
@@ -146,11 +148,8 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_c
 	p.cancel = cancel;
 	p.progress = opts->progress;
 	p.progress_ctx = opts->progress_ctx;
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("compact %s", uri);
-	rc = compact_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("compact %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "compact"));
+	p.secrets = &t.secrets;
+	rc = compact_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "compact");
 }

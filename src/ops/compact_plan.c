@@ -16,10 +16,13 @@ static int has_dv(const delta_file *f)
 	return f->dv.storage_type && f->dv.cardinality > 0;
 }
 
-static int is_candidate(const delta_file *f, int64_t target)
+static int is_candidate(loom_store *store, const delta_file *f, int64_t target)
 {
-	if (pipe_file_is_external(f))
-		return 0; /* files outside the table root stay where they are */
+	/* files outside the table root stay where they are; an absolute URI
+	 * inside it is a file of the table like any other */
+	const char *key;
+	if (loom_store_key_of(store, f->path, &key) < 0)
+		return 0;
 	if (has_dv(f)) {
 		if (f->num_records <= 0)
 			return 1; /* unknown row count: purge, as Spark does */
@@ -31,14 +34,14 @@ static int is_candidate(const delta_file *f, int64_t target)
 
 /* First-fit over one partition's files: bin_of[i] = the bin of file i
  * (-1: not a candidate); returns the number of bins opened. */
-static size_t first_fit(const delta_file *const *files, size_t n, int64_t target, long *bin_of,
-                        int64_t *bin_bytes)
+static size_t first_fit(loom_store *store, const delta_file *const *files, size_t n, int64_t target,
+                        long *bin_of, int64_t *bin_bytes)
 {
 	size_t i, nbins = 0, b;
 	for (i = 0; i < n; i++) {
 		int64_t sz = files[i]->size > 0 ? files[i]->size : 0;
 		bin_of[i] = -1;
-		if (!is_candidate(files[i], target))
+		if (!is_candidate(store, files[i], target))
 			continue;
 		for (b = 0; b < nbins; b++)
 			if (bin_bytes[b] + sz <= target)
@@ -79,7 +82,7 @@ int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t t
 	for (g = 0; g < pg.num_groups; g++) {
 		const delta_file *const *files = pg.files + pg.begin[g];
 		size_t n = pg.begin[g + 1] - pg.begin[g];
-		size_t nb = first_fit(files, n, target, bin_of, bin_bytes);
+		size_t nb = first_fit(snap->store, files, n, target, bin_of, bin_bytes);
 		int optimized = 0;
 		memset(bin_count, 0, nb * sizeof(*bin_count));
 		for (i = 0; i < n; i++)

@@ -248,6 +248,7 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 	c.actions_len = actions.size;
 	c.removed_keys = &removed;
 	c.clock = job->clock;
+	c.secrets = job->secrets;
 	if (job->loc) {
 		c.user_metadata = job->loc->commit;
 		c.n_user_metadata = job->loc->n_commit;

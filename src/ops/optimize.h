@@ -23,6 +23,7 @@
 #include "loom/store.h"
 #include "ops/pipeline.h"
 #include "util/clock.h"
+#include "util/secret.h"
 
 /* One unit of the plan: files of one partition. */
 typedef struct compact_bin {
@@ -56,6 +57,7 @@ typedef struct optimize_job {
 	const loom_table_location *loc;   /* may be NULL */
 	const loom_clock *clock;          /* NULL: system */
 	const loom_cancel *cancel;
+	const loom_secrets *secrets;      /* masked in commitInfo; may be NULL */
 	const char *const *predicates;    /* operationParameters.predicate */
 	size_t n_predicates;
 	const char *tag_key, *tag_value;  /* set on every add, or NULL */

@@ -21,10 +21,9 @@ int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *con
 	fc->num = n;
 	for (i = 0; i < n; i++) {
 		const pq_file_meta *m;
-		if (pipe_file_is_external(files[i]))
-			return OPS_ERR(LOOM_EUNSUPPORTED, "%s: data files outside the table root are not rewritten",
-			               files[i]->path);
-		if (pq_footer_load(&fc->footers[i], store, files[i]->path) < 0)
+		const char *key;
+		LOOM_TRY(pipe_file_key(store, files[i], &key));
+		if (pq_footer_load(&fc->footers[i], store, key) < 0)
 			return loom_err_wrap("reading %s", files[i]->path);
 		LOOM_TRY(pipe_schema_merge(os, pq_footer_schema(fc->footers[i]), files[i]->path));
 		m = pq_footer_meta(fc->footers[i]);
@@ -208,7 +207,7 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 		return loom_err_wrap("reading %s", f->path);
 	r = rd->r;
 	m = pq_reader_meta(r);
-	if (f->dv.storage_type && (rc = delta_dv_load(set->store, set->root, &f->dv, &dv)) < 0) {
+	if (f->dv.storage_type && (rc = delta_dv_load(set->store, &f->dv, &dv)) < 0) {
 		loom_err_wrap("deletion vector of %s", f->path);
 		goto done;
 	}

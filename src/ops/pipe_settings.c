@@ -52,7 +52,6 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 
 	memset(set, 0, sizeof(*set));
 	set->store = store;
-	set->root = loom_store_local_root(store);
 	set->snap = snap;
 	pq_writer_opts_default(&set->wopts);
 	set->wopts.codec = PQ_CODEC_SNAPPY;
@@ -114,9 +113,15 @@ int pipe_partition_dir(const delta_snapshot *snap, const delta_file *f, loom_buf
 	return 0;
 }
 
-int pipe_file_is_external(const delta_file *f)
+int pipe_file_key(loom_store *store, const delta_file *f, const char **key)
 {
-	return f->path[0] == '/' || strstr(f->path, "://") != NULL;
+	int rc = loom_store_key_of(store, f->path, key);
+	if (rc == LOOM_ENOMEM)
+		return rc;
+	if (rc < 0)
+		return OPS_ERR(LOOM_EUNSUPPORTED, "%s: data files outside the table root %s are not rewritten",
+		               f->path, loom_store_root(store));
+	return 0;
 }
 
 int pipe_result_take(pipe_result *dst, pipe_result *src)

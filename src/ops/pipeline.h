@@ -41,7 +41,6 @@
 /* What every unit of a run shares: where, what table, how to write. */
 typedef struct pipe_settings {
 	loom_store *store;
-	const char *root;             /* local root (DV 'p' paths), or NULL */
 	const delta_snapshot *snap;
 	pq_writer_opts wopts;
 	int64_t row_group_rows;       /* > 0: cut row groups near this many rows */
@@ -155,8 +154,9 @@ int pipe_exec_run(pipe_exec *x, pipe_unit *units, size_t n, pipe_progress_fn pro
  * partition-column order, values escaped. Appended to `out`. */
 int pipe_partition_dir(const delta_snapshot *snap, const delta_file *f, loom_buf *out);
 
-/* Whether a file lies outside the table root (an absolute path or URI):
- * such files are never rewritten. */
-int pipe_file_is_external(const delta_file *f);
+/* The store key of a live file: its relative path, or an absolute URI or
+ * path inside the table root; LOOM_EUNSUPPORTED for a file outside the
+ * root, which belongs to someone else and is never rewritten. */
+int pipe_file_key(loom_store *store, const delta_file *f, const char **key);
 
 #endif

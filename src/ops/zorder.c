@@ -13,6 +13,7 @@
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
 #include "loom/metrics.h"
+#include "ops/location.h"
 #include "ops/optimize.h"
 #include "ops/partition_groups.h"
 #include "ops/pipeline.h"
@@ -314,6 +315,7 @@ static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 	job.dry_run = p->dry_run;
 	job.loc = p->loc;
 	job.cancel = p->cancel;
+	job.secrets = p->secrets;
 	job.tag_key = ZORDER_TAG;
 	job.tag_value = run->tag;
 	job.param_key = "zOrderBy";
@@ -398,7 +400,7 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_zo
                              const loom_table_location *loc, const loom_cancel *cancel)
 {
 	zorder_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	LOOM_TRY(loom_zorder_opts_check(opts));
@@ -414,11 +416,8 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_zo
 	p.spill_limit = opts->spill_limit;
 	p.loc = loc;
 	p.cancel = cancel;
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("z-order %s", uri);
-	rc = zorder_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("z-order %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "z-order"));
+	p.secrets = &t.secrets;
+	rc = zorder_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "z-order");
 }

@@ -10,6 +10,7 @@
 
 #include "loom/ops.h"
 #include "loom/store.h"
+#include "util/secret.h"
 
 #define ZORDER_DEFAULT_BUDGET (1024LL * 1024 * 1024)
 #define ZORDER_TAG "loom.zorder"
@@ -25,6 +26,7 @@ typedef struct zorder_params {
 	int64_t spill_limit;          /* 0: 90 % of the free temp space */
 	size_t threads;               /* 0: one per CPU */
 	const loom_table_location *loc;
+	const loom_secrets *secrets;  /* masked in commitInfo; may be NULL */
 	const loom_cancel *cancel;
 } zorder_params;
 
