@@ -390,7 +390,7 @@ int s3_put_object(s3_store *s, const char *key, const void *data, size_t len, un
 {
 	loom_buf obj = LOOM_BUF_INIT;
 	http_response resp = HTTP_RESPONSE_INIT;
-	int if_absent = (flags & LOOM_PUT_IF_ABSENT) != 0, maybe_ours = 0;
+	int if_absent = (flags & LOOM_PUT_IF_ABSENT) != 0;
 	loom_kv h[1] = { { "If-None-Match", "*" } };
 	unsigned int attempt;
 	s3_call call;
@@ -435,21 +435,21 @@ int s3_put_object(s3_store *s, const char *key, const void *data, size_t len, un
 			continue;
 		}
 		if (rc == 0 && (resp.status == 412 || resp.status == 409)) {
-			if (maybe_ours) { /* an earlier attempt may have published it */
-				int ours = holds_bytes(s, key, data, len);
-				if (ours == 1) {
-					loom_error_clear();
-					rc = 0;
-					break;
-				}
-				if (ours < 0)
-					break;
+			/* An earlier attempt may have published it - ours, or one
+			 * curl repeated by itself on a reused connection that died
+			 * (invisible here): our own bytes mean we won. */
+			int ours = holds_bytes(s, key, data, len);
+			if (ours == 1) {
+				loom_error_clear();
+				rc = 0;
+				break;
 			}
+			if (ours < 0)
+				break;
 			rc = s3_status_error(s, &call, &resp, LOOM_EEXISTS);
 			break;
 		}
 		if (transient && again) {
-			maybe_ours = 1;
 			loom_error_clear();
 			retry_sleep_ms(retry_delay_ms(&s->retry, attempt));
 			continue;

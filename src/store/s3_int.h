@@ -62,9 +62,10 @@ int s3_status_error(s3_store *s, const s3_call *call, const http_response *resp,
 int s3_object_key(const s3_store *s, const char *key, loom_buf *out);
 
 /* A single PUT of a whole object (create-only with LOOM_PUT_IF_ABSENT:
- * 412 and 409 are LOOM_EEXISTS, 409 ConditionalRequestConflict retried;
- * a transient failure is retried too, and "exists" after one is checked
- * by reading the object back: our own bytes are success). */
+ * 412 and 409 are LOOM_EEXISTS unless the object holds our own bytes - an
+ * earlier attempt, ours or one curl repeated on a dead reused connection,
+ * published it; 409 ConditionalRequestConflict and transient failures are
+ * retried). */
 int s3_put_object(s3_store *s, const char *key, const void *data, size_t len,
                   unsigned int flags);
 

@@ -7,8 +7,10 @@
  * multipart_concurrency parts are in flight per writer (write() waits),
  * so memory stays at (concurrency + 1) parts. Commit uploads the last
  * part and completes the upload; any failure, and abort, aborts it, so no
- * upload is left open (an upload whose creation had to be retried may
- * have a twin: those are found by listing the key's uploads and aborted).
+ * upload is left open. A CreateMultipartUpload sent twice (a retry, or
+ * curl repeating it on a reused connection that died after the server
+ * acted) leaves a twin upload: at the end the key's open uploads are
+ * listed and every one but the completed one aborted.
  *
  * Create-only writers (LOOM_PUT_IF_ABSENT) of keys under _delta_log/ -
  * commits, checkpoints, sidecars: where the protocol relies on "one
@@ -45,7 +47,7 @@ typedef struct s3_writer {
 	loom_buf cur;          /* the part being filled */
 	uint64_t total;
 	char *upload_id;
-	int create_retried;    /* a twin upload may exist */
+	int created;           /* CreateMultipartUpload was sent: twins may exist */
 	int n_parts;           /* parts handed out */
 	s3_part *parts;
 	size_t cap_parts;
@@ -80,8 +82,6 @@ static int create_upload(s3_writer *w)
 	call.idempotent = 1; /* a twin from a retry is cleaned up at the end */
 	call.kind = LOOM_STORE_REQ_OTHER;
 	rc = s3_send(w->s, &call, &resp);
-	if (resp.attempts > 1)
-		w->create_retried = 1;
 	if (rc == 0 && resp.status != 200)
 		rc = s3_status_error(w->s, &call, &resp, 0);
 	if (rc == 0 && (rc = xml_find_text(resp.body.ptr ? resp.body.ptr : "", resp.body.size,
@@ -271,8 +271,10 @@ static int send_part(s3_writer *w)
 	part_task *t;
 	int rc;
 
-	if (!w->upload_id)
+	if (!w->upload_id) {
+		w->created = 1;
 		LOOM_TRY(create_upload(w));
+	}
 	if (w->n_parts >= S3_MAX_PARTS)
 		return S3_ERR(LOOM_EINVAL, "PUT bucket \"%s\" key \"%s\": more than %d parts of %llu bytes; "
 		              "raise multipart_part_size", w->s->bucket, w->obj, S3_MAX_PARTS,
@@ -340,8 +342,9 @@ static int complete_upload(s3_writer *w)
 		sent += resp.attempts;
 		if (rc < 0)
 			break;
-		if (resp.status == 404 && sent > 1) {
-			/* completed by an attempt whose answer was lost? */
+		if (resp.status == 404) {
+			/* completed by an attempt whose answer was lost (ours, or
+			 * one curl repeated on a dead reused connection)? */
 			loom_store_entry e;
 			rc = w->s->base.stat(&w->s->base, w->key, &e);
 			if (rc == 0 && e.size != w->total)
@@ -399,7 +402,7 @@ static void abort_all(s3_writer *w)
 	wait_parts(w, 0);
 	if (w->upload_id)
 		abort_upload(w->s, w->obj, w->upload_id);
-	if (w->create_retried)
+	if (w->created)
 		abort_strays(w, NULL);
 	if (had)
 		loom_err(saved.code, saved.klass, "%s", saved.message);
@@ -441,10 +444,8 @@ static int writer_commit(loom_store_writer *base)
 		writer_release(w);
 		return rc;
 	}
-	if (w->create_retried) {
-		abort_strays(w, w->upload_id); /* best effort: the object is published */
-		loom_error_clear();
-	}
+	abort_strays(w, w->upload_id); /* best effort: the object is published */
+	loom_error_clear();
 	writer_release(w);
 	return 0;
 }

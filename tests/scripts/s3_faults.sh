@@ -15,6 +15,7 @@
 source "$(dirname "$0")/../tools/lib.sh"
 source "$TOOLS/s3lib.sh"
 ROUNDS="${LOOM_S3_FAULT_ROUNDS:-3}"
+SEED0="${LOOM_S3_FAULT_SEED:-0}"   # seeds of the rounds: SEED0 + 1, 2, ...
 [ "${LOOM_FIXTURE_SAMPLE:-1}" -gt 1 ] && ROUNDS=1
 
 bucket=$(s3_new_bucket faults) || { fail "cannot create a bucket"; finish; exit 1; }
@@ -66,7 +67,7 @@ run_op() { # run_op WHAT ARGS...: completes, or fails with a clear error
 
 cols=(id,v v,id)
 for round in $(seq 1 "$ROUNDS"); do
-  start_proxy --seed "$round" --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
+  start_proxy --seed "$((SEED0 + round))" --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
     --truncate-rate 0.03 --delay-rate 0.03 --delay-ms 200 --ambiguous-rate 0.02 --log "$TEST_TMP/faults.jsonl"
   run_op "inspect" inspect "$uri"
   [ "$round" = 1 ] && run_op "compact" compact "$uri" --target-size 64MiB
