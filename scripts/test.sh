@@ -26,6 +26,7 @@ if [ "${1:-}" = "--sanitize" ]; then
 fi
 
 bash scripts/install-deps.sh
+bash scripts/install-s3-test-deps.sh
 bash scripts/check-layers.sh
 cmake -S . -B "$build" -G Ninja "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -145,7 +145,11 @@ struct loom_store {
 	/* Open a streaming writer for large objects (same flags as put). A store
 	 * whose multipart completion cannot be made create-only must, for
 	 * LOOM_PUT_IF_ABSENT, publish with one create-only request (buffering)
-	 * or clear LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT. */
+	 * or clear LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT. The S3 store does the
+	 * former for every key under _delta_log/ (commits, checkpoints,
+	 * sidecars); data files - fresh random names - larger than a part go
+	 * by multipart with If-None-Match on the completion, which AWS S3
+	 * enforces and Ceph RGW does not. */
 	int (*writer_open)(loom_store *s, const char *key, unsigned int flags,
 	                   loom_store_writer **out);
 	/* Call `cb` for every object whose key starts with `prefix` (a directory

@@ -17,6 +17,8 @@ typedef struct store_backend {
 
 static const store_backend backends[] = {
 	{ "file", store_local_open },
+	{ "s3", store_s3_open },
+	{ "s3a", store_s3_open },
 };
 
 #define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))

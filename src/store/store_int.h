@@ -63,6 +63,8 @@ typedef int (*store_opener)(loom_store **out, const char *uri, const store_confi
 
 /* The local filesystem opener (store/local.c): paths and file: URIs. */
 int store_local_open(loom_store **out, const char *uri, const store_config *cfg);
+/* S3 and compatibles (store/s3.c): s3:// and s3a:// URIs. */
+int store_s3_open(loom_store **out, const char *uri, const store_config *cfg);
 
 /* ---- request counters (store/stats.c) ----------------------------------- */
 

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Faults between loom and S3: tests/tools/fault_proxy.py in front of Ceph
+# RGW answers a share of requests with 500 InternalError or 503 SlowDown,
+# resets connections before forwarding, truncates response bodies, delays
+# responses, and resets after forwarding (the request took effect, the
+# client cannot know). Through it, rounds of inspect, compaction and
+# Z-order (multipart uploads of 5 MiB parts), checkpoint, VACUUM FULL and
+# log cleanup run on a generated table. Every command either completes or
+# fails with a clear error (exit 1, naming the request and what happened;
+# never a crash); afterwards the table, downloaded from RGW directly by
+# awscli, has its original rows (oracle fingerprint), verify is clean and
+# no multipart upload is left open. Retries are bounded: with every
+# request answered 503, a command gives up after exactly max_retries + 1
+# attempts, saying so, in bounded time.
+source "$(dirname "$0")/../tools/lib.sh"
+source "$TOOLS/s3lib.sh"
+ROUNDS="${LOOM_S3_FAULT_ROUNDS:-3}"
+SEED0="${LOOM_S3_FAULT_SEED:-0}"   # seeds of the rounds: SEED0 + 1, 2, ...
+[ "${LOOM_FIXTURE_SAMPLE:-1}" -gt 1 ] && ROUNDS=1
+
+bucket=$(s3_new_bucket faults) || { fail "cannot create a bucket"; finish; exit 1; }
+base="$TEST_TMP/base"
+NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
+  node "$TOOLS/gen_small_files.cjs" "$base" 2 48 7000
+expect "upload the Parquet files" s3_upload "$base" "s3://$bucket/t"
+uri="s3://$bucket/t"
+# convert on S3 (no faults yet): the table the rest works on
+expect "convert on S3" "$LOOM_BIN" convert "$uri" --partition-by p,q > /dev/null
+s3_download "$uri" "$TEST_TMP/d0"
+oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
+fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
+expect "the converted table has rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
+
+proxy_pid=""
+start_proxy() { # start_proxy ARGS...: a fresh proxy; sets proxy_port
+  stop_proxy
+  rm -f "$TEST_TMP/proxy.port"
+  python3 "$TOOLS/fault_proxy.py" --upstream "127.0.0.1:$RGW_PORT" --flavor s3 \
+    --port-file "$TEST_TMP/proxy.port" "$@" > /dev/null 2>> "$TEST_TMP/proxy.err" &
+  proxy_pid=$!
+  for _ in $(seq 1 100); do [ -s "$TEST_TMP/proxy.port" ] && break; sleep 0.05; done
+  proxy_port=$(cat "$TEST_TMP/proxy.port")
+}
+stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2> /dev/null && wait "$proxy_pid" 2> /dev/null; proxy_pid=""; }
+trap 'stop_proxy; [ -n "$s3_own_rgw" ] && bash "$RGW_SH" stop "$s3_own_rgw" > /dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+# loom through the proxy, with short backoffs so the test stays quick
+via_proxy() {
+  AWS_ENDPOINT_URL="http://127.0.0.1:$proxy_port" LOOM_RETRY_BASE_DELAY=20ms LOOM_RETRY_MAX_DELAY=300ms \
+    LOOM_TIMEOUT=5s LOOM_MULTIPART_PART_SIZE=5242880 LOOM_STORE_STATS="$TEST_TMP/stats.jsonl" "$@"
+}
+CLEAR='HTTP [0-9]{3}|after [0-9]+ attempts|cut short|reset|closed the connection|timed out|gave up|cannot connect'
+ok=0 failed=0 n=0
+run_op() { # run_op WHAT ARGS...: completes, or fails with a clear error
+  local what="$1" rc=0; shift
+  n=$((n + 1))
+  via_proxy "$LOOM_BIN" "$@" > "$TEST_TMP/op.$n.out" 2> "$TEST_TMP/op.$n.err" || rc=$?
+  if [ "$rc" = 0 ]; then
+    ok=$((ok + 1)); pass
+  elif [ "$rc" = 1 ] && grep -qE "$CLEAR" "$TEST_TMP/op.$n.err"; then
+    failed=$((failed + 1)); pass
+    echo "  $what failed cleanly: $(tail -1 "$TEST_TMP/op.$n.err" | head -c 300)"
+  else
+    fail "$what: exit $rc without a clear error: $(head -c 600 "$TEST_TMP/op.$n.err")"
+  fi
+}
+
+cols=(id,v v,id)
+for round in $(seq 1 "$ROUNDS"); do
+  start_proxy --seed "$((SEED0 + round))" --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
+    --truncate-rate 0.03 --delay-rate 0.03 --delay-ms 200 --ambiguous-rate 0.02 --log "$TEST_TMP/faults.jsonl"
+  run_op "inspect" inspect "$uri"
+  [ "$round" = 1 ] && run_op "compact" compact "$uri" --target-size 64MiB
+  run_op "zorder" zorder "$uri" --columns "${cols[$((round % 2))]}" --target-size 64MiB
+  run_op "checkpoint" checkpoint "$uri"
+  run_op "vacuum" vacuum "$uri" --full --retention-hours 0 --no-retention-check --no-dry-run
+  run_op "cleanup-logs" cleanup-logs "$uri" --retention-hours 0
+  stop_proxy
+done
+faults=$(wc -l < "$TEST_TMP/faults.jsonl")
+echo "$n commands through the proxy: $ok completed, $failed failed cleanly; $faults faults injected:" \
+  "$(grep -o '"fault": "[a-z]*"' "$TEST_TMP/faults.jsonl" | cut -d'"' -f4 | sort | uniq -c | tr -s ' \n' ' ')"
+node -e 'const fs = require("fs"); const kinds = new Set(fs.readFileSync(process.argv[1], "utf8")
+    .split("\n").filter(Boolean).map(l => JSON.parse(l).fault));
+  for (const k of ["error", "slowdown", "reset", "truncate", "delay", "ambiguous"])
+    if (!kinds.has(k)) { console.error("no " + k + " fault was injected"); process.exit(1); }' \
+  "$TEST_TMP/faults.jsonl" && pass || fail "every kind of fault was injected"
+expect "some commands completed despite the faults ($ok)" test "$ok" -ge $((n / 2))
+expect "multipart uploads ran through the faults" \
+  node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean)
+    .map(JSON.parse); process.exit(l.some(s => s.store_requests.OTHER >= 2) ? 0 : 1)' "$TEST_TMP/stats.jsonl"
+expect "retries happened" node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8")
+    .split("\n").filter(Boolean).map(JSON.parse); process.exit(l.some(s => s.retries > 0) ? 0 : 1)' \
+  "$TEST_TMP/stats.jsonl"
+
+# judged on RGW directly
+expect "no multipart upload left open" test "$(s3_open_uploads "$bucket")" = 0
+s3_download "$uri" "$TEST_TMP/d1"
+oracle fingerprint "$TEST_TMP/d1" > "$TEST_TMP/fp1.json"
+expect "rows unchanged after the faulty rounds" test "$fp0" = "$(jsq "$TEST_TMP/fp1.json" 'd.hash + "/" + d.rows')"
+expect "oracle verify" oracle verify "$TEST_TMP/d1" > /dev/null
+expect "loom reads it directly too" "$LOOM_BIN" inspect "$uri" > /dev/null
+
+# bounded retries: every request answered 503 SlowDown (a Parquet footer:
+# one request to make)
+pqkey=$(s3_keys "$uri" | grep '\.parquet$' | head -1)
+start_proxy --slowdown-rate 1.0 --log "$TEST_TMP/all503.jsonl"
+t0=$(date +%s%N)
+if AWS_ENDPOINT_URL="http://127.0.0.1:$proxy_port" LOOM_MAX_RETRIES=3 LOOM_RETRY_BASE_DELAY=50ms \
+    "$LOOM_BIN" parquet meta "$uri/$pqkey" > /dev/null 2> "$TEST_TMP/503.err"; then
+  fail "parquet meta succeeded with every request answered 503"
+else
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  expect "the error names the bucket, the status, SlowDown and the attempts: $(cat "$TEST_TMP/503.err")" \
+    grep -qE "bucket \"$bucket\".*HTTP 503 \(SlowDown.*after 4 attempts" "$TEST_TMP/503.err"
+  expect "exactly max_retries + 1 = 4 requests were sent ($(wc -l < "$TEST_TMP/all503.jsonl"))" \
+    test "$(wc -l < "$TEST_TMP/all503.jsonl")" = 4
+  expect "it gave up in bounded time (${ms} ms)" test "$ms" -lt 20000
+fi
+stop_proxy
+finish

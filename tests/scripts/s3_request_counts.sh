@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# What loom sends to S3, counted by LOOM_STORE_STATS (Ceph RGW):
+#  - opening a Parquet file whose footer fits the first read is one GET
+#    (a suffix range: no HEAD first);
+#  - reading a log of N commits after a checkpoint lists from the
+#    checkpoint on (start-after, from the _last_checkpoint hint) in
+#    ceil(N/1000) LIST requests (ListObjectsV2 pages of 1,000 keys), here
+#    N = 1,050: 2 LISTs, whatever the commits before the checkpoint;
+#  - a small table's log: one LIST, each commit read in one GET, plus one
+#    GET for the _last_checkpoint hint (absent there: a 404).
+source "$(dirname "$0")/../tools/lib.sh"
+source "$TOOLS/s3lib.sh"
+bucket=$(s3_new_bucket counts) || { fail "cannot create a bucket"; finish; exit 1; }
+stats() { jsq "$1" "d.store_requests.$2"; }
+
+pq="$LOOM_FIXTURES_DIR/parquet/data/alltypes_tiny_pages.parquet"
+expect "upload a Parquet file" s3cli s3 cp --quiet "$pq" "s3://$bucket/pq/p=1/file.parquet"
+LOOM_STORE_STATS="$TEST_TMP/pq.stats" "$LOOM_BIN" parquet meta "s3://$bucket/pq/p=1/file.parquet" > "$TEST_TMP/s3.json"
+"$LOOM_BIN" parquet meta "$pq" > "$TEST_TMP/local.json"
+expect "the footer read over S3 equals the local one" cmp -s "$TEST_TMP/s3.json" "$TEST_TMP/local.json"
+expect "opening a Parquet file: one GET, no HEAD ($(cat "$TEST_TMP/pq.stats"))" \
+  jsq --assert "$TEST_TMP/pq.stats" 'd.store_requests.GET === 1 && d.store_requests.HEAD === 0'
+
+# a small log: one LIST, one GET per commit
+t=$(copy_table simple_table)
+commits=$(ls "$t/_delta_log/"*.json | wc -l)
+expect "upload simple_table" s3_upload "$t" "s3://$bucket/small"
+LOOM_STORE_STATS="$TEST_TMP/small.stats" "$LOOM_BIN" inspect "s3://$bucket/small" > /dev/null
+expect "a log of $commits commits: one LIST, $commits + 1 GETs ($(cat "$TEST_TMP/small.stats"))" \
+  jsq --assert "$TEST_TMP/small.stats" "d.store_requests.LIST === 1 && d.store_requests.GET === $commits + 1"
+
+# 1,050 commits after a checkpoint
+N=1050
+t=$(copy_table simple_table)
+"$LOOM_BIN" checkpoint "$t" > /dev/null
+ckpt=$(jsq "$t/_delta_log/_last_checkpoint" 'd.version')
+python3 - "$t/_delta_log" "$ckpt" "$N" <<'PY'
+import json, sys
+log, base, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for v in range(base + 1, base + n + 1):
+    with open(f"{log}/{v:020d}.json", "w") as f:
+        f.write(json.dumps({"commitInfo": {"timestamp": 1700000000000 + v, "operation": "SET TBLPROPERTIES",
+                                           "operationParameters": {}, "readVersion": v - 1}}) + "\n")
+PY
+expect "upload a log of $N commits after a checkpoint" s3_upload "$t" "s3://$bucket/big"
+LOOM_STORE_STATS="$TEST_TMP/big.stats" "$LOOM_BIN" inspect "s3://$bucket/big" --json > "$TEST_TMP/big.json"
+expect "loom read every commit: version $((ckpt + N))" jsq --assert "$TEST_TMP/big.json" "d.version === $ckpt + $N"
+expect "$N commits after a checkpoint: ceil($N/1000) = 2 LISTs ($(cat "$TEST_TMP/big.stats"))" \
+  jsq --assert "$TEST_TMP/big.stats" 'd.store_requests.LIST === 2'
+finish
