@@ -8,13 +8,13 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 
 build=build
-cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_WERROR=ON)
 # kill -9 loops: 10 runs per operation here; the 100-run acceptance runs
 # are LOOM_CRASH_RUNS=100 tests/scripts/<op>_crash.sh, reported in the notes
 export LOOM_CRASH_RUNS="${LOOM_CRASH_RUNS:-10}"
 if [ "${1:-}" = "--sanitize" ]; then
   build=build-asan
-  cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DLOOM_SANITIZE=ON)
+  cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DLOOM_SANITIZE=ON -DLOOM_WERROR=ON)
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # Sanitizers check loom's C paths; the fixture sweeps' oracle judgments

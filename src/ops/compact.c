@@ -431,7 +431,8 @@ cleanup:
 	{
 		loom_error saved;
 		loom_err_copy(&saved);
-		delete_outputs(store, tasks, plan.num_bins);
+		if (t.version != DELTA_COMMIT_UNKNOWN) /* else the commit may hold them */
+			delete_outputs(store, tasks, plan.num_bins);
 		loom_err(saved.code, saved.klass, "%s", saved.message);
 	}
 done:

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/fault.h"
 #include "store/store_int.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -577,6 +578,7 @@ LOOM_EXTERN(int) loom_store_open_local(loom_store **out, const char *root_dir)
 
 LOOM_EXTERN(const char *) loom_store_local_root(const loom_store *s)
 {
+	s = loom_fault_store_inner(s);
 	if (!s || strcmp(s->name, "local") != 0)
 		return NULL;
 	return ((const local_store *)s)->root;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "store/fault.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -52,7 +53,7 @@ int loom_store_read_all(loom_store *s, const char *key, loom_buf *out)
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri)
+static int open_by_uri(loom_store **out, const char *uri)
 {
 	if (!uri || !*uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "empty table URI");
@@ -65,6 +66,13 @@ LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri)
 		                "%s: no object store for this URI scheme (supported: local paths and file://)",
 		                uri);
 	return loom_store_open_local(out, uri);
+}
+
+LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri)
+{
+	LOOM_TRY(open_by_uri(out, uri));
+	/* tests put the fault-injecting wrapper in front (store/fault.h) */
+	return loom_fault_store_wrap_from_env(out);
 }
 
 LOOM_EXTERN(void) loom_store_free(loom_store *s)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# A failing store at the store calls of vacuum, compact (plain and with a
+# deletion vector), zorder, checkpoint, cleanup-logs, convert and maintain
+# runs (tests/tools/fault_walk.mjs, faults from src/store/fault.h): after
+# every faulted run the oracle sees the same rows, `verify` is clean and no
+# temp file is left; the next run without faults finishes the job.
+# CI walks a seeded sample of the call numbers (LOOM_FAULT_SAMPLE per kind,
+# default 4; the sanitizer pass takes 2 and one mode per kind);
+# scripts/reliability/fault_walk_all.sh walks every call with every mode.
+# LOOM_FAULT_SEED repeats a run's sample.
+source "$(dirname "$0")/../tools/lib.sh"
+NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
+export NODE_PATH LOOM_BIN
+args=(--sample "${LOOM_FAULT_SAMPLE:-4}" --modes-per-kind "${LOOM_FAULT_MODES:-all}")
+[ -n "${LOOM_FAULT_SEED:-}" ] && args+=(--seed "$LOOM_FAULT_SEED")
+[ -n "${LOOM_FAULT_SCENARIOS:-}" ] && args+=(--scenarios "$LOOM_FAULT_SCENARIOS")
+if TMPDIR="$TEST_TMP" node "$TOOLS/fault_walk.mjs" "${args[@]}"; then pass; else fail "fault walk (above)"; fi
+finish
