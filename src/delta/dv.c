@@ -106,6 +106,88 @@ static uint64_t rd64(const uint8_t *p, int big)
 	           : ((uint64_t)rd32(p + 4, 0) << 32) | rd32(p, 0);
 }
 
+/* Check a 32-bit Roaring bitmap in the portable format (RoaringFormatSpec)
+ * before CRoaring sees it: CRoaring 0.2's "safe" deserializer checks only
+ * the bounds, and a container listing rows out of order or twice (or a
+ * run container whose runs overlap) misleads its lookups - a deleted row
+ * would be missed - or crashes its iterator (found by fuzzing). Returns the
+ * serialized size, or 0 when the bytes are not a well-formed bitmap. */
+static size_t portable_bitmap_check(const uint8_t *p, size_t avail)
+{
+	const uint8_t *runs = NULL;
+	uint32_t cookie, n, i, prev_key = 0;
+	size_t pos, hdr;
+
+#define U16(at) ((uint32_t)p[(at)] | (uint32_t)p[(at) + 1] << 8)
+	if (avail < 4)
+		return 0;
+	cookie = rd32(p, 0);
+	if (cookie == 12346) {                       /* no run containers */
+		if (avail < 8)
+			return 0;
+		n = rd32(p + 4, 0);
+		pos = 8;
+	} else if ((cookie & 0xffff) == 12347) {     /* with run containers */
+		n = (cookie >> 16) + 1;
+		runs = p + 4;
+		pos = 4 + (n + 7) / 8;
+	} else {
+		return 0;
+	}
+	if (n > 65536 || pos > avail || (avail - pos) / 4 < n)
+		return 0;
+	hdr = pos;
+	pos += (size_t)n * 4;                        /* keys and cardinalities */
+	if (!runs || n >= 4)
+		pos += (size_t)n * 4;                    /* offsets, not needed here */
+	if (pos > avail)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint32_t key = U16(hdr + 4 * i), card = U16(hdr + 4 * i + 2) + 1, k, got = 0, prev = 0;
+		if (i && key <= prev_key)
+			return 0;
+		prev_key = key;
+		if (runs && (runs[i / 8] >> (i % 8)) & 1) {
+			uint32_t nruns;
+			if (avail - pos < 2)
+				return 0;
+			nruns = U16(pos);
+			pos += 2;
+			if ((avail - pos) / 4 < nruns)
+				return 0;
+			for (k = 0; k < nruns; k++) {
+				uint32_t start = U16(pos + 4 * k), len = U16(pos + 4 * k + 2) + 1;
+				if ((k && start <= prev) || start + len - 1 > 65535)
+					return 0;
+				prev = start + len - 1;
+				got += len;
+			}
+			pos += (size_t)nruns * 4;
+		} else if (card <= 4096) {               /* array: ascending values */
+			if ((avail - pos) / 2 < card)
+				return 0;
+			for (k = 0; k < card; k++) {
+				uint32_t v = U16(pos + 2 * k);
+				if (k && v <= prev)
+					return 0;
+				prev = v;
+			}
+			got = card;
+			pos += (size_t)card * 2;
+		} else {                                 /* bitmap of 65536 bits */
+			if (avail - pos < 8192)
+				return 0;
+			for (k = 0; k < 8192; k++)
+				got += (uint32_t)__builtin_popcount(p[pos + k]);
+			pos += 8192;
+		}
+		if (got != card)
+			return 0;
+	}
+#undef U16
+	return pos;
+}
+
 /* One 32-bit portable Roaring bitmap at data[*pos]; advances *pos. A size
  * limit of 0 means "up to the end". */
 static int read_bitmap(const uint8_t *data, size_t len, size_t *pos, size_t limit,
@@ -114,8 +196,8 @@ static int read_bitmap(const uint8_t *data, size_t len, size_t *pos, size_t limi
 	size_t avail = len - *pos, sz;
 	if (limit && limit < avail)
 		avail = limit;
-	sz = roaring_bitmap_portable_deserialize_size((const char *)data + *pos, avail);
-	if (sz == 0)
+	sz = portable_bitmap_check(data + *pos, avail);
+	if (sz == 0 || roaring_bitmap_portable_deserialize_size((const char *)data + *pos, avail) != sz)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
 		                "%s: invalid Roaring bitmap at byte %zu", what, *pos);
 	*out = roaring_bitmap_portable_deserialize_safe((const char *)data + *pos, sz);

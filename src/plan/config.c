@@ -186,6 +186,12 @@ static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char 
 }
 
 /* Remember the password part of scheme://user:password@host URIs. */
+static int note_env_secret(void *ctx, const char *value)
+{
+	loom_config *cfg = ctx;
+	return strv_push(&cfg->secrets, &cfg->n_secrets, value);
+}
+
 static int note_uri_secret(loom_config *cfg, const char *uri)
 {
 	const char *s = strstr(uri, "://"), *at, *colon;
@@ -485,6 +491,8 @@ LOOM_EXTERN(int) loom_config_load_string(loom_config **out, const char *yaml, si
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
 	}
 	rc = ydoc_load(&d, yaml, len, cfg->source);
+	d.note_secret = note_env_secret;
+	d.note_secret_ctx = cfg;
 	if (rc == 0)
 		rc = load_doc(cfg, &d);
 	ydoc_dispose(&d);

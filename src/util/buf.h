@@ -1,4 +1,4 @@
-/* util/buf.h - a growable byte buffer, always NUL-terminated when non-empty
+/* util/buf.h - a growable byte buffer, always NUL-terminated once allocated
  * so it can be used as a string. */
 #ifndef LOOM_UTIL_BUF_H
 #define LOOM_UTIL_BUF_H

@@ -1,0 +1,54 @@
+/* fuzz/mem_store.h - a read-only store holding one object (the fuzz input)
+ * under every key, for targets that read through loom_store. */
+#ifndef LOOM_FUZZ_MEM_STORE_H
+#define LOOM_FUZZ_MEM_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "loom/store.h"
+
+typedef struct mem_store {
+	loom_store base;
+	const uint8_t *p;
+	size_t n;
+} mem_store;
+
+static inline int mem_read(loom_store *s, const char *key, uint64_t off, size_t len, void *dst,
+                           size_t *nread)
+{
+	mem_store *m = (mem_store *)s;
+	(void)key;
+	if (off >= m->n) {
+		*nread = 0;
+		return 0;
+	}
+	if (len > m->n - off)
+		len = m->n - (size_t)off;
+	memcpy(dst, m->p + off, len);
+	*nread = len;
+	return 0;
+}
+
+static inline int mem_stat(loom_store *s, const char *key, loom_store_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->key = key;
+	e->size = ((mem_store *)s)->n;
+	return 0;
+}
+
+static inline void mem_store_init(mem_store *m, const uint8_t *data, size_t size)
+{
+	memset(m, 0, sizeof(*m));
+	m->base.version = LOOM_STORE_VERSION;
+	m->base.name = "memory";
+	m->base.caps = LOOM_STORE_CAP_RANGED_READ;
+	m->base.read_range = mem_read;
+	m->base.stat = mem_stat;
+	m->p = data;
+	m->n = size;
+}
+
+#endif
