@@ -12,7 +12,6 @@
 # Refused tables are refused with the feature named and left unchanged.
 source "$(dirname "$0")/../tools/lib.sh"
 CMP="$TOOLS/ckpt_compare.cjs"
-export NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 
 LOG_ONLY=" checkpoints-log-only "
 declare -A REFUSED=(

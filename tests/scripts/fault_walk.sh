@@ -9,8 +9,7 @@
 # scripts/reliability/fault_walk_all.sh walks every call with every mode.
 # LOOM_FAULT_SEED repeats a run's sample.
 source "$(dirname "$0")/../tools/lib.sh"
-NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
-export NODE_PATH LOOM_BIN
+export LOOM_BIN
 args=(--sample "${LOOM_FAULT_SAMPLE:-4}" --modes-per-kind "${LOOM_FAULT_MODES:-all}")
 [ -n "${LOOM_FAULT_SEED:-}" ] && args+=(--seed "$LOOM_FAULT_SEED")
 [ -n "${LOOM_FAULT_SCENARIOS:-}" ] && args+=(--scenarios "$LOOM_FAULT_SCENARIOS")

@@ -9,14 +9,8 @@ set -uo pipefail
 : "${LOOM_BIN:?}" "${LOOM_BUILD_DIR:?}" "${LOOM_SOURCE_DIR:?}" "${LOOM_FIXTURES_DIR:?}"
 P="$LOOM_FIXTURES_DIR/parquet"
 D="$P/data"
-NM="$LOOM_BUILD_DIR/oracle-deps/node_modules"
-if [ ! -d "$NM/@duckdb/node-api" ]; then
-  NM="$LOOM_SOURCE_DIR/build/oracle-deps/node_modules"
-fi
-if [ ! -d "$NM/@duckdb/node-api" ]; then
-  echo "DuckDB node modules missing: run scripts/install-oracle.sh $LOOM_BUILD_DIR" >&2
-  exit 1
-fi
+source "$LOOM_SOURCE_DIR/tests/tools/oracle_env.sh"
+NM="$LOOM_ORACLE_NODE_PATH"
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
