@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "delta/log_listing.h"
+#include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "parquet/reader.h"
@@ -477,6 +478,8 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	    (rc = loom_op_result_set_metric(out, "v2", v2)) < 0)
 		goto done;
 done:
+	if (rc == 0) /* temp files a killed earlier run left */
+		delta_log_sweep_temps(store, clock);
 	delta_snapshot_free(snap);
 	return rc;
 }

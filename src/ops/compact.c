@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "delta/commit_write.h"
+#include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "ops/rewrite.h"
@@ -426,6 +427,8 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	if ((rc = commit(store, snap, &plan, p, tasks, &t)) < 0)
 		goto cleanup;
 	rc = fill_result(out, &plan, p, &t);
+	/* log temp files an earlier, killed run left */
+	delta_log_sweep_temps(store, p->clock);
 	goto done;
 cleanup:
 	{

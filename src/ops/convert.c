@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "delta/commit_write.h"
+#include "delta/log_temps.h"
 #include "delta/stats_json.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
@@ -553,6 +554,8 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			c.n_user_metadata = loc->n_commit;
 		}
 		rc = delta_commit_write(store, &c, &version);
+		if (rc == 0) /* a killed earlier run's temp file of this commit */
+			delta_log_sweep_temps(store, NULL);
 	meta_done:
 		json_decref(params);
 		json_decref(pcols);

@@ -9,6 +9,7 @@
 #include "delta/commit_write.h"
 #include "delta/dv.h"
 #include "delta/log_listing.h"
+#include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
@@ -381,6 +382,8 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 	}
 	json_decref(params);
 	json_decref(metrics);
+	if (rc == 0) /* log temp files an earlier, killed run left */
+		delta_log_sweep_temps(st->store, p->clock);
 	if (fill_result(out, st, p, deleted, dirs, end_version) < 0 && rc == 0)
 		rc = LOOM_ENOMEM;
 	return rc;
