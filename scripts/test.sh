@@ -9,8 +9,8 @@ cd "$here"
 
 build=build
 cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_WERROR=ON)
-# kill -9 loops: 10 runs per operation here; the 100-run acceptance runs
-# are LOOM_CRASH_RUNS=100 tests/scripts/<op>_crash.sh, reported in the notes
+# kill -9 and race loops: 10 runs per operation here; the reported
+# campaigns are scripts/reliability/*_campaign.sh (README, "Reliability")
 export LOOM_CRASH_RUNS="${LOOM_CRASH_RUNS:-10}"
 if [ "${1:-}" = "--sanitize" ]; then
   build=build-asan
@@ -23,6 +23,8 @@ if [ "${1:-}" = "--sanitize" ]; then
   # loops run a few times.
   LOOM_CRASH_RUNS=3
   export LOOM_FIXTURE_SAMPLE="${LOOM_FIXTURE_SAMPLE:-4}"
+  # the fault walk takes 2 call numbers per kind, one fault mode each
+  export LOOM_FAULT_SAMPLE="${LOOM_FAULT_SAMPLE:-2}" LOOM_FAULT_MODES="${LOOM_FAULT_MODES:-first}"
 fi
 
 bash scripts/install-deps.sh

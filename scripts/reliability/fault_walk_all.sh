@@ -7,5 +7,5 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export LOOM_SOURCE_DIR="$here"
 export LOOM_BIN="${LOOM_BIN:-$here/build/loom}"
-export NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$here/build/oracle-deps/node_modules}"
+source "$here/tests/tools/oracle_env.sh"
 exec node "$here/tests/tools/fault_walk.mjs" --modes-per-kind all "$@"

@@ -52,7 +52,9 @@ typedef struct delta_commit {
 	                                    (no commitInfo); borrowed */
 	size_t actions_len;
 	const loom_map *removed_keys;    /* REARRANGE: decoded paths of files this
-	                                    commit removes (values unused) */
+	                                    commit removes; each value must be
+	                                    non-NULL (a lookup that finds NULL
+	                                    counts as absent) */
 	int max_attempts;                /* 0: default 15 */
 	const loom_clock *clock;         /* NULL: system clock */
 } delta_commit;

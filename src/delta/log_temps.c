@@ -27,14 +27,18 @@ static int is_uuid(const char *s)
 	return 1;
 }
 
+int delta_temp_name(const char *name, size_t len)
+{
+	/* "." + name (at least one byte) + "." + uuid + ".tmp" */
+	return len >= 1 + 1 + 1 + 36 + 4 && name[0] == '.' && memcmp(name + len - 4, ".tmp", 4) == 0 &&
+	       name[len - 4 - 36 - 1] == '.' && is_uuid(name + len - 4 - 36);
+}
+
 int delta_log_temp_name(const char *name, size_t len)
 {
 	delta_log_name parsed;
-	/* "." + name (at least one byte) + "." + uuid + ".tmp" */
-	if (len < 1 + 1 + 1 + 36 + 4 || name[0] != '.' || memcmp(name + len - 4, ".tmp", 4) != 0 ||
-	    name[len - 4 - 36 - 1] != '.' || !is_uuid(name + len - 4 - 36))
-		return 0;
-	return delta_log_name_parse(name + 1, len - 1 - 1 - 36 - 4, &parsed) == 1;
+	return delta_temp_name(name, len) &&
+	       delta_log_name_parse(name + 1, len - 1 - 1 - 36 - 4, &parsed) == 1;
 }
 
 typedef struct sweep_ctx {

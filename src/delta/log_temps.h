@@ -6,6 +6,8 @@
  * for good: listings skip hidden names, so nothing else ever removes it.
  * Checkpoint, compaction, Z-order, vacuum and convert sweep the stale ones
  * after their own work, and cleanup-logs deletes them with the expired log.
+ * (Temp files of data files a killed compaction was writing are taken by a
+ * full vacuum, like any unreferenced file older than the retention.)
  *
  * Stale means untouched for DELTA_TEMP_SAFE_AGE_MS by the file's mtime: a
  * live writer keeps its temp file's mtime fresh while it writes and
@@ -28,8 +30,11 @@
 
 #define DELTA_TEMP_SAFE_AGE_MS (3600LL * 1000)
 
-/* Is `name` (a base name) a log writer's temp file: "." + a Delta log file
- * name + "." + a 36-character UUID + ".tmp"? */
+/* Is `name` (a base name) a writer's temp file: "." + a name + "." + a
+ * 36-character lowercase UUID + ".tmp"? */
+int delta_temp_name(const char *name, size_t len);
+
+/* ... whose name is a Delta log file's? */
 int delta_log_temp_name(const char *name, size_t len);
 
 /* Called for each stale temp file with its key and size; non-zero stops. */

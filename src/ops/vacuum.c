@@ -231,6 +231,29 @@ typedef struct full_ctx {
 	const loom_cancel *cancel;
 } full_ctx;
 
+/* A writer's temp file (".<name>.<uuid>.tmp") in a data directory, left by
+ * a killed compaction or Z-order: hidden, so never read, and garbage once
+ * older than the retention, like any unreferenced file (found by the crash
+ * campaign). Those in _delta_log/ and other hidden directories are not. */
+static int is_data_temp(const full_ctx *fc, const char *key)
+{
+	const char *base = strrchr(key, '/');
+	size_t dir_len = base ? (size_t)(base - key) : 0;
+	char *dir;
+	int hidden_dir;
+	base = base ? base + 1 : key;
+	if (!delta_temp_name(base, strlen(base)))
+		return 0;
+	if (!dir_len)
+		return 1;
+	dir = loom_strndup(key, dir_len);
+	if (!dir)
+		return 0;
+	hidden_dir = vacuum_is_hidden(dir, fc->pcols, fc->npc);
+	loom_free(dir);
+	return !hidden_dir;
+}
+
 static int consider_listed(const loom_store_entry *e, void *payload)
 {
 	full_ctx *fc = payload;
@@ -239,7 +262,7 @@ static int consider_listed(const loom_store_entry *e, void *payload)
 	/* A symlink is never deleted: it may be how the table reaches data
 	 * kept elsewhere, and removing it is not ours to decide. */
 	if (e->is_dir || e->is_symlink || e->mtime_ms >= fc->st->cutoff_ms ||
-	    vacuum_is_hidden(e->key, fc->pcols, fc->npc))
+	    (vacuum_is_hidden(e->key, fc->pcols, fc->npc) && !is_data_temp(fc, e->key)))
 		return 0;
 	return add_candidate(fc->st, e->key, e->size);
 }

@@ -5,7 +5,8 @@
 # younger one (a live writer may still publish it) and other hidden files
 # stay. The first one is real: a checkpoint killed (SIGKILL from the fault
 # store, src/store/fault.h) just before publishing its fully written file.
-# The oracle's fingerprint never changes.
+# Temp files of data files in data directories are taken by a full vacuum
+# after the retention. The oracle's fingerprint never changes.
 source "$(dirname "$0")/../tools/lib.sh"
 OLD='2 hours ago'
 uuid() { cat /proc/sys/kernel/random/uuid; }
@@ -50,6 +51,19 @@ cp "$LOOM_FIXTURES_DIR"/delta/simple_table/part-00000-2befed33-c358-4768-a43c-3e
 plant "$d"
 expect "convert runs" "$LOOM_BIN" convert "$d" > /dev/null
 expect "convert: the old temp files are gone, the young one stays" test "$(temps "$d")" = "$young"
+
+# ---- data-file temp files of a killed compaction: a full vacuum takes
+# them once older than the retention, like any unreferenced file ----------
+t=$(copy_table simple_table)
+old_data=".part-00000-x-c000.snappy.parquet.$(uuid).tmp"; young_data=".part-00001-y.parquet.$(uuid).tmp"
+mkdir -p "$t/_hidden"
+echo x > "$t/$old_data"; echo x > "$t/$young_data"; echo x > "$t/_hidden/$old_data"
+touch -d '30 days ago' "$t/$old_data" "$t/_hidden/$old_data"
+expect "vacuum --full" "$LOOM_BIN" vacuum "$t" --full --no-dry-run > /dev/null
+expect "vacuum --full: the old data temp file is gone" test ! -e "$t/$old_data"
+expect "vacuum --full: a young one stays" test -e "$t/$young_data"
+expect "vacuum --full: one in a hidden directory stays" test -e "$t/_hidden/$old_data"
+expect "vacuum --full: rows unchanged" same_rows "$t"
 
 # ---- cleanup-logs: listed in a dry run, deleted for real ----------------
 t=$(copy_table simple_table)

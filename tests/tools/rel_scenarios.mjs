@@ -30,17 +30,17 @@ function copyFixture(name, dst) {
 
 // Parquet files written by DuckDB (tests/tools/gen_small_files.cjs), Hive
 // partitioned p=/q=.
-function genSmallFiles(dst, parts, files, rows) {
+export function genSmallFiles(dst, parts, files, rows) {
   sh(`node '${path.join(here, 'gen_small_files.cjs')}' '${dst}' ${parts} ${files} ${rows}`);
 }
 
-function age(dir, what, days) {
+export function age(dir, what, days) {
   sh(`find '${dir}' ${what} -exec touch -h -d '${days} days ago' {} +`);
 }
 
 // Everything judged in one place: the rows (fingerprint), verify, and the
 // snapshot facts the `done` predicates need.
-async function look(dir, { columns } = {}) {
+export async function look(dir, { columns } = {}) {
   const fp = await oracle('fingerprint', dir, ...(columns ? ['--columns', columns] : []));
   if (fp.code !== 0 || fp.json.error) return { error: `fingerprint: ${fp.json.error ?? fp.code}` };
   const v = await oracle('verify', dir);
