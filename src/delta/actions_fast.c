@@ -130,22 +130,44 @@ static int num(fp *f, int64_t *out)
 	return 1;
 }
 
-/* Skip an integer of at most 18 digits written exactly as JSON has it (no
- * leading zero). Anything else - reals, exponents, longer integers - is
- * left to jansson, so the fast path never accepts a line jansson rejects
- * (found by fuzzing: "0001274703756" passed as a number here, and so did
- * integers and reals too big for jansson). */
-static int skip_number(fp *f)
+static size_t digit_run(fp *f)
 {
-	char *digits;
-	if (f->p < f->end && *f->p == '-')
-		f->p++;
-	digits = f->p;
+	char *s = f->p;
 	while (f->p < f->end && *f->p >= '0' && *f->p <= '9')
 		f->p++;
-	if (f->p == digits || f->p - digits > 18 || (*digits == '0' && f->p - digits > 1))
+	return (size_t)(f->p - s);
+}
+
+/* Skip a number written exactly as JSON has it (no leading zero, digits on
+ * both sides of '.') and small enough for jansson: at most 18 integer
+ * digits and a two-digit exponent. Anything else is left to jansson, so
+ * the fast path never accepts a line jansson rejects (found by fuzzing:
+ * "0001274703756" passed here, and so did integers and reals too big for
+ * jansson). */
+static int skip_number(fp *f)
+{
+	size_t n;
+	if (f->p < f->end && *f->p == '-')
+		f->p++;
+	if (f->p < f->end && *f->p == '0') {
+		f->p++;
+		n = 1;
+	} else if ((n = digit_run(f)) == 0 || n > 18) {
 		return 0;
-	return f->p >= f->end || (*f->p != '.' && *f->p != 'e' && *f->p != 'E');
+	}
+	if (f->p < f->end && *f->p == '.') {
+		f->p++;
+		if (!digit_run(f))
+			return 0;
+	}
+	if (f->p < f->end && (*f->p == 'e' || *f->p == 'E')) {
+		f->p++;
+		if (f->p < f->end && (*f->p == '+' || *f->p == '-'))
+			f->p++;
+		if ((n = digit_run(f)) == 0 || n > 2)
+			return 0;
+	}
+	return 1;
 }
 
 /* Skip any JSON value (used for unknown fields). */

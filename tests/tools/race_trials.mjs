@@ -168,6 +168,11 @@ async function main() {
       }
       if (mAborted) st.maintainerAborted++;
       if (cAborted) st.otherAborted++;
+      // -- the rules: appends, vacuum and checkpoints never conflict with a
+      // compaction; of two writers that conflict, one wins
+      if (['append', 'vacuum', 'checkpoint'].includes(kind) && (mAborted || cAborted))
+        fail(`${what}: a writer aborted although ${kind} never conflicts with ${m}: ${(mr.err + cr.err + cr.out).trim().slice(0, 300)}`);
+      if (mAborted && cAborted) fail(`${what}: both writers aborted; one must win`);
       // -- every committed version, judged
       const latest = latestVersion(t);
       let prev = base, overlapped = mAborted || cAborted;

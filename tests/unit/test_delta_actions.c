@@ -111,6 +111,8 @@ TEST(fast_path_declines_unusual_lines)
 		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":12345678901234567890123}}",
 		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":651e4524297000}}",
 		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":1.}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":00.5}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":1e400}}",
 	};
 	size_t i;
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
