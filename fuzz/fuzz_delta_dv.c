@@ -78,9 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (text_len && memcmp(enc.ptr, desc, text_len) != 0))
 			abort();
 	}
-	(void)delta_dv_file_key(&dv, "/table", &key);
 	mem_store_init(&m, file, file_len);
-	if (delta_dv_load(&m.base, "/table", &dv, &f) == 0)
+	(void)delta_dv_file_key(&dv, &m.base, &key);
+	if (delta_dv_load(&m.base, &dv, &f) == 0)
 		use_filter(f);
 	/* the file's bytes as a bare bitmap too */
 	if (delta_row_filter_parse(file, file_len, "fuzz", &f) == 0)

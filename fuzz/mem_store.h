@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "loom/errors.h"
 #include "loom/store.h"
 
 typedef struct mem_store {
@@ -39,6 +40,22 @@ static inline int mem_stat(loom_store *s, const char *key, loom_store_entry *e)
 	return 0;
 }
 
+/* The store is rooted at /table: absolute paths under it name keys. */
+static inline int mem_key_of(loom_store *s, const char *location, const char **key)
+{
+	static const char *const roots[] = { "file:///table/", "file:/table/", "/table/" };
+	size_t i;
+	(void)s;
+	for (i = 0; i < 3; i++) {
+		size_t n = strlen(roots[i]);
+		if (strncmp(location, roots[i], n) == 0 && location[n]) {
+			*key = location + n;
+			return 0;
+		}
+	}
+	return LOOM_ENOTFOUND;
+}
+
 static inline void mem_store_init(mem_store *m, const uint8_t *data, size_t size)
 {
 	memset(m, 0, sizeof(*m));
@@ -47,6 +64,8 @@ static inline void mem_store_init(mem_store *m, const uint8_t *data, size_t size
 	m->base.caps = LOOM_STORE_CAP_RANGED_READ;
 	m->base.read_range = mem_read;
 	m->base.stat = mem_stat;
+	m->base.root = "file:///table";
+	m->base.key_of = mem_key_of;
 	m->p = data;
 	m->n = size;
 }

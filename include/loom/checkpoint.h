@@ -34,11 +34,14 @@ typedef struct loom_checkpoint_opts {
  *  metric `created` is 0.
  *  Metrics in `out`: version, created, numActions, sizeInBytes, numAddFiles,
  *  numRemoveFiles, numExpiredTombstones, v2, lastCheckpointUpdated.
+ *  `loc` (may be NULL) supplies the table's storage options (the store is
+ *  configured from them and the environment).
  *  Errors: LOOM_EUNSUPPORTED naming the feature when the protocol forbids
  *  loom to checkpoint (the table is untouched), LOOM_ENOTFOUND for a missing
  *  table or version, LOOM_EINVAL for bad options. */
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
-                                 const loom_checkpoint_opts *opts);
+                                 const loom_checkpoint_opts *opts,
+                                 const loom_table_location *loc);
 
 #define LOOM_CLEANUP_LOGS_OPTS_VERSION 1
 typedef struct loom_cleanup_logs_opts {
@@ -65,10 +68,12 @@ typedef struct loom_cleanup_logs_opts {
  *  would delete, relative to the table root (e.g. "_delta_log/000...0.json"),
  *  oldest first; metrics: checkpointVersion (-1 none), cutoffMs,
  *  numDeletedFiles, sizeOfDataToDelete.
+ *  `loc` (may be NULL) supplies the table's storage options.
  *  Errors: LOOM_EUNSUPPORTED for a protocol the gate refuses, or when the
  *  table sets delta.enableExpiredLogCleanup=false and `force` is 0. */
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
-                                   const loom_cleanup_logs_opts *opts);
+                                   const loom_cleanup_logs_opts *opts,
+                                   const loom_table_location *loc);
 
 LOOM_END_DECL
 

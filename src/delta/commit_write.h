@@ -18,6 +18,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/hashmap.h"
+#include "util/secret.h"
 
 typedef enum delta_commit_kind {
 	/* commitInfo only (VACUUM START/END): changes no file, conflicts only
@@ -55,6 +56,9 @@ typedef struct delta_commit {
 	                                    commit removes; each value must be
 	                                    non-NULL (a lookup that finds NULL
 	                                    counts as absent) */
+	const loom_secrets *secrets;     /* values masked in user metadata (the
+	                                    values of secret-named keys are
+	                                    "***" whatever this holds); NULL ok */
 	int max_attempts;                /* 0: default 15 */
 	const loom_clock *clock;         /* NULL: system clock */
 } delta_commit;

@@ -20,13 +20,14 @@
 #include "util/error.h"
 
 enum fault_kind { K_READ, K_WRITE, K_PIA, K_LIST, K_DELETE, K_STAT, K_COUNT };
-enum fault_mode { M_EIO, M_ENOSPC, M_SHORT, M_AFTER, M_PARTIAL, M_CRASH, M_CRASH_AFTER, M_DELAY };
+enum fault_mode { M_EIO, M_ENOSPC, M_TRANSIENT, M_SHORT, M_AFTER, M_PARTIAL, M_CRASH, M_CRASH_AFTER,
+                  M_DELAY };
 
 static const char *const kind_names[K_COUNT] = {
 	"read", "write", "put-if-absent", "list", "delete", "stat"
 };
 static const char *const mode_names[] = {
-	"eio", "enospc", "short", "after", "partial", "crash", "crash-after", "delay"
+	"eio", "enospc", "transient", "short", "after", "partial", "crash", "crash-after", "delay"
 };
 
 #define MAX_RULES 16
@@ -98,14 +99,16 @@ static int parse_rule(const char *s, size_t len, fault_rule *r)
 				goto bad;
 		}
 	}
-	if ((r->mode == M_SHORT && r->kind != K_READ) || (r->mode == M_PARTIAL && r->kind != K_LIST))
+	if ((r->mode == M_SHORT && r->kind != K_READ) ||
+	    (r->mode == M_PARTIAL && r->kind != K_LIST && r->kind != K_DELETE))
 		goto bad;
 	return 0;
 bad:
 	return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
 	                "fault plan: bad rule \"%.*s\" (expected KIND@N[+][:MODE[=MS]], KIND one of "
 	                "read, write, put-if-absent, list, delete, stat; MODE one of eio, enospc, "
-	                "short (read), after, partial (list), crash, crash-after, delay=MS)",
+	                "transient, short (read), after, partial (list, delete), crash, crash-after, "
+	                "delay=MS)",
 	                (int)len, s);
 }
 
@@ -187,14 +190,17 @@ static int injected(const fault_rule *r, const char *call, const char *key)
 {
 	if (r->mode == M_ENOSPC)
 		return loom_err_os(LOOM_EIO, ENOSPC, "%s %s failed (injected fault)", call, key);
+	if (r->mode == M_TRANSIENT)
+		return loom_err(LOOM_ETRANSIENT, LOOM_ERRCLASS_STORE,
+		                "%s %s failed: injected timeout (retries spent)", call, key);
 	return loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE, "%s %s failed: injected I/O error%s", call, key,
 	                r->mode == M_AFTER ? " after the store completed the call" : "");
 }
 
-/* Fail before the call (eio, enospc)? */
+/* Fail before the call (eio, enospc, transient)? */
 static int fails_before(const fault_rule *r)
 {
-	return r && (r->mode == M_EIO || r->mode == M_ENOSPC);
+	return r && (r->mode == M_EIO || r->mode == M_ENOSPC || r->mode == M_TRANSIENT);
 }
 
 /* After a call that returned `rc`: kill, or report a lost reply. */
@@ -376,6 +382,62 @@ static int f_remove_empty_dir(loom_store *s, const char *prefix)
 	                  prefix);
 }
 
+/* ---- version 2 members (forwarded only when the wrapped store has them) */
+
+static int f_read_tail(loom_store *s, const char *key, size_t len, void *dst, size_t *nread,
+                       uint64_t *size)
+{
+	const fault_rule *r = enter(K_READ);
+	int rc;
+	if (fails_before(r)) {
+		*nread = 0;
+		return injected(r, "read of the end of", key);
+	}
+	if (r && r->mode == M_SHORT)
+		len /= 2;   /* fewer bytes than asked of an object that has them */
+	rc = INNER(s)->read_tail(INNER(s), key, len, dst, nread, size);
+	return after_call(r, rc, "read of the end of", key);
+}
+
+static int f_remove_many(loom_store *s, const char *const *keys, size_t n, int *results)
+{
+	const fault_rule *r = enter(K_DELETE);
+	loom_store *in = INNER(s);
+	size_t i, done;
+	int rc;
+
+	if (fails_before(r)) {
+		rc = injected(r, "batch delete starting with", n ? keys[0] : "nothing");
+		for (i = 0; i < n; i++)
+			results[i] = rc;
+		return rc;
+	}
+	if (r && r->mode == M_PARTIAL) {
+		/* a batch of which the service deleted only the first half */
+		done = n / 2;
+		rc = done ? in->remove_many(in, keys, done, results) : 0;
+		for (i = done; i < n; i++)
+			results[i] = LOOM_EIO;
+		if (rc == 0 && done < n)
+			rc = loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
+			              "batch delete: %zu of %zu keys deleted, then %s failed (injected fault)",
+			              done, n, keys[done]);
+		return rc;
+	}
+	rc = in->remove_many(in, keys, n, results);
+	return after_call(r, rc, "batch delete starting with", n ? keys[0] : "nothing");
+}
+
+static int f_key_of(loom_store *s, const char *location, const char **key)
+{
+	return INNER(s)->key_of(INNER(s), location, key);
+}
+
+static int f_stats(loom_store *s, loom_store_stats *out)
+{
+	return INNER(s)->stats(INNER(s), out);
+}
+
 static void f_free(loom_store *s)
 {
 	write_tally();
@@ -402,6 +464,15 @@ int loom_fault_store_wrap(loom_store **out, loom_store *inner)
 	fs->base.remove = f_remove;
 	fs->base.remove_empty_dir = inner->remove_empty_dir ? f_remove_empty_dir : NULL;
 	fs->base.free = f_free;
+	if (inner->version >= 2) {
+		/* a member the wrapped store lacks stays NULL: loom's helpers then
+		 * fall back to the version 1 calls, which are counted above */
+		fs->base.root = inner->root;
+		fs->base.read_tail = inner->read_tail ? f_read_tail : NULL;
+		fs->base.remove_many = inner->remove_many ? f_remove_many : NULL;
+		fs->base.key_of = inner->key_of ? f_key_of : NULL;
+		fs->base.stats = inner->stats ? f_stats : NULL;
+	}
 	*out = &fs->base;
 	return 0;
 }

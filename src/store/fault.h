@@ -8,17 +8,22 @@
  *     KIND@N[+][:MODE[=ARG]]
  *
  * KIND   read | write | put-if-absent | list | delete | stat
- *        (write: put without flags, writer_open, writer write and the commit
- *        of a replacing writer; put-if-absent: put and writer commit with
- *        LOOM_PUT_IF_ABSENT; delete: remove and remove_empty_dir)
+ *        (read: read_range and read_tail; write: put without flags,
+ *        writer_open, writer write and the commit of a replacing writer;
+ *        put-if-absent: put and writer commit with LOOM_PUT_IF_ABSENT;
+ *        delete: remove, remove_many - one call per batch - and
+ *        remove_empty_dir)
  * N      the 1-based call number of that kind; "N+" means N and every later
  *        call (a disk that stays full)
  * MODE   eio (default) fail with LOOM_EIO before the call reaches the store;
  *        enospc  the same with "No space left on device";
+ *        transient  the same with LOOM_ETRANSIENT (a timeout or throttling
+ *                that outlived the store's own retries);
  *        short   (read) return half the bytes asked for, with success;
  *        after   perform the call, then report LOOM_EIO (a lost reply: the
  *                object store did the work, the client saw a timeout);
  *        partial (list) report half the entries, then fail with LOOM_EIO;
+ *                (delete) a batch delete that deletes only the first half;
  *        crash   kill the process with SIGKILL before the call;
  *        crash-after  the same after the call returned;
  *        delay=MS  sleep MS milliseconds before the call (to order races).

@@ -145,23 +145,25 @@ int main(int argc, char **argv)
 	long long now = (long long)time(NULL) * 1000, delta_rows = 0;
 	int64_t version = -1;
 	size_t i;
-	int rc;
+	int rc, status = 0;
 
 	if (argc < 4 || argc > 5) {
 		fprintf(stderr, "usage: race_writer TABLE_DIR append|remove|dv|enable-dv SEED [PAUSE_MS]\n");
 		return 2;
 	}
+	/* every way out frees what it holds (the sanitizer pass checks leaks) */
 	mode = argv[2];
 	seed = strtol(argv[3], NULL, 10);
 	pause_ms = argc == 5 ? strtol(argv[4], NULL, 10) : 0;
 	if (loom_store_open_local(&s, argv[1]) < 0)
-		return die("open");
+		{ status = die("open"); goto out; }
 	if (delta_snapshot_load(&snap, s, -1, NULL) < 0)
-		return die("snapshot");
+		{ status = die("snapshot"); goto out; }
 	if (strcmp(mode, "enable-dv") != 0) {
 		if (!snap->num_files) {
 			printf("aborted no live file\n");
-			return 3;
+			status = 3;
+			goto out;
 		}
 		/* the SEED-th file (from a random start for dv: one without a DV) */
 		for (i = 0; i < snap->num_files; i++) {
@@ -173,7 +175,8 @@ int main(int argc, char **argv)
 		}
 		if (!f || f->num_records < 0) {
 			printf("aborted no file fit for %s\n", mode);
-			return 3;
+			status = 3;
+			goto out;
 		}
 	}
 	delta_commit_init(&c, DELTA_COMMIT_REARRANGE, snap->version, "DELETE");
@@ -191,8 +194,14 @@ int main(int argc, char **argv)
 		loom_buf_printf(&key, "race-%s.parquet", uuid);
 		loom_buf_printf(&raw_path, "race-%s.parquet", uuid);
 		if (loom_store_read_all(s, f->path, &data) < 0 ||
-		    s->put(s, key.ptr, data.ptr, data.size, LOOM_PUT_IF_ABSENT) < 0)
-			return die("copying a data file");
+		    s->put(s, key.ptr, data.ptr, data.size, LOOM_PUT_IF_ABSENT) < 0) {
+			status = die("copying a data file");
+			json_decref(add);
+			json_decref(a);
+			loom_buf_dispose(&key);
+			loom_buf_dispose(&raw_path);
+			goto out;
+		}
 		json_object_set_new(add, "path", json_string(raw_path.ptr));
 		json_object_set_new(add, "partitionValues", pvalues(f));
 		json_object_set_new(add, "size", json_integer((json_int_t)data.size));
@@ -219,11 +228,20 @@ int main(int argc, char **argv)
 		char *stats = loose_stats(f->stats);
 		if (!k) {
 			printf("aborted empty file\n");
-			return 3;
+			free(stats);
+			json_decref(add);
+			json_decref(a);
+			status = 3;
+			goto out;
 		}
 		memset(&dv, 0, sizeof(dv));
-		if (inline_dv(k, &z85, &dv.size_in_bytes) < 0)
-			return die("encoding the DV");
+		if (inline_dv(k, &z85, &dv.size_in_bytes) < 0) {
+			status = die("encoding the DV");
+			free(stats);
+			json_decref(add);
+			json_decref(a);
+			goto out;
+		}
 		dv.storage_type = 'i';
 		dv.path_or_inline_dv = z85.ptr;
 		dv.cardinality = k;
@@ -248,7 +266,8 @@ int main(int argc, char **argv)
 		c.operation = "SET TBLPROPERTIES";
 	} else {
 		fprintf(stderr, "race_writer: unknown mode %s\n", mode);
-		return 2;
+		status = 2;
+		goto out;
 	}
 	if (pause_ms > 0) {
 		struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000L };
@@ -261,16 +280,18 @@ int main(int argc, char **argv)
 	rc = delta_commit_write(s, &c, &version);
 	if (rc == LOOM_ECONFLICT) {
 		printf("aborted %s\n", loom_error_last()->message);
-		return 3;
+		status = 3;
+	} else if (rc < 0) {
+		status = die("commit");
+	} else {
+		printf("committed %lld %lld\n", (long long)version, delta_rows);
 	}
-	if (rc < 0)
-		return die("commit");
-	printf("committed %lld %lld\n", (long long)version, delta_rows);
+out:
 	loom_map_dispose(&removed);
 	loom_buf_dispose(&actions);
 	loom_buf_dispose(&z85);
 	loom_buf_dispose(&data);
 	delta_snapshot_free(snap);
 	loom_store_free(s);
-	return 0;
+	return status;
 }

@@ -178,11 +178,11 @@ TEST(plan_from_the_environment)
 	loom_store *s = NULL;
 	/* without LOOM_FAULTS loom_store_open gives the store itself */
 	unsetenv("LOOM_FAULTS");
-	CHECK_OK(loom_store_open(&s, dir));
+	CHECK_OK(loom_store_open(&s, dir, NULL));
 	CHECK_STR(s->name, "local");
 	loom_store_free(s);
 	setenv("LOOM_FAULTS", "stat@1", 1);
-	CHECK_OK(loom_store_open(&s, dir));
+	CHECK_OK(loom_store_open(&s, dir, NULL));
 	CHECK_STR(s->name, "fault");
 	loom_store_free(s);
 	unsetenv("LOOM_FAULTS");
