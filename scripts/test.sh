@@ -23,8 +23,8 @@ if [ "${1:-}" = "--sanitize" ]; then
   # loops run a few times.
   LOOM_CRASH_RUNS=3
   export LOOM_FIXTURE_SAMPLE="${LOOM_FIXTURE_SAMPLE:-4}"
-  # the fault walk takes 2 call numbers per kind, one fault mode each
-  export LOOM_FAULT_SAMPLE="${LOOM_FAULT_SAMPLE:-2}" LOOM_FAULT_MODES="${LOOM_FAULT_MODES:-first}"
+  # the fault walk takes 3 call numbers per kind
+  export LOOM_FAULT_SAMPLE="${LOOM_FAULT_SAMPLE:-3}"
 fi
 
 bash scripts/install-deps.sh

@@ -368,7 +368,8 @@ static int f_list(loom_store *s, const char *prefix, const char *start_after, un
 static int f_remove(loom_store *s, const char *key)
 {
 	const fault_rule *r = enter(K_DELETE);
-	if (fails_before(r))
+	/* half of one key is none of it */
+	if (fails_before(r) || (r && r->mode == M_PARTIAL))
 		return injected(r, "delete of", key);
 	return after_call(r, INNER(s)->remove(INNER(s), key), "delete of", key);
 }

@@ -23,7 +23,8 @@
  *        after   perform the call, then report LOOM_EIO (a lost reply: the
  *                object store did the work, the client saw a timeout);
  *        partial (list) report half the entries, then fail with LOOM_EIO;
- *                (delete) a batch delete that deletes only the first half;
+ *                (delete) a batch delete that deletes only the first half
+ *                (a single delete then fails like eio);
  *        crash   kill the process with SIGKILL before the call;
  *        crash-after  the same after the call returned;
  *        delay=MS  sleep MS milliseconds before the call (to order races).

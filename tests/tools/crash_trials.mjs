@@ -65,6 +65,8 @@ async function main() {
   const opt = parseArgs(process.argv.slice(2));
   const rand = rng(opt.seed);
   const scratch = fs.mkdtempSync(path.join(process.env.TMPDIR || os.tmpdir(), 'loom-crash-'));
+  // interrupted (Ctrl-C, a CTest timeout): leave nothing behind
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { fs.rmSync(scratch, { recursive: true, force: true }); process.exit(130); });
   const loc = openLocation(scratch);
   const failures = [];
   const summary = {};

@@ -13,7 +13,8 @@
 //                       [--modes-per-kind all|first] [--budget-s SECONDS]
 // --sample K: at most K call numbers per kind (the first, the last and a
 // seeded spread between); without it every call number is walked.
-// --modes-per-kind first: one mode per kind, alternating by call number.
+// --modes-per-kind first: one mode per call number, cycling through the
+// kind's modes from one call number to the next.
 // Prints one line per failure and a summary; exit 1 on any failure.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -24,13 +25,15 @@ import { LOOM, scenarios, tempFiles } from './rel_scenarios.mjs';
 import { openLocation } from './rel_location.mjs';
 import { oracleRuns } from './oracle_warm.mjs';
 
+// transient: a timeout or throttling the store's own retries did not
+// outlast (LOOM_ETRANSIENT); enospc+: the disk stays full from that call on
 const MODES = {
-  read: ['eio', 'short'],
-  write: ['eio', 'enospc+'],
-  'put-if-absent': ['eio', 'after'],
-  list: ['eio', 'partial'],
-  delete: ['eio', 'after'],
-  stat: ['eio'],
+  read: ['eio', 'short', 'transient'],
+  write: ['eio', 'enospc+', 'transient'],
+  'put-if-absent': ['eio', 'after', 'transient'],
+  list: ['eio', 'partial', 'transient'],
+  delete: ['eio', 'after', 'partial', 'transient'],
+  stat: ['eio', 'transient'],
 };
 
 function parseArgs(argv) {
@@ -100,6 +103,8 @@ function readTally(file) {
 async function main() {
   const opt = parseArgs(process.argv.slice(2));
   const scratch = fs.mkdtempSync(path.join(process.env.TMPDIR || os.tmpdir(), 'loom-faultwalk-'));
+  // interrupted (Ctrl-C, a CTest timeout): leave nothing behind
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { fs.rmSync(scratch, { recursive: true, force: true }); process.exit(130); });
   const loc = openLocation(scratch);
   const rand = rng(opt.seed);
   const started = Date.now();
