@@ -299,6 +299,9 @@ int delta_row_filter_parse(const uint8_t *data, size_t len, const char *what,
  * near the start (the usual case: offset 1) is fetched with the version
  * byte in one ranged read; one further away takes two. */
 #define DV_ONE_READ_MAX_OFFSET 65536u
+/* Above this size a DV's file is checked to hold it before the buffer is
+ * allocated. */
+#define DV_CHECK_SIZE_ABOVE ((size_t)16 << 20)
 
 static int dv_read(loom_store *store, const char *key, uint64_t off, size_t len, uint8_t *dst,
                    const char *what)
@@ -350,6 +353,23 @@ int delta_dv_load(loom_store *store, const delta_dv_descriptor *dv, delta_row_fi
 			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s: offset %llu is inside the "
 			              "version byte", what, (unsigned long long)off);
 			goto done;
+		}
+		/* sizeInBytes may claim up to 2 GiB: before allocating that much,
+		 * check the file holds it (found by fuzzing; small DVs keep their
+		 * single request) */
+		if (size > DV_CHECK_SIZE_ABOVE) {
+			loom_store_entry st;
+			if ((rc = store->stat(store, key.ptr, &st)) < 0) {
+				rc = loom_err_wrap("%s", what);
+				goto done;
+			}
+			if (st.size < off || st.size - off < block) {
+				rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+				              "%s: the descriptor's %zu-byte bitmap at offset %llu runs past "
+				              "the file's %llu bytes", what, size, (unsigned long long)off,
+				              (unsigned long long)st.size);
+				goto done;
+			}
 		}
 		if (off <= DV_ONE_READ_MAX_OFFSET) {
 			if ((rc = loom_buf_grow(&raw, (size_t)off + block)) < 0 ||

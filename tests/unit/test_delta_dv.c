@@ -2,6 +2,7 @@
  * filter. Expected values come from the ZeroMQ Z85 spec (RFC 32) and the
  * examples in Delta's PROTOCOL.md; bitmaps are built with CRoaring. */
 #include <roaring/roaring.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +234,38 @@ TEST(empty_absolute_dv_path)
 	loom_buf_dispose(&key);
 }
 
+/* A descriptor claiming a 2 GiB bitmap in a small file: refused before
+ * anything that large is allocated (found by fuzzing). */
+TEST(dv_size_beyond_the_file)
+{
+	char *dir = test_mkdtemp("dv");
+	char path[4200];
+	loom_store *s = NULL;
+	delta_dv_descriptor dv;
+	delta_row_filter *f = NULL;
+	static const uint8_t bytes[16] = { 1, 0x7f, 0xff, 0xff, 0xff };
+	FILE *fp;
+	snprintf(path, sizeof(path), "%s/dv.bin", dir);
+	fp = fopen(path, "wb");
+	REQUIRE(fp != NULL);
+	fwrite(bytes, 1, sizeof(bytes), fp);
+	fclose(fp);
+	CHECK_OK(loom_store_open_local(&s, dir));
+	memset(&dv, 0, sizeof(dv));
+	dv.storage_type = 'p';
+	dv.path_or_inline_dv = path;
+	dv.has_offset = 1;
+	dv.offset = 1;
+	dv.size_in_bytes = 0x7fffffff;
+	dv.cardinality = 1;
+	CHECK_ERR(delta_dv_load(s, &dv, &f), LOOM_ECORRUPT);
+	CHECK(strstr(loom_error_last()->message, "runs past") != NULL);
+	CHECK(f == NULL);
+	loom_store_free(s);
+	test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(z85_rfc32_vector);
@@ -242,5 +275,6 @@ int main(void)
 	RUN(portable_and_native_formats_with_two_buckets);
 	RUN(inconsistent_bitmaps_are_refused);
 	RUN(empty_absolute_dv_path);
+	RUN(dv_size_beyond_the_file);
 	return test_summary();
 }
