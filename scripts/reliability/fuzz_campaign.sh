@@ -2,21 +2,22 @@
 # The fuzzing campaign: each libFuzzer target (fuzz/README.md) runs for
 # RUNS executions (default 10 million) from its committed corpus plus fresh
 # seeds from the fixtures (fuzz/make_seeds.mjs), at nice 19, JOBS targets at
-# a time (default 1). Findings go to build-fuzz/findings/; each target's
-# totals (executions, seconds, corpus size, findings) are appended to
-# build-fuzz/fuzz-campaign.log. With --merge the grown corpus is minimized
+# a time (default 1), built in DIR (default build-fuzz). Findings go to
+# DIR/findings/; each target's totals (executions, seconds, corpus size,
+# findings) are appended to DIR/fuzz-campaign.log. With --merge the grown corpus is minimized
 # back into fuzz/corpus/<target> (libFuzzer -merge=1) for committing.
-#   scripts/reliability/fuzz_campaign.sh [--runs N] [--jobs J] [--merge] [target ...]
+#   scripts/reliability/fuzz_campaign.sh [--runs N] [--jobs J] [--merge] [--build DIR] [target ...]
 # Targets are named as in fuzz/ (fuzz_delta_actions ...); default: all.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$here"
-runs=10000000 jobs=1 merge=0 targets=()
+runs=10000000 jobs=1 merge=0 build=build-fuzz targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --merge) merge=1; shift ;;
+    --build) build="$2"; shift 2 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -24,7 +25,6 @@ all=(fuzz_delta_actions fuzz_delta_checkpoint fuzz_delta_dv fuzz_delta_schema fu
      fuzz_config_yaml fuzz_plan_yaml fuzz_parquet_footer fuzz_parquet_page fuzz_parquet_file)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
-build=build-fuzz
 CC=clang cmake -S . -B "$build" -G Ninja -DLOOM_BUILD_FUZZERS=ON -DLOOM_BUILD_TESTS=OFF > /dev/null
 nice cmake --build "$build" --target "${targets[@]}" > /dev/null
 work="$build/campaign"
