@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fuzzing campaign: each libFuzzer target (fuzz/README.md) runs for
 # RUNS executions (default 10 million) from its committed corpus plus fresh
-# seeds from the fixtures (fuzz/make_seeds.mjs), at nice 19, JOBS targets at
+# seeds from the fixtures (fuzz/make_seeds.mjs), at nice 10, JOBS targets at
 # a time (default 1), built in DIR (default build-fuzz). Findings go to
 # DIR/findings/; each target's totals (executions, seconds, corpus size,
 # findings) are appended to DIR/fuzz-campaign.log. With --merge the grown corpus is minimized
@@ -50,7 +50,7 @@ run_one() {
   log="$work/$t.log"
   start=$(date +%s)
   # -runs counts executions; a finding stops the run (then rerun to go on)
-  nice -n 19 "$build/fuzz/$t" -runs="$runs" -max_len="$(max_len "$t")" -rss_limit_mb=2560 \
+  nice -n 10 "$build/fuzz/$t" -runs="$runs" -max_len="$(max_len "$t")" -rss_limit_mb=2560 \
     -timeout=30 -print_final_stats=1 -artifact_prefix="$build/findings/$c-" \
     "$w" "fuzz/corpus/$c" "$work/seeds/$t" > "$log" 2>&1 || true
   secs=$(( $(date +%s) - start ))
