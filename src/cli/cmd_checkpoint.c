@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/metrics.h"
 #include "loom/checkpoint.h"
 #include "loom/ops.h"
 
@@ -97,7 +98,7 @@ int cmd_checkpoint(int argc, char **argv)
 		cli_table_release(&table);
 		return CLI_EXIT_FAILED;
 	}
-	version = loom_op_result_metric(&r, "version", -1);
+	version = loom_op_result_metric(&r, LOOM_METRIC_VERSION, -1);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
@@ -187,7 +188,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 		return CLI_EXIT_FAILED;
 	}
 	ckpt = loom_op_result_metric(&r, "checkpointVersion", -1);
-	temps = loom_op_result_metric(&r, "numStaleTempFiles", 0);
+	temps = loom_op_result_metric(&r, LOOM_METRIC_NUM_STALE_TEMP_FILES, 0);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
@@ -195,7 +196,8 @@ int cmd_cleanup_logs(int argc, char **argv)
 		       "\"bytes\":%lld,\"stale_temp_files\":%lld,\"files\":[",
 		       r.dry_run ? "true" : "false", (long long)ckpt,
 		       (long long)loom_op_result_metric(&r, "cutoffMs", 0), r.n_files_deleted,
-		       (long long)loom_op_result_metric(&r, "sizeOfDataToDelete", 0), (long long)temps);
+		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
+		       (long long)temps);
 		for (k = 0; k < r.n_files_deleted; k++) {
 			if (k)
 				putchar(',');
@@ -204,7 +206,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 		printf("]}\n");
 	} else {
 		char size[32];
-		loom_format_size(loom_op_result_metric(&r, "sizeOfDataToDelete", 0), size, sizeof(size));
+		loom_format_size(loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
 		for (k = 0; k < r.n_files_deleted; k++)
 			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
 		if (ckpt < 0)
