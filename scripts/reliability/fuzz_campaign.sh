@@ -4,8 +4,8 @@
 # seeds from the fixtures (fuzz/make_seeds.mjs), at nice 10, JOBS targets at
 # a time (default 1), built in DIR (default build-fuzz). Findings go to
 # DIR/findings/; each target's totals (executions, seconds, corpus size,
-# findings) are appended to DIR/fuzz-campaign.log. With --merge the grown corpus is minimized
-# back into fuzz/corpus/<target> (libFuzzer -merge=1) for committing.
+# findings, restarts after a finding) are appended to DIR/fuzz-campaign.log.
+# With --merge the grown corpus is minimized back into fuzz/corpus/<target> (libFuzzer -merge=1) for committing.
 #   scripts/reliability/fuzz_campaign.sh [--runs N] [--jobs J] [--merge] [--build DIR] [target ...]
 # Targets are named as in fuzz/ (fuzz_delta_actions ...); default: all.
 set -euo pipefail
@@ -42,22 +42,34 @@ max_len() {
 }
 corpus_name() { local n="${1#fuzz_}"; echo "${n#parquet_}"; }
 
+# crashes, leaks, timeouts, out-of-memory (not slow units: this machine is shared)
+findings() { ls "$build/findings" | grep -cE "^$1-(crash|leak|timeout|oom)-" || true; }
+
 run_one() {
-  local t="$1" c w log start secs execs found
+  local t="$1" c w log start secs execs=0 n found before tries=0
   c=$(corpus_name "$t")
   w="$work/$c"
   mkdir -p "$w" "fuzz/corpus/$c"
   log="$work/$t.log"
+  : > "$log"
   start=$(date +%s)
-  # -runs counts executions; a finding stops the run (then rerun to go on)
-  nice -n 10 "$build/fuzz/$t" -runs="$runs" -max_len="$(max_len "$t")" -rss_limit_mb=2560 \
-    -timeout=30 -print_final_stats=1 -artifact_prefix="$build/findings/$c-" \
-    "$w" "fuzz/corpus/$c" "$work/seeds/$t" > "$log" 2>&1 || true
+  before=$(findings "$c")
+  # -runs counts executions; a finding stops libFuzzer, so go on from the
+  # grown corpus until RUNS executions are done (at most 20 restarts)
+  while [ "$execs" -lt "$runs" ] && [ "$tries" -lt 20 ]; do
+    tries=$((tries + 1))
+    nice -n 10 "$build/fuzz/$t" -runs="$((runs - execs))" -max_len="$(max_len "$t")" -rss_limit_mb=2560 \
+      -timeout=30 -print_final_stats=1 -artifact_prefix="$build/findings/$c-" \
+      "$w" "fuzz/corpus/$c" "$work/seeds/$t" > "$log.run" 2>&1 || true
+    n=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log.run" | awk '{print $2}' | tail -1)
+    [ -n "$n" ] || n=$(grep -o '^#[0-9]*' "$log.run" | tail -1 | tr -d '#') # died without its stats
+    cat "$log.run" >> "$log" && rm -f "$log.run"
+    execs=$((execs + ${n:-0}))
+  done
   secs=$(( $(date +%s) - start ))
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
-  found=$(ls "$build/findings" | grep -c "^$c-" || true)
-  printf '%s %s executions=%s seconds=%s corpus=%s findings=%s\n' "$(date -u +%FT%TZ)" "$t" \
-    "${execs:-?}" "$secs" "$(ls "$w" | wc -l)" "$found" | tee -a "$build/fuzz-campaign.log"
+  found=$(( $(findings "$c") - before ))
+  printf '%s %s executions=%s seconds=%s corpus=%s findings=%s restarts=%s\n' "$(date -u +%FT%TZ)" "$t" \
+    "$execs" "$secs" "$(ls "$w" | wc -l)" "$found" "$((tries - 1))" | tee -a "$build/fuzz-campaign.log"
   if [ "$merge" = 1 ]; then
     rm -rf "$work/$c.merged" && mkdir -p "$work/$c.merged"
     "$build/fuzz/$t" -merge=1 -max_len="$(max_len "$t")" "$work/$c.merged" "fuzz/corpus/$c" "$w" > /dev/null 2>&1
