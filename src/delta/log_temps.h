@@ -5,7 +5,10 @@
  * renames it into place. A writer killed in between leaves the temp file
  * for good: listings skip hidden names, so nothing else ever removes it.
  * Checkpoint, compaction, Z-order, vacuum and convert sweep the stale ones
- * after their own work, and cleanup-logs deletes them with the expired log.
+ * after their own work, also when they find nothing to do (a run killed
+ * between publishing and removing its temp file did the job already;
+ * convert: the table exists), never in a dry run; cleanup-logs deletes
+ * them with the expired log.
  * (Temp files of data files a killed compaction was writing are taken by a
  * full vacuum, like any unreferenced file older than the retention.)
  *

@@ -480,7 +480,10 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 	loom_vec_sort(&st.candidates, cmp_candidates);
 
 	if (p->dry_run || st.candidates.len == 0) {
-		/* Nothing to delete writes no commit: a second run changes nothing. */
+		/* Nothing to delete writes no commit: a second run changes nothing
+		 * but the log temp files a killed run left. */
+		if (!p->dry_run)
+			delta_log_sweep_temps(store, p->clock);
 		rc = fill_result(out, &st, p, 0, 0, -1);
 		goto done;
 	}

@@ -3,7 +3,7 @@
 # src/delta/log_temps.h): the next checkpoint, compaction, vacuum or
 # convert, and cleanup-logs, remove the ones untouched for an hour; a
 # younger one (a live writer may still publish it) and other hidden files
-# stay. The first one is real: a checkpoint killed (SIGKILL from the fault
+# stay; a run with nothing to do (convert: on an existing table) sweeps too. The first one is real: a checkpoint killed (SIGKILL from the fault
 # store, src/store/fault.h) just before publishing its fully written file.
 # Temp files of data files in data directories are taken by a full vacuum
 # after the retention. The oracle's fingerprint never changes.
@@ -51,6 +51,32 @@ cp "$LOOM_FIXTURES_DIR"/delta/simple_table/part-00000-2befed33-c358-4768-a43c-3e
 plant "$d"
 expect "convert runs" "$LOOM_BIN" convert "$d" > /dev/null
 expect "convert: the old temp files are gone, the young one stays" test "$(temps "$d")" = "$young"
+
+# ---- with nothing left to do (a killed run may have committed its work
+# and died before removing its temp file), the run still sweeps; a dry run
+# never does --------------------------------------------------------------
+t=$(copy_table simple_table)
+"$LOOM_BIN" zorder "$t" --columns id > /dev/null
+"$LOOM_BIN" vacuum "$t" --no-dry-run > /dev/null
+for op in "compact --dry-run" "compact" "zorder --columns id" "vacuum --no-dry-run"; do
+  plant "$t"
+  read -r cmd opts <<< "$op"
+  # shellcheck disable=SC2086
+  "$LOOM_BIN" "$cmd" "$t" $opts --json > "$TEST_TMP/nothing.json"
+  expect "$op: nothing to do" jsq --assert "$TEST_TMP/nothing.json" '(d.metrics && "version" in d.metrics ? d.metrics.version : d.version) === -1'
+  if [ "$op" = "compact --dry-run" ]; then
+    expect "a dry run leaves them all" test "$(temps "$t" | wc -l)" -eq 3
+  else
+    expect "$op with nothing to do: the old temp files are gone" test "$(temps "$t")" = "$young"
+  fi
+  rm -f "$t/_delta_log/$young"
+done
+expect "rows unchanged" same_rows "$t"
+rm -f "$d"/_delta_log/.00000000000000000100.json.*.tmp
+plant "$d"
+out=$("$LOOM_BIN" convert "$d" 2>&1) && fail "convert of a Delta table succeeded"
+expect "convert refuses an existing table" grep -q "already a Delta table" <<< "$out"
+expect "... and still takes the temp files a killed convert left" test "$(temps "$d")" = "$young"
 
 # ---- data-file temp files of a killed compaction: a full vacuum takes
 # them once older than the retention, like any unreferenced file ----------
