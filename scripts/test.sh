@@ -8,13 +8,13 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 
 build=build
-cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
-# kill -9 loops: 10 runs per operation here; the 100-run acceptance runs
-# are LOOM_CRASH_RUNS=100 tests/scripts/<op>_crash.sh, reported in the notes
+cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_WERROR=ON)
+# kill -9 and race loops: 10 runs per operation here; the reported
+# campaigns are scripts/reliability/*_campaign.sh (README, "Reliability")
 export LOOM_CRASH_RUNS="${LOOM_CRASH_RUNS:-10}"
 if [ "${1:-}" = "--sanitize" ]; then
   build=build-asan
-  cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DLOOM_SANITIZE=ON)
+  cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DLOOM_SANITIZE=ON -DLOOM_WERROR=ON)
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # Sanitizers check loom's C paths; the fixture sweeps' oracle judgments
@@ -23,6 +23,8 @@ if [ "${1:-}" = "--sanitize" ]; then
   # loops run a few times.
   LOOM_CRASH_RUNS=3
   export LOOM_FIXTURE_SAMPLE="${LOOM_FIXTURE_SAMPLE:-4}"
+  # the fault walk takes 3 call numbers per kind
+  export LOOM_FAULT_SAMPLE="${LOOM_FAULT_SAMPLE:-3}"
 fi
 
 bash scripts/install-deps.sh

@@ -42,5 +42,8 @@
 #define LOOM_METRIC_NUM_DELETED_FILES "numDeletedFiles"
 #define LOOM_METRIC_SIZE_OF_DATA_TO_DELETE "sizeOfDataToDelete"
 #define LOOM_METRIC_NUM_VACUUMED_DIRECTORIES "numVacuumedDirectories"
+/* cleanup-logs: how many of the deleted were temp files killed writers
+ * left in _delta_log/ */
+#define LOOM_METRIC_NUM_STALE_TEMP_FILES "numStaleTempFiles"
 
 #endif

@@ -141,7 +141,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 	cli_table table;
 	int json = 0, i, rc;
 	size_t k;
-	int64_t ckpt;
+	int64_t ckpt, temps;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -188,14 +188,16 @@ int cmd_cleanup_logs(int argc, char **argv)
 		return CLI_EXIT_FAILED;
 	}
 	ckpt = loom_op_result_metric(&r, "checkpointVersion", -1);
+	temps = loom_op_result_metric(&r, LOOM_METRIC_NUM_STALE_TEMP_FILES, 0);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
 		printf(",\"dry_run\":%s,\"checkpoint_version\":%lld,\"cutoff_ms\":%lld,\"num_files\":%zu,"
-		       "\"bytes\":%lld,\"files\":[",
+		       "\"bytes\":%lld,\"stale_temp_files\":%lld,\"files\":[",
 		       r.dry_run ? "true" : "false", (long long)ckpt,
 		       (long long)loom_op_result_metric(&r, "cutoffMs", 0), r.n_files_deleted,
-		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0));
+		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
+		       (long long)temps);
 		for (k = 0; k < r.n_files_deleted; k++) {
 			if (k)
 				putchar(',');
@@ -209,13 +211,17 @@ int cmd_cleanup_logs(int argc, char **argv)
 			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
 		if (ckpt < 0)
 			printf("%s: no checkpoint at or before the newest commit older than the cutoff; "
-			       "nothing to delete\n", uri);
+			       "no expired log file\n", uri);
 		else if (r.dry_run)
 			printf("%s: keeping checkpoint %lld; %zu log files (%s) would be deleted; run with "
-			       "--no-dry-run to delete them\n", uri, (long long)ckpt, r.n_files_deleted, size);
+			       "--no-dry-run to delete them\n", uri, (long long)ckpt,
+			       r.n_files_deleted - (size_t)temps, size);
 		else
 			printf("%s: keeping checkpoint %lld; deleted %zu log files (%s)\n", uri,
-			       (long long)ckpt, r.n_files_deleted, size);
+			       (long long)ckpt, r.n_files_deleted - (size_t)temps, size);
+		if (temps)
+			printf("%s: %lld temp files killed writers left in _delta_log %s\n", uri,
+			       (long long)temps, r.dry_run ? "would be deleted" : "deleted");
 	}
 	loom_op_result_clear(&r);
 	cli_table_release(&table);

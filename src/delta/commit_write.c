@@ -258,6 +258,21 @@ static int note_commit(const loom_store_entry *e, void *payload)
 	return 0;
 }
 
+/* Does `key` hold exactly `body`? 1 yes, 0 no (absent or other bytes),
+ * negative when the store cannot tell. Identical bytes are our commit, or
+ * one with the very same effect on the table. */
+static int holds_our_commit(loom_store *store, const char *key, const loom_buf *body)
+{
+	loom_buf got = LOOM_BUF_INIT;
+	int rc = loom_store_read_all(store, key, &got);
+	if (rc == 0)
+		rc = got.size == body->size && memcmp(got.ptr, body->ptr, body->size) == 0;
+	else if (rc == LOOM_ENOTFOUND)
+		rc = 0;
+	loom_buf_dispose(&got);
+	return rc;
+}
+
 int delta_commit_write(loom_store *store, const delta_commit *c, int64_t *out_version)
 {
 	int attempts = c->max_attempts > 0 ? c->max_attempts : DEFAULT_ATTEMPTS;
@@ -276,6 +291,28 @@ int delta_commit_write(loom_store *store, const delta_commit *c, int64_t *out_ve
 			break;
 		commit_key(version, key);
 		rc = store->put(store, key, body.ptr, body.size, LOOM_PUT_IF_ABSENT);
+		if (rc < 0) {
+			/* An error may be a lost reply (the object store published the
+			 * commit, the client saw a timeout), and "exists" may be our own
+			 * commit published by a retry inside the store: read it back. */
+			loom_error saved;
+			int ours;
+			loom_err_copy(&saved);
+			ours = holds_our_commit(store, key, &body);
+			if (ours == 1) {
+				loom_error_clear();
+				rc = 0;
+			} else if (ours < 0) {
+				*out_version = DELTA_COMMIT_UNKNOWN;
+				rc = DELTA_ERR(saved.code,
+				               "%s: the outcome of commit %lld is unknown (%s; reading it back "
+				               "failed too); its new files are kept",
+				               c->operation, (long long)version, saved.message);
+				break;
+			} else {
+				loom_err(saved.code, saved.klass, "%s", saved.message);
+			}
+		}
 		if (rc == 0) {
 			*out_version = version;
 			break;

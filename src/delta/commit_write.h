@@ -53,7 +53,9 @@ typedef struct delta_commit {
 	                                    (no commitInfo); borrowed */
 	size_t actions_len;
 	const loom_map *removed_keys;    /* REARRANGE: decoded paths of files this
-	                                    commit removes (values unused) */
+	                                    commit removes; each value must be
+	                                    non-NULL (a lookup that finds NULL
+	                                    counts as absent) */
 	const loom_secrets *secrets;     /* values masked in user metadata (the
 	                                    values of secret-named keys are
 	                                    "***" whatever this holds); NULL ok */
@@ -65,10 +67,19 @@ typedef struct delta_commit {
 void delta_commit_init(delta_commit *c, delta_commit_kind kind,
                        int64_t read_version, const char *operation);
 
-/* Publish the commit. On success *out_version is the version written.
- * LOOM_ECONFLICT when a winning commit conflicts (message names the version
- * and why), LOOM_EEXISTS-derived LOOM_ECONFLICT when attempts run out. The
- * table is unchanged on any failure. */
+/* *out_version after a failure whose outcome is unknown: publishing failed
+ * (maybe only its reply was lost) and reading the commit back failed too.
+ * The commit may be in the table, so the caller must keep the files it
+ * references (a later vacuum removes them if the commit is not there). */
+#define DELTA_COMMIT_UNKNOWN (-2)
+
+/* Publish the commit. On success *out_version is the version written. A
+ * failed publish is resolved by reading the commit back: bytes identical
+ * to ours mean it landed (a lost reply, or a store-level retry that found
+ * its own first attempt). LOOM_ECONFLICT when a winning commit conflicts
+ * (message names the version and why), LOOM_EEXISTS-derived
+ * LOOM_ECONFLICT when attempts run out. On any failure the table is
+ * unchanged, except when *out_version is DELTA_COMMIT_UNKNOWN (above). */
 int delta_commit_write(loom_store *store, const delta_commit *c,
                        int64_t *out_version);
 

@@ -100,6 +100,88 @@ static uint64_t rd64(const uint8_t *p, int big)
 	           : ((uint64_t)rd32(p + 4, 0) << 32) | rd32(p, 0);
 }
 
+/* Check a 32-bit Roaring bitmap in the portable format (RoaringFormatSpec)
+ * before CRoaring sees it: CRoaring 0.2's "safe" deserializer checks only
+ * the bounds, and a container listing rows out of order or twice (or a
+ * run container whose runs overlap) misleads its lookups - a deleted row
+ * would be missed - or crashes its iterator (found by fuzzing). Returns the
+ * serialized size, or 0 when the bytes are not a well-formed bitmap. */
+static size_t portable_bitmap_check(const uint8_t *p, size_t avail)
+{
+	const uint8_t *runs = NULL;
+	uint32_t cookie, n, i, prev_key = 0;
+	size_t pos, hdr;
+
+#define U16(at) ((uint32_t)p[(at)] | (uint32_t)p[(at) + 1] << 8)
+	if (avail < 4)
+		return 0;
+	cookie = rd32(p, 0);
+	if (cookie == 12346) {                       /* no run containers */
+		if (avail < 8)
+			return 0;
+		n = rd32(p + 4, 0);
+		pos = 8;
+	} else if ((cookie & 0xffff) == 12347) {     /* with run containers */
+		n = (cookie >> 16) + 1;
+		runs = p + 4;
+		pos = 4 + (n + 7) / 8;
+	} else {
+		return 0;
+	}
+	if (n > 65536 || pos > avail || (avail - pos) / 4 < n)
+		return 0;
+	hdr = pos;
+	pos += (size_t)n * 4;                        /* keys and cardinalities */
+	if (!runs || n >= 4)
+		pos += (size_t)n * 4;                    /* offsets, not needed here */
+	if (pos > avail)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint32_t key = U16(hdr + 4 * i), card = U16(hdr + 4 * i + 2) + 1, k, got = 0, prev = 0;
+		if (i && key <= prev_key)
+			return 0;
+		prev_key = key;
+		if (runs && (runs[i / 8] >> (i % 8)) & 1) {
+			uint32_t nruns;
+			if (avail - pos < 2)
+				return 0;
+			nruns = U16(pos);
+			pos += 2;
+			if ((avail - pos) / 4 < nruns)
+				return 0;
+			for (k = 0; k < nruns; k++) {
+				uint32_t start = U16(pos + 4 * k), len = U16(pos + 4 * k + 2) + 1;
+				if ((k && start <= prev) || start + len - 1 > 65535)
+					return 0;
+				prev = start + len - 1;
+				got += len;
+			}
+			pos += (size_t)nruns * 4;
+		} else if (card <= 4096) {               /* array: ascending values */
+			if ((avail - pos) / 2 < card)
+				return 0;
+			for (k = 0; k < card; k++) {
+				uint32_t v = U16(pos + 2 * k);
+				if (k && v <= prev)
+					return 0;
+				prev = v;
+			}
+			got = card;
+			pos += (size_t)card * 2;
+		} else {                                 /* bitmap of 65536 bits */
+			if (avail - pos < 8192)
+				return 0;
+			for (k = 0; k < 8192; k++)
+				got += (uint32_t)__builtin_popcount(p[pos + k]);
+			pos += 8192;
+		}
+		if (got != card)
+			return 0;
+	}
+#undef U16
+	return pos;
+}
+
 /* One 32-bit portable Roaring bitmap at data[*pos]; advances *pos. A size
  * limit of 0 means "up to the end". */
 static int read_bitmap(const uint8_t *data, size_t len, size_t *pos, size_t limit,
@@ -108,8 +190,8 @@ static int read_bitmap(const uint8_t *data, size_t len, size_t *pos, size_t limi
 	size_t avail = len - *pos, sz;
 	if (limit && limit < avail)
 		avail = limit;
-	sz = roaring_bitmap_portable_deserialize_size((const char *)data + *pos, avail);
-	if (sz == 0)
+	sz = portable_bitmap_check(data + *pos, avail);
+	if (sz == 0 || roaring_bitmap_portable_deserialize_size((const char *)data + *pos, avail) != sz)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
 		                "%s: invalid Roaring bitmap at byte %zu", what, *pos);
 	*out = roaring_bitmap_portable_deserialize_safe((const char *)data + *pos, sz);
@@ -217,6 +299,9 @@ int delta_row_filter_parse(const uint8_t *data, size_t len, const char *what,
  * near the start (the usual case: offset 1) is fetched with the version
  * byte in one ranged read; one further away takes two. */
 #define DV_ONE_READ_MAX_OFFSET 65536u
+/* Above this size a DV's file is checked to hold it before the buffer is
+ * allocated. */
+#define DV_CHECK_SIZE_ABOVE ((size_t)16 << 20)
 
 static int dv_read(loom_store *store, const char *key, uint64_t off, size_t len, uint8_t *dst,
                    const char *what)
@@ -268,6 +353,23 @@ int delta_dv_load(loom_store *store, const delta_dv_descriptor *dv, delta_row_fi
 			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s: offset %llu is inside the "
 			              "version byte", what, (unsigned long long)off);
 			goto done;
+		}
+		/* sizeInBytes may claim up to 2 GiB: before allocating that much,
+		 * check the file holds it (found by fuzzing; small DVs keep their
+		 * single request) */
+		if (size > DV_CHECK_SIZE_ABOVE) {
+			loom_store_entry st;
+			if ((rc = store->stat(store, key.ptr, &st)) < 0) {
+				rc = loom_err_wrap("%s", what);
+				goto done;
+			}
+			if (st.size < off || st.size - off < block) {
+				rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+				              "%s: the descriptor's %zu-byte bitmap at offset %llu runs past "
+				              "the file's %llu bytes", what, size, (unsigned long long)off,
+				              (unsigned long long)st.size);
+				goto done;
+			}
 		}
 		if (off <= DV_ONE_READ_MAX_OFFSET) {
 			if ((rc = loom_buf_grow(&raw, (size_t)off + block)) < 0 ||

@@ -124,7 +124,14 @@ static int parse_timestamp(const char *text, int allow_zone, int64_t *us)
 	}
 	if (*p)
 		return -1;
-	*us = ((days * 86400 + hh * 3600 + mi * 60 + ss) - off) * 1000000 + frac;
+	{
+		/* microseconds must fit in 64 bits: years up to about +-292000
+		 * (a nine-digit year overflowed, found by fuzzing) */
+		int64_t secs = (days * 86400 + hh * 3600 + mi * 60 + ss) - off;
+		if (secs > INT64_MAX / 1000000 - 1 || secs < INT64_MIN / 1000000 + 1)
+			return -1;
+		*us = secs * 1000000 + frac;
+	}
 	return 0;
 }
 
@@ -168,11 +175,13 @@ static int parse_decimal(const delta_type *t, const char *text, delta_int128 *ou
 				return bad(t, text, "more fractional digits than the scale");
 			v /= 10;
 		}
-	} else {
+	} else if (v != 0) {
+		/* count the digit before multiplying: 39 digits overflow 128 bits
+		 * (found by fuzzing) */
 		for (i = 0; i < scale_shift; i++) {
-			v *= 10;
 			if (++ndig > 38)
 				return bad(t, text, "too many digits");
+			v *= 10;
 		}
 	}
 	{

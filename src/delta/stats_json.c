@@ -473,18 +473,25 @@ done:
 	return rc;
 }
 
-/* INT96: nanoseconds of the day (8 bytes LE), then the Julian day (4 bytes LE). */
-static int64_t int96_micros(const uint8_t *v)
+/* INT96: nanoseconds of the day (8 bytes LE), then the Julian day (4 bytes
+ * LE). 0 when the instant does not fit 64-bit microseconds (a Julian day
+ * far out, found by fuzzing a checkpoint's stats_parsed: UBSan). */
+static int int96_micros(const uint8_t *v, int64_t *out)
 {
 	int64_t nanos = le_i64(v, 8), jd = le_i64(v + 8, 4);
-	return (jd - 2440588) * 86400000000LL + floor_div(nanos, 1000);
+	__extension__ __int128 us = (__int128)(jd - 2440588) * 86400000000LL + floor_div(nanos, 1000);
+	if (us > INT64_MAX || us < INT64_MIN)
+		return 0;
+	*out = (int64_t)us;
+	return 1;
 }
 
 json_t *delta_stats_value(const pq_schema_node *nd, const uint8_t *v, size_t len)
 {
 	delta_stats_leaf l;
+	int64_t us;
 	if (nd->type == PQ_INT96)
-		return len == 12 ? timestamp_json(int96_micros(v), PQ_UNIT_MICROS, 1) : NULL;
+		return len == 12 && int96_micros(v, &us) ? timestamp_json(us, PQ_UNIT_MICROS, 1) : NULL;
 	memset(&l, 0, sizeof(l));
 	l.node = nd;
 	return value_json(&l, v, len, 0, INT_MAX);

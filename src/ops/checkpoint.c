@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "delta/log_listing.h"
+#include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
+#include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -343,18 +345,28 @@ done:
 
 /* ---- the operation ------------------------------------------------------ */
 
-static int checkpoint_exists(loom_store *store, int64_t version, int *exists)
+/* Is there a complete checkpoint of `version`? If it is a classic one,
+ * *classic_key gets its key and *classic_size its size (for the hint). */
+static int checkpoint_exists(loom_store *store, int64_t version, int *exists,
+                             char *classic_key, size_t key_cap, uint64_t *classic_size)
 {
 	delta_log_listing l;
 	size_t i;
 	int rc;
 	*exists = 0;
+	classic_key[0] = '\0';
 	if ((rc = delta_log_list(store, &l)) < 0)
 		return rc;
 	for (i = 0; i < l.checkpoints.len; i++) {
 		const delta_checkpoint_ref *r = loom_vec_at(&l.checkpoints, i);
-		if (r->version == version)
-			*exists = 1;
+		if (r->version != version)
+			continue;
+		*exists = 1;
+		if (r->kind == DELTA_CKPT_CLASSIC && !classic_key[0]) {
+			const delta_log_file *f = loom_vec_at(&l.files, r->first);
+			snprintf(classic_key, key_cap, "%s", f->key);
+			*classic_size = f->size;
+		}
 	}
 	delta_log_listing_dispose(&l);
 	return 0;
@@ -372,6 +384,22 @@ static int write_last_checkpoint(loom_store *store, int64_t version, int64_t siz
 		rc = store->put(store, DELTA_LOG_DIR "_last_checkpoint", b.ptr, b.size, 0);
 	loom_buf_dispose(&b);
 	return rc;
+}
+
+/* Point _last_checkpoint at an existing classic checkpoint `key` of the
+ * snapshot's version; its action count is the footer's row count. */
+static int repair_last_checkpoint(loom_store *store, const delta_snapshot *snap, const char *key,
+                                  uint64_t bytes, loom_op_result *out)
+{
+	pq_reader *r;
+	int64_t rows;
+	if (pq_reader_open(&r, store, key) < 0)
+		return loom_err_wrap("checkpoint %s exists but cannot be read to update "
+		                     "_last_checkpoint", key);
+	rows = pq_reader_meta(r)->num_rows;
+	pq_reader_free(r);
+	LOOM_TRY(write_last_checkpoint(store, snap->version, rows, bytes, (int64_t)snap->num_files));
+	return loom_op_result_set_metric(out, "lastCheckpointUpdated", 1);
 }
 
 int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_params *p)
@@ -400,14 +428,19 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	v2 = delta_protocol_has_feature(&snap->protocol, "v2Checkpoint");
 
 	loom_op_result_set_metric(out, LOOM_METRIC_VERSION, snap->version);
-	if ((rc = checkpoint_exists(store, snap->version, &exists)) < 0)
+	if ((rc = checkpoint_exists(store, snap->version, &exists, key, sizeof(key), &bytes)) < 0)
 		goto done;
-	delta_log_format_version(snap->version, vbuf);
-	snprintf(key, sizeof(key), DELTA_LOG_DIR "%s.checkpoint.parquet", vbuf);
 	if (exists) {
+		/* A run that published the checkpoint but died or failed before
+		 * the hint leaves _last_checkpoint behind: finish that job. */
+		if (key[0] && snap->last_checkpoint_hint < snap->version &&
+		    (rc = repair_last_checkpoint(store, snap, key, bytes, out)) < 0)
+			goto done;
 		rc = loom_op_result_set_metric(out, "created", 0);
 		goto done;
 	}
+	delta_log_format_version(snap->version, vbuf);
+	snprintf(key, sizeof(key), DELTA_LOG_DIR "%s.checkpoint.parquet", vbuf);
 	now = loom_clock_wall_ms(clock);
 	if ((rc = store->writer_open(store, key, LOOM_PUT_IF_ABSENT, &w)) < 0)
 		goto done;
@@ -446,6 +479,8 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	    (rc = loom_op_result_set_metric(out, "v2", v2)) < 0)
 		goto done;
 done:
+	if (rc == 0) /* temp files a killed earlier run left */
+		delta_log_sweep_temps(store, clock);
 	delta_snapshot_free(snap);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "delta/log_temps.h"
 #include "delta/protocol.h"
 #include "ops/location.h"
 #include "ops/pipeline.h"
@@ -99,6 +100,9 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	if (rc < 0)
 		goto done;
 	if (p->dry_run || plan.num_bins == 0) {
+		/* nothing to rewrite (maybe a killed run committed it already) */
+		if (!p->dry_run)
+			delta_log_sweep_temps(store, p->clock);
 		rc = optimize_result_plan_only(out, &plan, &job);
 		goto done;
 	}

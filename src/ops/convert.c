@@ -9,6 +9,7 @@
 
 #include "delta/action_write.h"
 #include "delta/commit_write.h"
+#include "delta/log_temps.h"
 #include "delta/stats_json.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
@@ -412,8 +413,12 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 	int rc = 0;
 	loom_store_entry e;
 
-	if (store->stat(store, "_delta_log/00000000000000000000.json", &e) == 0)
+	if (store->stat(store, "_delta_log/00000000000000000000.json", &e) == 0) {
+		/* a convert killed after publishing its commit may have left the
+		 * commit's temp file: the job is done, finish its cleanup */
+		delta_log_sweep_temps(store, NULL);
 		return OPS_ERR(LOOM_EEXISTS, "already a Delta table (_delta_log/00000000000000000000.json exists)");
+	}
 	LOOM_TRY(store->list(store, "", NULL, LOOM_LIST_RECURSIVE, collect, st));
 	if (st->files.len == 0)
 		return OPS_ERR(LOOM_ENOTFOUND, "no Parquet files (*.parquet) to convert");
@@ -549,6 +554,8 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			c.secrets = st->secrets;
 		}
 		rc = delta_commit_write(store, &c, &version);
+		if (rc == 0) /* a killed earlier run's temp file of this commit */
+			delta_log_sweep_temps(store, NULL);
 	meta_done:
 		json_decref(params);
 		json_decref(pcols);

@@ -13,6 +13,8 @@
  *    before K); the Hadoop side file ".<name>.crc" of each of those.
  *    Sidecars only when no checkpoint left can reference one (no V2
  *    checkpoint remains and the table lacks v2Checkpoint).
+ * Also the stale temp files killed writers left in _delta_log/
+ * (delta/log_temps.h), whatever the retention.
  * Never: K, anything after K, _last_checkpoint. Every version >= K stays
  * rebuildable from K and the commits after it, which are all kept, so the
  * latest snapshot is unchanged. Deleting oldest first means a crash leaves
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "delta/log_listing.h"
+#include "delta/log_temps.h"
 #include "loom/metrics.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
@@ -46,6 +49,7 @@ typedef struct cleanup_state {
 	loom_vec doomed;    /* doomed, in deletion order */
 	uint64_t bytes;
 	int sidecars_ok;    /* no remaining checkpoint can reference a sidecar */
+	int64_t temps;      /* stale temp files of killed writers among doomed */
 } cleanup_state;
 
 static int push(cleanup_state *st, const char *key, uint64_t size)
@@ -85,6 +89,13 @@ static int push_side_crc(cleanup_state *st, const char *key)
 	}
 	loom_buf_dispose(&side);
 	return rc;
+}
+
+static int temp_cb(const char *key, uint64_t size, void *payload)
+{
+	cleanup_state *st = payload;
+	st->temps++;
+	return push(st, key, size);
 }
 
 static int sidecar_cb(const loom_store_entry *e, void *payload)
@@ -208,6 +219,9 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 		keep = pick_checkpoint(&l, cutoff_commit);
 	if (keep >= 0 && (rc = plan(&st, &l, keep)) < 0)
 		goto done;
+	/* and the temp files killed writers left (delta/log_temps.h) */
+	if ((rc = delta_log_stale_temps(store, clock, temp_cb, &st)) < 0)
+		goto done;
 
 	for (i = 0; i < st.doomed.len; i++) {
 		const doomed *d = loom_vec_at(&st.doomed, i);
@@ -221,7 +235,8 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	    (rc = loom_op_result_set_metric(out, "cutoffMs", cutoff)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_FILES_TO_DELETE : LOOM_METRIC_NUM_DELETED_FILES,
 	                                    (int64_t)st.doomed.len)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st.bytes)) < 0)
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st.bytes)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_STALE_TEMP_FILES, st.temps)) < 0)
 		goto done;
 done:
 	for (i = 0; i < st.doomed.len; i++)

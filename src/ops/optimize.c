@@ -8,6 +8,7 @@
 
 #include "delta/action_write.h"
 #include "delta/commit_write.h"
+#include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "loom/metrics.h"
@@ -322,8 +323,13 @@ int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_
 	if ((rc = commit(store, snap, plan, units, nunits, job, &ml, &t.version)) < 0)
 		goto cleanup;
 	build_metrics(&ml, plan, job, &t); /* with the version written */
+	/* log temp files an earlier, killed run left (delta/log_temps.h) */
+	delta_log_sweep_temps(store, job->clock);
 	return metrics_to_result(out, &ml, job, &t);
 cleanup:
-	delete_outputs(store, units, nunits);
+	/* a commit whose outcome is unknown may hold the outputs: keep them
+	 * (a later vacuum takes them if it did not land) */
+	if (t.version != DELTA_COMMIT_UNKNOWN)
+		delete_outputs(store, units, nunits);
 	return rc;
 }

@@ -77,7 +77,7 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 		set->wopts.codec = c;
 	}
 	if ((v = kv_find(loc->writer, loc->n_writer, "compression_level")) != NULL) {
-		int64_t lvl;
+		int64_t lvl = 0; /* set on success; GCC 12 -O3 cannot see it */
 		LOOM_TRY(parse_count("compression_level", v, &lvl));
 		set->wopts.level = (int)lvl;
 	}
@@ -85,7 +85,7 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 	    (v = kv_find(loc->writer, loc->n_writer, "max_row_group_size")) != NULL)
 		LOOM_TRY(parse_count("row_group_size", v, &set->row_group_rows));
 	if ((v = kv_find(loc->writer, loc->n_writer, "row_group_bytes")) != NULL) {
-		int64_t b;
+		int64_t b = 0;
 		LOOM_TRY(parse_count("row_group_bytes", v, &b));
 		set->wopts.row_group_bytes = (size_t)b;
 	}

@@ -86,7 +86,7 @@ int rewrite_ctx_init(rewrite_ctx *ctx, loom_store *store, const delta_snapshot *
 		ctx->wopts.codec = c;
 	}
 	if ((v = kv_find(loc->writer, loc->n_writer, "compression_level")) != NULL) {
-		int64_t lvl;
+		int64_t lvl = 0; /* set on success; GCC 12 -O3 cannot see it */
 		LOOM_TRY(parse_count("compression_level", v, &lvl));
 		ctx->wopts.level = (int)lvl;
 	}
@@ -94,7 +94,7 @@ int rewrite_ctx_init(rewrite_ctx *ctx, loom_store *store, const delta_snapshot *
 	    (v = kv_find(loc->writer, loc->n_writer, "max_row_group_size")) != NULL)
 		LOOM_TRY(parse_count("row_group_size", v, &ctx->row_group_rows));
 	if ((v = kv_find(loc->writer, loc->n_writer, "row_group_bytes")) != NULL) {
-		int64_t b;
+		int64_t b = 0;
 		LOOM_TRY(parse_count("row_group_bytes", v, &b));
 		ctx->wopts.row_group_bytes = (size_t)b;
 	}

@@ -10,6 +10,7 @@
 #include "delta/commit_write.h"
 #include "delta/dv.h"
 #include "delta/log_listing.h"
+#include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
@@ -232,6 +233,29 @@ typedef struct full_ctx {
 	const loom_cancel *cancel;
 } full_ctx;
 
+/* A writer's temp file (".<name>.<uuid>.tmp") in a data directory, left by
+ * a killed compaction or Z-order: hidden, so never read, and garbage once
+ * older than the retention, like any unreferenced file (found by the crash
+ * campaign). Those in _delta_log/ and other hidden directories are not. */
+static int is_data_temp(const full_ctx *fc, const char *key)
+{
+	const char *base = strrchr(key, '/');
+	size_t dir_len = base ? (size_t)(base - key) : 0;
+	char *dir;
+	int hidden_dir;
+	base = base ? base + 1 : key;
+	if (!delta_temp_name(base, strlen(base)))
+		return 0;
+	if (!dir_len)
+		return 1;
+	dir = loom_strndup(key, dir_len);
+	if (!dir)
+		return 0;
+	hidden_dir = vacuum_is_hidden(dir, fc->pcols, fc->npc);
+	loom_free(dir);
+	return !hidden_dir;
+}
+
 static int consider_listed(const loom_store_entry *e, void *payload)
 {
 	full_ctx *fc = payload;
@@ -240,7 +264,7 @@ static int consider_listed(const loom_store_entry *e, void *payload)
 	/* A symlink is never deleted: it may be how the table reaches data
 	 * kept elsewhere, and removing it is not ours to decide. */
 	if (e->is_dir || e->is_symlink || e->mtime_ms >= fc->st->cutoff_ms ||
-	    vacuum_is_hidden(e->key, fc->pcols, fc->npc))
+	    (vacuum_is_hidden(e->key, fc->pcols, fc->npc) && !is_data_temp(fc, e->key)))
 		return 0;
 	return add_candidate(fc->st, e->key, e->size);
 }
@@ -402,6 +426,8 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 	}
 	json_decref(params);
 	json_decref(metrics);
+	if (rc == 0) /* log temp files an earlier, killed run left */
+		delta_log_sweep_temps(st->store, p->clock);
 	if (fill_result(out, st, p, deleted, dirs, end_version) < 0 && rc == 0)
 		rc = LOOM_ENOMEM;
 	return rc;
@@ -454,7 +480,10 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 	loom_vec_sort(&st.candidates, cmp_candidates);
 
 	if (p->dry_run || st.candidates.len == 0) {
-		/* Nothing to delete writes no commit: a second run changes nothing. */
+		/* Nothing to delete writes no commit: a second run changes nothing
+		 * but the log temp files a killed run left. */
+		if (!p->dry_run)
+			delta_log_sweep_temps(store, p->clock);
 		rc = fill_result(out, &st, p, 0, 0, -1);
 		goto done;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "delta/log_temps.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
 #include "loom/metrics.h"
@@ -327,9 +328,12 @@ static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 		goto done;
 	if ((rc = zorder_plan(run, &plan, snap, optimize_target(p->target_size, p->loc, snap))) < 0)
 		goto done;
-	if (p->dry_run || plan.num_bins == 0)
+	if (p->dry_run || plan.num_bins == 0) {
+		/* nothing to rewrite (maybe a killed run committed it already) */
+		if (!p->dry_run)
+			delta_log_sweep_temps(store, job.clock);
 		rc = optimize_result_plan_only(out, &plan, &job);
-	else
+	} else
 		rc = zorder_execute(out, store, snap, run, &plan, &job);
 done:
 	compact_plan_dispose(&plan);

@@ -54,7 +54,8 @@ int pq_delta_decode_i64(const uint8_t *p, size_t len, int64_t *out, size_t n,
                         size_t *consumed, size_t *total_in_stream, const char *ctx)
 {
 	const uint8_t *s = p, *end = p + len;
-	uint64_t block, nmini, total, first, per_mini, i = 0;
+	/* zeroed: set by uvarint only on success, which GCC -O3 cannot see */
+	uint64_t block = 0, nmini = 0, total = 0, first = 0, per_mini, i = 0;
 	uint64_t prev;
 
 	LOOM_TRY(uvarint(&s, end, &block, ctx));
@@ -74,7 +75,7 @@ int pq_delta_decode_i64(const uint8_t *p, size_t len, int64_t *out, size_t n,
 		out[0] = (int64_t)prev;
 	i = 1;
 	while (i < total) {
-		uint64_t md, min_delta, m;
+		uint64_t md = 0, min_delta, m;
 		const uint8_t *widths;
 		LOOM_TRY(uvarint(&s, end, &md, ctx));
 		min_delta = (md >> 1) ^ (uint64_t)-(int64_t)(md & 1);

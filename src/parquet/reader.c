@@ -512,7 +512,9 @@ static int data_page(pq_reader *r, pq_column *c, const pq_page_header *h, int co
 		if (c->max_def > 0)
 			LOOM_TRY(pq_decode_levels(PQ_ENC_RLE, 0, body + rl, dl, c->max_def,
 			                          c->def_levels + c->num_levels, n, &used, r->ctx));
-		if (h->is_compressed && codec != PQ_CODEC_UNCOMPRESSED) {
+		/* An empty values section is not a compressed stream: a v2 page of
+		 * nulls only may compress nothing at all (arrow-rs#7388). */
+		if (h->is_compressed && codec != PQ_CODEC_UNCOMPRESSED && csize > rl + dl) {
 			LOOM_TRY(page_bytes(r, codec, body + rl + dl, csize - rl - dl, usize - rl - dl, &p, off));
 			rem = usize - rl - dl;
 		} else {
@@ -542,6 +544,41 @@ static int dict_page(pq_reader *r, const pq_column *c, const pq_page_header *h, 
 	r->dict.type_length = c->type_length;
 	r->dict.num_values = r->dict.data_size = r->dict.num_levels = 0;
 	return pq_decode_plain(&r->dict, p, ulen, (size_t)h->dict_num_values, r->ctx);
+}
+
+/* parquet-mr before 1.2.9 left the dictionary page header out of a column
+ * chunk's total_compressed_size (PARQUET-816, IMPALA-694), so the chunk
+ * runs past the size its metadata gives by at most that header. Like arrow
+ * and DuckDB, read up to PQ_816_SLACK bytes more for those writers (pages
+ * are still read only until the chunk's value count is reached). */
+#define PQ_816_SLACK 100
+
+static int writer_omits_dict_header(const char *created_by)
+{
+	static const char app[] = "parquet-mr";
+	int v[3] = { 0, 0, 0 }, i;
+	const char *p;
+	if (!created_by || strncmp(created_by, app, sizeof(app) - 1) != 0 ||
+	    (created_by[sizeof(app) - 1] != '\0' && created_by[sizeof(app) - 1] != ' '))
+		return 0;
+	p = created_by + sizeof(app) - 1;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "version ", 8) == 0)
+		p += 8;
+	/* "parquet-mr" alone (no version) is as old as it gets */
+	for (i = 0; i < 3 && *p >= '0' && *p <= '9'; i++) {
+		while (*p >= '0' && *p <= '9' && v[i] < 100000)
+			v[i] = v[i] * 10 + (*p++ - '0');
+		if (*p == '.')
+			p++;
+	}
+	return v[0] < 1 || (v[0] == 1 && (v[1] < 2 || (v[1] == 2 && v[2] < 9)));
+}
+
+int pq_reader_chunk_sizes_exact(const pq_reader *r)
+{
+	return !writer_omits_dict_header(r->meta->created_by);
 }
 
 /* The byte range of a column chunk, checked against the file. */
@@ -621,6 +658,9 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 
 	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, leaf->path);
 	LOOM_TRY(chunk_range(r, g, leaf_idx, &start, &len));
+	if (writer_omits_dict_header(r->meta->created_by))
+		len += (int64_t)(r->size - (uint64_t)(start + len) < PQ_816_SLACK
+		                     ? r->size - (uint64_t)(start + len) : PQ_816_SLACK);
 	if (m->num_values < 0)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: negative num_values", r->ctx);
 	want = (size_t)m->num_values;

@@ -98,6 +98,11 @@ int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leave
 int pq_reader_chunk_bytes(pq_reader *r, size_t row_group, size_t leaf, const uint8_t **bytes,
                           size_t *len, int64_t *start);
 
+/* 0 when the file's writer recorded chunk sizes too small (parquet-mr
+ * before 1.2.9 left the dictionary page header out, PARQUET-816): its
+ * chunks are decoded with some slack but never copied byte for byte. */
+int pq_reader_chunk_sizes_exact(const pq_reader *r);
+
 /* Change the per-chunk bounds (0 keeps a bound as it is). */
 void pq_reader_set_limits(pq_reader *r, size_t max_chunk_levels, size_t max_chunk_bytes);
 

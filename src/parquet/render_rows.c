@@ -76,7 +76,7 @@ static int render_leaf_value(rowctx *x, int32_t node)
 	cursor *k = &x->cur[col];
 	const uint8_t *v;
 	size_t len;
-	int16_t d;
+	int16_t d = 0; /* get_def sets it on success */
 
 	LOOM_TRY(get_def(x, col, &d));
 	if (d != c->max_def)
@@ -101,7 +101,7 @@ static int render_repeated(rowctx *x, int32_t rep, int depth,
                            int (*elem)(rowctx *, int32_t, int32_t, int), int32_t owner)
 {
 	long col = col_of(x, rep);
-	int16_t d, r = x->s->rep_level[rep];
+	int16_t d = 0, r = x->s->rep_level[rep];
 	int first = 1;
 
 	LOOM_TRY(get_def(x, col, &d));
@@ -183,7 +183,7 @@ static int render_instance(rowctx *x, int32_t node, int depth)
 static int render_field(rowctx *x, int32_t node, int depth)
 {
 	const pq_schema_node *n = &x->s->nodes[node];
-	int16_t d;
+	int16_t d = 0; /* get_def sets it on success */
 	if (n->has_repetition && n->repetition == PQ_REPEATED)
 		return render_repeated(x, node, depth, plain_elem, node);
 	if (n->has_repetition && n->repetition == PQ_OPTIONAL) {

@@ -49,7 +49,7 @@ static int64_t unzigzag(uint64_t u)
 
 int pq_tr_i64(pq_tr *t, int64_t *v)
 {
-	uint64_t u;
+	uint64_t u = 0;
 	LOOM_TRY(pq_tr_varint(t, &u));
 	*v = unzigzag(u);
 	return 0;
@@ -94,7 +94,7 @@ int pq_tr_double(pq_tr *t, double *v)
 
 int pq_tr_binary(pq_tr *t, const uint8_t **data, size_t *len)
 {
-	uint64_t n;
+	uint64_t n = 0;
 	LOOM_TRY(pq_tr_varint(t, &n));
 	if (n > t->len - t->pos)
 		return pq_tr_fail(t, "binary length beyond the end of the metadata");

@@ -1299,7 +1299,7 @@ int pq_writer_can_copy(const pq_writer *w, pq_reader *r, size_t g)
 	if (g >= fm->num_row_groups || s->num_leaves != w->nleaves)
 		return 0;
 	rg = &fm->row_groups[g];
-	if (rg->num_columns != w->nleaves || rg->num_rows <= 0)
+	if (rg->num_columns != w->nleaves || rg->num_rows <= 0 || !pq_reader_chunk_sizes_exact(r))
 		return 0;
 	for (i = 0; i < w->nleaves; i++) {
 		const leaf *L = &w->leaves[i];

@@ -186,6 +186,14 @@ static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char 
 	return rc;
 }
 
+/* A value interpolated from an environment variable whose name marks a
+ * secret: masked wherever it lands, whatever key it is written under. */
+static int note_env_secret(void *ctx, const char *value)
+{
+	loom_config *cfg = ctx;
+	return loom_secrets_add(&cfg->secrets, value);
+}
+
 /* Remember the password part of scheme://user:password@host URIs (masked
  * by value too, wherever it appears without its URI). */
 static int note_uri_secret(loom_config *cfg, const char *uri)
@@ -473,6 +481,8 @@ LOOM_EXTERN(int) loom_config_load_string(loom_config **out, const char *yaml, si
 	rc = loom_secrets_add_env(&cfg->secrets);
 	if (rc == 0)
 		rc = ydoc_load(&d, yaml, len, cfg->source);
+	d.note_secret = note_env_secret;
+	d.note_secret_ctx = cfg;
 	if (rc == 0)
 		rc = load_doc(cfg, &d);
 	ydoc_dispose(&d);

@@ -224,36 +224,43 @@ LOOM_EXTERN(size_t) loom_config_mask(const loom_config *cfg, const char *text, c
 
 /* ---- JSON -------------------------------------------------------------- */
 
-static json_t *mask_uri(const loom_config *cfg, const char *uri)
+/* `text` with every known secret in it replaced by "***". */
+static json_t *masked_str(const loom_config *cfg, const char *text)
 {
 	char tmp[4096];
-	loom_config_mask(cfg, uri, tmp, sizeof(tmp));
+	loom_config_mask(cfg, text, tmp, sizeof(tmp));
 	return plan_json_str(tmp);
 }
 
-static json_t *kvs_json(const cfg_kvs *k, int mask)
+/* Secret keys show "***"; any other value has the known secrets masked
+ * inside it (one may have been interpolated from a secret variable). */
+static json_t *kvs_json(const loom_config *cfg, const cfg_kvs *k, int mask)
 {
 	json_t *o = json_object();
 	size_t i;
-	for (i = 0; o && i < k->n; i++)
-		json_object_set_new(o, k->items[i].key,
-		                    plan_json_str(mask && loom_config_key_is_secret(k->items[i].key)
-		                                    ? "***" : k->items[i].value));
+	for (i = 0; o && i < k->n; i++) {
+		const char *v = k->items[i].value;
+		if (mask && loom_config_key_is_secret(k->items[i].key)) {
+			json_object_set_new(o, k->items[i].key, plan_json_str("***"));
+		} else {
+			json_object_set_new(o, k->items[i].key, v ? masked_str(cfg, v) : json_null());
+		}
+	}
 	return o;
 }
 
 static json_t *path_json(const loom_config *cfg, const cfg_path *p)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "uri", mask_uri(cfg, p->uri));
+	json_object_set_new(o, "uri", masked_str(cfg, p->uri));
 	if (p->has_storage_options || p->storage_options.n)
-		json_object_set_new(o, "storage_options", kvs_json(&p->storage_options, 1));
+		json_object_set_new(o, "storage_options", kvs_json(cfg, &p->storage_options, 1));
 	if (p->writer.n)
-		json_object_set_new(o, "writer", kvs_json(&p->writer, 0));
+		json_object_set_new(o, "writer", kvs_json(cfg, &p->writer, 0));
 	if (p->delta_config.n)
-		json_object_set_new(o, "delta_config", kvs_json(&p->delta_config, 0));
+		json_object_set_new(o, "delta_config", kvs_json(cfg, &p->delta_config, 0));
 	if (p->commit.n)
-		json_object_set_new(o, "commit", kvs_json(&p->commit, 0));
+		json_object_set_new(o, "commit", kvs_json(cfg, &p->commit, 0));
 	if (p->target_file_size)
 		json_object_set_new(o, "target_file_size", json_integer(p->target_file_size));
 	return o;

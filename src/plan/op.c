@@ -128,7 +128,7 @@ LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts)
 
 LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts)
 {
-	loom_op *op;
+	loom_op *op = NULL;
 	size_t i;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_zorder: out is NULL");

@@ -198,7 +198,8 @@ static void trim(const char **s, const char **e)
 
 /* Returns 0, LOOM_ENOTFOUND (missing variable, name in `missing`) or
  * LOOM_EINVAL (malformed / unsupported; message in `missing`). */
-int ydoc_interpolate(const char *text, loom_buf *out, char *missing, size_t missing_cap)
+int ydoc_interpolate(ydoc *d, const char *text, loom_buf *out, char *missing,
+                     size_t missing_cap)
 {
 	const char *p = text;
 	loom_buf_clear(out);
@@ -251,6 +252,10 @@ int ydoc_interpolate(const char *text, loom_buf *out, char *missing, size_t miss
 		name[nlen] = '\0';
 		val = getenv(name);
 		if (val) {
+			/* a secret from the environment stays secret whatever key it
+			 * is written under (found by fuzzing) */
+			if (*val && d && d->note_secret && loom_config_key_is_secret(name))
+				LOOM_TRY(d->note_secret(d->note_secret_ctx, val));
 			LOOM_TRY(loom_buf_puts(out, val));
 		} else if (comma) {
 			const char *ds = comma + 1, *de = close;
@@ -276,7 +281,7 @@ int ydoc_string(ydoc *d, yaml_node_t *n, const char *what, loom_buf *out)
 	if (!ydoc_is_scalar(n))
 		return ydoc_err(d, n, "%s: expected a single value, not a %s", what,
 		                ydoc_is_map(n) ? "mapping" : "list");
-	rc = ydoc_interpolate(ydoc_raw(n), out, detail, sizeof(detail));
+	rc = ydoc_interpolate(d, ydoc_raw(n), out, detail, sizeof(detail));
 	if (rc == LOOM_ENOTFOUND)
 		return ydoc_err(d, n, "%s: environment variable %s is not set and "
 		                "${oc.env:%s} has no default", what, detail, detail);

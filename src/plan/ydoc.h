@@ -13,6 +13,11 @@ typedef struct ydoc {
 	yaml_document_t doc;
 	int loaded;
 	const char *source;   /* borrowed label for messages */
+	/* Called with each value interpolated from an environment variable
+	 * whose name marks a secret (AWS_SECRET_ACCESS_KEY, ...), so it is
+	 * masked wherever it lands; NULL: not needed. Set after ydoc_load. */
+	int (*note_secret)(void *ctx, const char *value);
+	void *note_secret_ctx;
 } ydoc;
 
 /* Parse one document; a syntax error or an empty input is LOOM_EINVAL. */
@@ -54,6 +59,7 @@ int ydoc_int(ydoc *d, yaml_node_t *n, const char *what, int64_t *out);
 int ydoc_size(ydoc *d, yaml_node_t *n, const char *what, int64_t *out);
 
 /* Expand interpolations in `text` into out (exposed for tests). */
-int ydoc_interpolate(const char *text, loom_buf *out, char *missing, size_t missing_cap);
+int ydoc_interpolate(ydoc *d, const char *text, loom_buf *out, char *missing,
+                     size_t missing_cap);
 
 #endif

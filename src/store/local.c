@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/fault.h"
 #include "store/store_int.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -750,6 +751,7 @@ int store_local_open(loom_store **out, const char *uri, const store_config *cfg)
 
 LOOM_EXTERN(const char *) loom_store_local_root(const loom_store *s)
 {
+	s = loom_fault_store_inner(s);
 	if (!s || strcmp(s->name, "local") != 0)
 		return NULL;
 	return ((const local_store *)s)->root;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "store/fault.h"
 #include "store/store_int.h"
 #include "util/error.h"
 
@@ -66,8 +67,7 @@ static size_t scheme_len(const char *uri)
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri,
-                                 const loom_store_options *opts)
+static int open_backend(loom_store **out, const char *uri, const loom_store_options *opts)
 {
 	store_config cfg;
 	size_t n, i;
@@ -101,6 +101,14 @@ LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri,
 		                "%s: no object store for URI scheme '%.*s' (supported: %s, and plain paths)",
 		                shown, (int)(n < 32 ? n : 32), uri, loom_store_schemes());
 	}
+}
+
+LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri,
+                                 const loom_store_options *opts)
+{
+	LOOM_TRY(open_backend(out, uri, opts));
+	/* tests put the fault-injecting wrapper in front (store/fault.h) */
+	return loom_fault_store_wrap_from_env(out);
 }
 
 LOOM_EXTERN(void) loom_store_free(loom_store *s)

@@ -31,6 +31,9 @@ int loom_buf_grow(loom_buf *b, size_t extra)
 		                "out of memory growing a buffer to %zu bytes", cap);
 	b->ptr = p;
 	b->asize = cap;
+	/* terminated as soon as it exists, so an empty result that was only
+	 * grown (a decode of "") is "" and not stray bytes (found by fuzzing) */
+	p[b->size] = '\0';
 	return 0;
 }
 

@@ -1,4 +1,4 @@
-/* util/buf.h - a growable byte buffer, always NUL-terminated when non-empty
+/* util/buf.h - a growable byte buffer, always NUL-terminated once allocated
  * so it can be used as a string. */
 #ifndef LOOM_UTIL_BUF_H
 #define LOOM_UTIL_BUF_H
@@ -22,7 +22,8 @@ int loom_buf_puts(loom_buf *b, const char *s);
 int loom_buf_putc(loom_buf *b, char c);
 int loom_buf_printf(loom_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int loom_buf_vprintf(loom_buf *b, const char *fmt, va_list ap);
+int loom_buf_vprintf(loom_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Append `s` as a JSON string literal, quotes included. */
 int loom_buf_put_json_string(loom_buf *b, const char *s, size_t len);
 void loom_buf_clear(loom_buf *b);

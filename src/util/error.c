@@ -47,6 +47,9 @@ LOOM_EXTERN(int) loom_error_is_transient(int code)
 }
 
 static void set_message(int code, int klass, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void set_message(int code, int klass, const char *fmt, va_list ap)
 {
 	last_error.code = code;
 	last_error.klass = klass;

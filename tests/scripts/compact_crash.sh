@@ -5,8 +5,6 @@
 # LOOM_CRASH_RUNS sets the number of runs (default 30).
 source "$(dirname "$0")/../tools/lib.sh"
 runs="${LOOM_CRASH_RUNS:-30}"
-NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
-export NODE_PATH
 
 base="$TEST_TMP/base"
 node "$TOOLS/gen_small_files.cjs" "$base" 4 160 4000

@@ -12,8 +12,6 @@
 #  - every file the two compactions wrote is read by DuckDB, Polars and
 #    parquet-wasm (rows = the add's numRecords, column checksums equal).
 source "$(dirname "$0")/../tools/lib.sh"
-NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
-export NODE_PATH
 
 t="$TEST_TMP/gen"
 node "$TOOLS/gen_small_files.cjs" "$t" 20 2000 100

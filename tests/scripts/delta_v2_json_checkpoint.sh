@@ -8,16 +8,8 @@ src="${LOOM_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 build="${LOOM_BUILD_DIR:-$src/build}"
 bin="${LOOM_BIN:-$build/loom}"
 fixtures="${LOOM_FIXTURES_DIR:-$src/../shared/fixtures}"
-if [ -z "${LOOM_ORACLE_NODE_PATH:-}" ]; then
-  for d in "$build/oracle-deps/node_modules" "$src/build/oracle-deps/node_modules"; do
-    [ -d "$d/@duckdb" ] && { export LOOM_ORACLE_NODE_PATH="$d"; break; }
-  done
-  if [ -z "${LOOM_ORACLE_NODE_PATH:-}" ]; then
-    bash "$src/scripts/install-oracle.sh" "$build" >&2
-    export LOOM_ORACLE_NODE_PATH="$build/oracle-deps/node_modules"
-  fi
-fi
-export LOOM_SOURCE_DIR="$src"
+export LOOM_SOURCE_DIR="$src" LOOM_BUILD_DIR="$build"
+source "$src/tests/tools/oracle_env.sh"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 exec python3 - "$bin" "$src/tests/tools/oracle.sh" "$fixtures/delta" "$tmp" <<'PY'

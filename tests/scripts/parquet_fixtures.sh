@@ -9,14 +9,8 @@ set -uo pipefail
 : "${LOOM_BIN:?}" "${LOOM_BUILD_DIR:?}" "${LOOM_SOURCE_DIR:?}" "${LOOM_FIXTURES_DIR:?}"
 P="$LOOM_FIXTURES_DIR/parquet"
 D="$P/data"
-NM="$LOOM_BUILD_DIR/oracle-deps/node_modules"
-if [ ! -d "$NM/@duckdb/node-api" ]; then
-  NM="$LOOM_SOURCE_DIR/build/oracle-deps/node_modules"
-fi
-if [ ! -d "$NM/@duckdb/node-api" ]; then
-  echo "DuckDB node modules missing: run scripts/install-oracle.sh $LOOM_BUILD_DIR" >&2
-  exit 1
-fi
+source "$LOOM_SOURCE_DIR/tests/tools/oracle_env.sh"
+NM="$LOOM_ORACLE_NODE_PATH"
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,6 +42,12 @@ files+=("$D/nested_lists.snappy.parquet#b,a#2" "$D/alltypes_tiny_pages.parquet#s
 # ARROW-GH-43605 is valid Parquet (a bit width of 0 for dictionary indices,
 # which Arrow once rejected): loom must read it exactly like DuckDB.
 files+=("$P/bad_data/ARROW-GH-43605.parquet")
+# newer parquet-testing files the project carries (tests/resources/parquet/
+# PROVENANCE.md): an empty compressed values section in a v2 page, and old
+# parquet-mr column chunk sizes that leave out the dictionary page header
+# (PARQUET-816)
+R="$LOOM_SOURCE_DIR/tests/resources/parquet"
+files+=("$R/datapage_v2_empty_datapage.snappy.parquet" "$R/nation.dict-malformed.parquet")
 if ! NODE_PATH="$NM" node "$LOOM_SOURCE_DIR/tests/tools/parquet_compare.cjs" "$LOOM_BIN" "${files[@]}" >"$tmp/cmp" 2>&1; then
   fail=1
 fi
@@ -64,6 +64,7 @@ for f in "$D"/*.parquet "$D"/geospatial/*.parquet "$P"/shredded_variant/*.parque
   mfiles+=("$f")
 done
 mfiles+=("$P/bad_data/ARROW-GH-43605.parquet" "$P/bad_data/ARROW-GH-45185.parquet" "$P/bad_data/ARROW-RS-GH-6229-DICTHEADER.parquet")
+mfiles+=("$R/datapage_v2_empty_datapage.snappy.parquet" "$R/nation.dict-malformed.parquet")
 if ! NODE_PATH="$NM" node "$LOOM_SOURCE_DIR/tests/tools/parquet_compare.cjs" --meta "$LOOM_BIN" "${mfiles[@]}" >"$tmp/meta" 2>&1; then
   fail=1
 fi

@@ -9,7 +9,6 @@
 # too small for the partition fails cleanly and changes nothing; a run
 # killed while spilling leaves no temp file and an intact table.
 source "$(dirname "$0")/../tools/lib.sh"
-export NODE_PATH="${NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 
 node "$TOOLS/zorder_gen.cjs" "$TEST_TMP/base" 3 150000 0 20000
 "$LOOM_BIN" convert "$TEST_TMP/base" > /dev/null

@@ -11,7 +11,6 @@
 # nothing; after an append to one partition only that partition is
 # rewritten, and the add actions carry the loom.zorder tag.
 source "$(dirname "$0")/../tools/lib.sh"
-export NODE_PATH="${NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 
 TARGET=256KiB
 node "$TOOLS/zorder_gen.cjs" "$TEST_TMP/base" 6 40000 3

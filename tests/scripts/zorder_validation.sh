@@ -6,7 +6,6 @@
 # struct field by dotted path (rows unchanged, verify ok), the CLI's
 # --help and usage errors.
 source "$(dirname "$0")/../tools/lib.sh"
-export NODE_PATH="${NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 
 node "$TOOLS/gen_small_files.cjs" "$TEST_TMP/base" 2 4 500
 "$LOOM_BIN" convert "$TEST_TMP/base" --partition-by p,q > /dev/null

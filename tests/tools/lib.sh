@@ -6,6 +6,8 @@ set -euo pipefail
 : "${LOOM_FIXTURES_DIR:=$LOOM_SOURCE_DIR/../shared/fixtures}"
 export LOOM_SOURCE_DIR
 TOOLS="$LOOM_SOURCE_DIR/tests/tools"
+# the oracle's node modules (DuckDB), found one way for every test
+source "$TOOLS/oracle_env.sh"
 
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/loom-script-XXXXXX")
 trap 'chmod -R u+w "$TEST_TMP" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT

@@ -6,7 +6,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${1:-$here/build}"
-bash "$here/scripts/install-oracle.sh" "$build" >&2
+LOOM_SOURCE_DIR="$here" LOOM_BUILD_DIR="$build" source "$here/tests/tools/oracle_env.sh"
 dest="$build/pqwrite-deps"
 if [ ! -d "$dest/node_modules/nodejs-polars" ] || [ ! -d "$dest/node_modules/parquet-wasm" ]; then
   mkdir -p "$dest"
@@ -19,4 +19,4 @@ if [ ! -d "$dest/node_modules/nodejs-polars" ] || [ ! -d "$dest/node_modules/par
     echo "pqwrite_deps: npm install of nodejs-polars/parquet-wasm failed, see $dest/INSTALL_FAILED" >&2
   fi
 fi
-echo "$build/oracle-deps/node_modules:$dest/node_modules"
+echo "$LOOM_ORACLE_NODE_PATH:$dest/node_modules"

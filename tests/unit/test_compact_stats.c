@@ -172,11 +172,33 @@ TEST(leaf_budget_and_stats_columns)
 	json_decref(j);
 }
 
+/* An INT96 min/max of a checkpoint's stats_parsed whose Julian day is far
+ * out: no value (it used to overflow 64-bit microseconds, found by fuzzing:
+ * UBSan); an ordinary one is an ISO instant. */
+TEST(int96_stats_values_out_of_range)
+{
+	pq_schema_node nd = leaf_node("ts", PQ_INT96);
+	uint8_t v[12] = { 0 };
+	json_t *j;
+	uint32_t jd = 2440588 + 1;   /* 1970-01-02 */
+	memcpy(v + 8, &jd, 4);
+	j = delta_stats_value(&nd, v, 12);
+	CHECK(j && strcmp(json_string_value(j), "1970-01-02T00:00:00.000Z") == 0);
+	json_decref(j);
+	jd = 1610632025u;
+	memcpy(v + 8, &jd, 4);
+	CHECK(delta_stats_value(&nd, v, 12) == NULL);
+	jd = 0xffffffffu;
+	memcpy(v + 8, &jd, 4);
+	CHECK(delta_stats_value(&nd, v, 12) == NULL);
+}
+
 int main(void)
 {
 	RUN(strings_are_cut_at_32_characters_with_a_tie_breaker);
 	RUN(timestamps_are_milliseconds_dates_iso);
 	RUN(decimals_exact_floats_shortest_nan_dropped);
 	RUN(leaf_budget_and_stats_columns);
+	RUN(int96_stats_values_out_of_range);
 	return test_summary();
 }

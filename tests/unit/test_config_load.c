@@ -335,6 +335,22 @@ TEST(secrets_are_masked)
 	          LOOM_EINVAL);
 	CHECK(strstr(loom_error_last()->message, "topsecretvalue") == NULL);
 	CHECK(strstr(loom_error_last()->message, "t.yaml:7:") != NULL);
+
+	/* a secret-named variable stays secret under any key: here a storage
+	 * option whose name says nothing, and a writer setting (found by
+	 * fuzzing: the JSON showed it) */
+	setenv("LOOM_T_SECRET_KEY", "s3cr3t-from-env", 1);
+	CHECK_OK(load(&cfg, "storage:\n"
+	                    "  defaults:\n"
+	                    "    table_path:\n"
+	                    "      uri: /l\n"
+	                    "      storage_options: {AWS_KE://Y: \"${oc.env:LOOM_T_SECRET_KEY}\"}\n"
+	                    "      writer: {note: \"x-${oc.env:LOOM_T_SECRET_KEY}\"}\n"));
+	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK(strstr(json, "s3cr3t-from-env") == NULL);
+	CHECK(strstr(json, "x-***") != NULL);
+	loom_string_free(json);
+	loom_config_free(cfg);
 }
 
 TEST(minimal_and_no_maintenance)

@@ -104,6 +104,15 @@ TEST(fast_path_declines_unusual_lines)
 		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":99999999999999999999}}",
 		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1}",   /* truncated */
 		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":01}}",
+		/* found by fuzzing: the fast path took these, jansson decides otherwise */
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{\"k\":\"1\",\"k\":\"2\"},\"size\":1}}",
+		"{\"remove\":{\"path\":\"p\",\"tags\":{\"T\":\"a\",\"T\":\"b\"}}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":0001274703756}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":12345678901234567890123}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":651e4524297000}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":1.}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":00.5}}",
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1,\"x\":1e400}}",
 	};
 	size_t i;
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
@@ -114,6 +123,24 @@ TEST(fast_path_declines_unusual_lines)
 			TEST_FAIL_AT("fast path took line %zu: %s", i, lines[i]);
 		delta_parse_scratch_dispose(&s);
 	}
+}
+
+/* A repeated key keeps its last value, as in every JSON parser loom is
+ * compared with; the fast path used to keep both (found by fuzzing). */
+TEST(repeated_map_keys_keep_the_last_value)
+{
+	static const char line[] =
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{\"k\":\"1\",\"k\":\"2\"},\"size\":1}}";
+	delta_parse_scratch s;
+	delta_action a;
+	json_t *root = NULL;
+	delta_parse_scratch_init(&s);
+	CHECK_INT(delta_action_parse_fast(line, strlen(line), "t", &s, &a), 0);
+	CHECK_OK(delta_action_parse_line(line, strlen(line), "t", &s, &root, &a));
+	CHECK_INT(a.u.file.num_partition_values, 1);
+	CHECK_STR(a.u.file.partition_values[0].value, "2");
+	json_decref(root);
+	delta_parse_scratch_dispose(&s);
 }
 
 TEST(stats_num_records_scanner)
@@ -132,6 +159,7 @@ int main(void)
 {
 	RUN(fast_path_agrees_with_jansson);
 	RUN(fast_path_declines_unusual_lines);
+	RUN(repeated_map_keys_keep_the_last_value);
 	RUN(stats_num_records_scanner);
 	return test_summary();
 }

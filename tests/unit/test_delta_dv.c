@@ -2,6 +2,7 @@
  * filter. Expected values come from the ZeroMQ Z85 spec (RFC 32) and the
  * examples in Delta's PROTOCOL.md; bitmaps are built with CRoaring. */
 #include <roaring/roaring.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,93 @@ TEST(portable_and_native_formats_with_two_buckets)
 	free(buf);
 }
 
+/* Bitmaps whose bytes are in bounds but whose content is not a set: an
+ * array container listing rows out of order or twice, overlapping runs, a
+ * cardinality that disagrees. CRoaring 0.2 accepted them (lookups then
+ * missed deleted rows; its iterator crashed on some); loom refuses them
+ * (found by fuzzing). */
+TEST(inconsistent_bitmaps_are_refused)
+{
+	/* portable 64-bit header: magic, one bucket, key 0; then a 32-bit
+	 * bitmap without runs: cookie 12346, 1 container, key 0 card-1, offset */
+	uint8_t buf[64] = { 0xd1, 0xd3, 0x39, 0x64, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	                    0x3a, 0x30, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 16, 0, 0, 0 };
+	delta_row_filter *f = NULL;
+	size_t base = 32;
+	/* three rows: 3, 5, 9 - fine */
+	buf[base] = 3; buf[base + 2] = 5; buf[base + 4] = 9;
+	CHECK_OK(delta_row_filter_parse(buf, base + 6, "test", &f));
+	CHECK(delta_row_filter_contains(f, 5));
+	delta_row_filter_free(f);
+	/* 5, 3, 9: out of order */
+	buf[base] = 5; buf[base + 2] = 3;
+	CHECK_ERR(delta_row_filter_parse(buf, base + 6, "test", &f), LOOM_ECORRUPT);
+	/* 3, 3, 9: repeated */
+	buf[base] = 3;
+	CHECK_ERR(delta_row_filter_parse(buf, base + 6, "test", &f), LOOM_ECORRUPT);
+	/* with run containers: cookie 12347 + (1 container - 1) << 16, run flag,
+	 * key 0 card-1; runs overlapping: [2, 2+3] and [4, 4+0] */
+	{
+		uint8_t r[48] = { 0xd1, 0xd3, 0x39, 0x64, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		                  0x3b, 0x30, 0, 0, 1, 0, 0, 4, 0, 2, 0, 2, 0, 3, 0, 4, 0, 0, 0 };
+		CHECK_ERR(delta_row_filter_parse(r, 35, "test", &f), LOOM_ECORRUPT);
+		r[29] = 1; r[31] = 7;   /* runs [2, 3] and [7, 7]: 3 rows, card-1 says 4 */
+		CHECK_ERR(delta_row_filter_parse(r, 35, "test", &f), LOOM_ECORRUPT);
+		r[23] = 2;              /* card-1 = 2: consistent */
+		CHECK_OK(delta_row_filter_parse(r, 35, "test", &f));
+		CHECK(delta_row_filter_contains(f, 7));
+		CHECK(!delta_row_filter_contains(f, 4));
+		CHECK_INT(delta_row_filter_cardinality(f), 3);
+		delta_row_filter_free(f);
+	}
+}
+
+/* An absolute ('p') DV path that decodes to nothing used to leave an
+ * unterminated buffer that the message read past (found by fuzzing, ASan). */
+TEST(empty_absolute_dv_path)
+{
+	delta_dv_descriptor dv;
+	loom_buf key = LOOM_BUF_INIT;
+	memset(&dv, 0, sizeof(dv));
+	dv.storage_type = 'p';
+	dv.path_or_inline_dv = "";
+	CHECK_ERR(delta_dv_file_key(&dv, NULL, &key), LOOM_EUNSUPPORTED);
+	CHECK(strstr(loom_error_last()->message, "outside the table root") != NULL);
+	loom_buf_dispose(&key);
+}
+
+/* A descriptor claiming a 2 GiB bitmap in a small file: refused before
+ * anything that large is allocated (found by fuzzing). */
+TEST(dv_size_beyond_the_file)
+{
+	char *dir = test_mkdtemp("dv");
+	char path[4200];
+	loom_store *s = NULL;
+	delta_dv_descriptor dv;
+	delta_row_filter *f = NULL;
+	static const uint8_t bytes[16] = { 1, 0x7f, 0xff, 0xff, 0xff };
+	FILE *fp;
+	snprintf(path, sizeof(path), "%s/dv.bin", dir);
+	fp = fopen(path, "wb");
+	REQUIRE(fp != NULL);
+	fwrite(bytes, 1, sizeof(bytes), fp);
+	fclose(fp);
+	CHECK_OK(loom_store_open_local(&s, dir));
+	memset(&dv, 0, sizeof(dv));
+	dv.storage_type = 'p';
+	dv.path_or_inline_dv = path;
+	dv.has_offset = 1;
+	dv.offset = 1;
+	dv.size_in_bytes = 0x7fffffff;
+	dv.cardinality = 1;
+	CHECK_ERR(delta_dv_load(s, &dv, &f), LOOM_ECORRUPT);
+	CHECK(strstr(loom_error_last()->message, "runs past") != NULL);
+	CHECK(f == NULL);
+	loom_store_free(s);
+	test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(z85_rfc32_vector);
@@ -185,5 +273,8 @@ int main(void)
 	RUN(absolute_dv_path_must_be_inside_the_table);
 	RUN(inline_dv_from_protocol_example);
 	RUN(portable_and_native_formats_with_two_buckets);
+	RUN(inconsistent_bitmaps_are_refused);
+	RUN(empty_absolute_dv_path);
+	RUN(dv_size_beyond_the_file);
 	return test_summary();
 }

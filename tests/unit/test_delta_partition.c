@@ -88,6 +88,13 @@ TEST(decimals)
 	t = prim("decimal(38,18)");
 	CHECK_OK(delta_partition_value_parse(&t, "12345678901234567890.123456789012345678", &v));
 	CHECK(v.dec / 1000000000000000000LL == 12345678901234567890ULL);
+	/* 38 digits shifted to scale 1 would need 39: refused, not overflowed
+	 * (found by fuzzing, UBSan) */
+	t = prim("decimal(38,1)");
+	CHECK_ERR(delta_partition_value_parse(&t, "12345678901234567890123456789012345678", &v),
+	          LOOM_EINVAL);
+	CHECK_OK(delta_partition_value_parse(&t, "0e40", &v));
+	CHECK(v.dec == 0);
 	t = prim("decimal(5,8)");  /* scale > precision: not a decimal */
 	CHECK_INT(t.kind, DELTA_T_UNKNOWN);
 }
@@ -114,6 +121,11 @@ TEST(dates_and_timestamps)
 	CHECK_OK(delta_partition_value_parse(&t, "1970-01-01T01:00:00+01:00", &v));
 	CHECK_INT(v.i, 0);
 	CHECK_ERR(delta_partition_value_parse(&t, "1970-01-01 25:00:00", &v), LOOM_EINVAL);
+	/* microseconds of a nine-digit year overflow 64 bits: refused (found by
+	 * fuzzing, UBSan) */
+	CHECK_ERR(delta_partition_value_parse(&t, "21971972-02-07", &v), LOOM_EINVAL);
+	CHECK_ERR(delta_partition_value_parse(&t, "-999999999-01-01 00:00:00", &v), LOOM_EINVAL);
+	CHECK_OK(delta_partition_value_parse(&t, "9999-12-31 23:59:59.999999", &v));
 	t = prim("timestamp_ntz");
 	CHECK_OK(delta_partition_value_parse(&t, "2021-11-18 02:30:00.123", &v));
 	CHECK_INT(v.i, 1637202600123000LL);

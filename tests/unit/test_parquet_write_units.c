@@ -5,11 +5,16 @@
 #include <math.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "loom/store.h"
 #include "parquet/encode.h"
+#include "parquet/reader.h"
 #include "parquet/stats.h"
 #include "parquet/thrift_write.h"
 #include "parquet/writer.h"
 #include "test.h"
+#include "tmpdir.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -464,6 +469,76 @@ TEST(writer_reports_sink_failures)
 	loom_buf_dispose(&sink.buf);
 }
 
+/* A two-column file whose footer names `created_by`, written under dir. */
+static void write_by(const char *dir, const char *name, const char *created_by)
+{
+	pq_schema_node s[3];
+	mem_sink sink;
+	pq_writer *w = NULL;
+	pq_batch b;
+	pq_writer_opts o;
+	char path[4200];
+	FILE *f;
+	pq_writer_opts_default(&o);
+	o.codec = PQ_CODEC_UNCOMPRESSED;
+	o.created_by = created_by;
+	mem_init(&sink, -1);
+	two_col_schema(s);
+	CHECK_OK(pq_writer_open(&w, &sink.w, s, 3, &o));
+	two_col_batch(&b, 300);
+	CHECK_OK(pq_writer_write(w, &b));
+	CHECK_OK(pq_writer_close(w, NULL));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	REQUIRE(f && fwrite(sink.buf.ptr, 1, sink.buf.size, f) == sink.buf.size);
+	fclose(f);
+	pq_batch_free(&b);
+	loom_buf_dispose(&sink.buf);
+}
+
+/* parquet-mr before 1.2.9 recorded chunk sizes without the dictionary page
+ * header (PARQUET-816): the reader decodes such chunks with some slack, so
+ * they must never be copied byte for byte by their recorded size (the copy
+ * would lose the chunk's tail). Same file, two writers named. */
+TEST(copy_refuses_chunks_of_old_parquet_mr)
+{
+	char *dir = test_mkdtemp("pq816");
+	const char *names[2] = { "old.parquet", "new.parquet" };
+	const char *by[2] = { "parquet-mr version 1.2.8", "parquet-mr version 1.8.1 (build 4aba4d)" };
+	loom_store *st;
+	size_t i;
+	CHECK_OK(loom_store_open_local(&st, dir));
+	for (i = 0; i < 2; i++) {
+		pq_schema_node s[3];
+		mem_sink sink;
+		pq_writer *w = NULL;
+		pq_writer_opts o;
+		pq_reader *r = NULL;
+		pq_batch b;
+		memset(&b, 0, sizeof(b));
+		write_by(dir, names[i], by[i]);
+		CHECK_OK(pq_reader_open(&r, st, names[i]));
+		CHECK_INT(pq_reader_chunk_sizes_exact(r), (int)i);
+		/* decoding with the slack still reads exactly the chunk's values */
+		CHECK_OK(pq_reader_read_row_group(r, 0, NULL, 0, &b));
+		CHECK_INT(b.num_rows, 300);
+		CHECK_INT(b.columns[1].num_values, 300);
+		pq_writer_opts_default(&o);
+		o.codec = PQ_CODEC_UNCOMPRESSED;
+		mem_init(&sink, -1);
+		two_col_schema(s);
+		CHECK_OK(pq_writer_open(&w, &sink.w, s, 3, &o));
+		CHECK_INT(pq_writer_can_copy(w, r, 0), (int)i);
+		CHECK_OK(pq_writer_close(w, NULL));
+		pq_batch_free(&b);
+		pq_reader_free(r);
+		loom_buf_dispose(&sink.buf);
+	}
+	loom_store_free(st);
+	test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(thrift_fields_and_nesting);
@@ -480,5 +555,6 @@ int main(void)
 	RUN(writer_rejects_bad_batches_and_stays_usable);
 	RUN(writer_size_estimate_tracks_output);
 	RUN(writer_reports_sink_failures);
+	RUN(copy_refuses_chunks_of_old_parquet_mr);
 	return test_summary();
 }

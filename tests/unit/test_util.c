@@ -293,12 +293,25 @@ TEST(percent_round_trips_delta_paths)
 	loom_buf_dispose(&d);
 }
 
+/* A buffer only grown (a decode of "") is an empty string, not stray
+ * bytes (found by fuzzing: a DV path message read past one). */
+TEST(buf_grown_is_terminated)
+{
+	loom_buf b = LOOM_BUF_INIT;
+	CHECK_OK(loom_buf_grow(&b, 10));
+	CHECK(b.ptr != NULL && b.ptr[0] == '\0');
+	CHECK_OK(loom_percent_decode(&b, "", 0));
+	CHECK_STR(b.ptr, "");
+	loom_buf_dispose(&b);
+}
+
 int main(void)
 {
 	RUN(error_record_holds_code_class_message);
 	RUN(error_os_appends_strerror);
 	RUN(error_is_per_thread);
 	RUN(buf_appends_and_formats);
+	RUN(buf_grown_is_terminated);
 	RUN(buf_reports_out_of_memory);
 	RUN(vec_push_sort_at);
 	RUN(array_grow_doubles_and_never_leaves_null);
