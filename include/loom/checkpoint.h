@@ -15,28 +15,46 @@
 
 LOOM_BEGIN_DECL
 
-#define LOOM_CHECKPOINT_OPTS_VERSION 1
+/* Version 2 added part_size; a version-1 struct (without it) is still
+ * accepted and gets the default. */
+#define LOOM_CHECKPOINT_OPTS_VERSION 2
 typedef struct loom_checkpoint_opts {
 	unsigned int version;     /* LOOM_CHECKPOINT_OPTS_VERSION */
 	int64_t table_version;    /* version to checkpoint; -1 = latest */
+	int64_t part_size;        /* V2 checkpoints: add/remove actions per
+	                           * sidecar file; 0 = 50000 (Spark's default) */
 } loom_checkpoint_opts;
-#define LOOM_CHECKPOINT_OPTS_INIT { LOOM_CHECKPOINT_OPTS_VERSION, -1 }
+#define LOOM_CHECKPOINT_OPTS_INIT { LOOM_CHECKPOINT_OPTS_VERSION, -1, 0 }
 
-/** Write a classic checkpoint `_delta_log/<v>.checkpoint.parquet` of the
- *  table at `uri` (one Parquet file with Spark's checkpoint schema: protocol,
- *  metaData, txn, domainMetadata, live adds with their stats JSON, DV
- *  descriptors, row-tracking fields and tags, and the removes whose
- *  deletionTimestamp is newer than now - delta.deletedFileRetentionDuration),
- *  then `_delta_log/_last_checkpoint` unless it already names a version at
- *  or above v. Tables with the v2Checkpoint feature get the V2 spec (an extra
- *  checkpointMetadata row, no sidecars) if the protocol gate allows it.
- *  When a complete checkpoint of v already exists nothing is written and the
- *  metric `created` is 0.
- *  Metrics in `out`: version, created, numActions, sizeInBytes, numAddFiles,
- *  numRemoveFiles, numExpiredTombstones, v2, lastCheckpointUpdated.
- *  Errors: LOOM_EUNSUPPORTED naming the feature when the protocol forbids
- *  loom to checkpoint (the table is untouched), LOOM_ENOTFOUND for a missing
- *  table or version, LOOM_EINVAL for bad options. */
+/* The metric "kind" of a checkpoint result. */
+#define LOOM_CHECKPOINT_KIND_CLASSIC 1   /* <v>.checkpoint.parquet (V1 spec) */
+#define LOOM_CHECKPOINT_KIND_V2_JSON 3   /* <v>.checkpoint.<uuid>.json + sidecars */
+
+/** Write a checkpoint of the table at `uri` and then
+ *  `_delta_log/_last_checkpoint` (with its PROTOCOL.md checksum) unless it
+ *  already names a version at or above v.
+ *  - Tables that support the v2Checkpoint feature and set
+ *    delta.checkpointPolicy=v2 (as Spark decides) get a UUID-named V2
+ *    checkpoint: the add/remove actions in Parquet sidecar files under
+ *    `_delta_log/_sidecars/` (`part_size` actions each, none for an empty
+ *    table), and `_delta_log/<v>.checkpoint.<uuid>.json` holding
+ *    checkpointMetadata, the sidecar actions, protocol, metaData, txn and
+ *    domainMetadata; _last_checkpoint carries Spark's v2Checkpoint block.
+ *  - Every other table gets a classic V1 checkpoint
+ *    `_delta_log/<v>.checkpoint.parquet` (one Parquet file with Spark's
+ *    checkpoint schema).
+ *  Both hold protocol, metaData, txn, non-removed domainMetadata, live adds
+ *  with their stats JSON, DV descriptors, row-tracking fields and tags, and
+ *  the removes whose deletionTimestamp is newer than now -
+ *  delta.deletedFileRetentionDuration. When a complete checkpoint of v
+ *  already exists nothing is written and the metric `created` is 0.
+ *  Metrics in `out`: version, created, kind (LOOM_CHECKPOINT_KIND_*),
+ *  numActions, sizeInBytes, numAddFiles, numRemoveFiles,
+ *  numExpiredTombstones, numSidecars, v2, lastCheckpointUpdated.
+ *  Errors: LOOM_EUNSUPPORTED naming the feature when the protocol (of
+ *  version v) forbids loom to checkpoint (the table is untouched),
+ *  LOOM_ENOTFOUND for a missing table or version, LOOM_EINVAL for bad
+ *  options. */
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
                                  const loom_checkpoint_opts *opts);
 

@@ -14,12 +14,15 @@ static void checkpoint_usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: loom checkpoint TABLE [options]\n\n"
-	        "Write a classic checkpoint (_delta_log/<v>.checkpoint.parquet) of the table and\n"
-	        "update _delta_log/_last_checkpoint. Nothing is written when a checkpoint of that\n"
-	        "version already exists.\n\n"
-	        "  --config FILE the storage YAML naming TABLE (then TABLE may be raw.events)\n"
-	        "  --version N   checkpoint version N (default: the latest)\n"
-	        "  --json        machine-readable output\n");
+	        "Write a checkpoint of the table and update _delta_log/_last_checkpoint: a V2\n"
+	        "checkpoint (_delta_log/<v>.checkpoint.<uuid>.json + sidecars in _delta_log/_sidecars/)\n"
+	        "for tables with the v2Checkpoint feature and delta.checkpointPolicy=v2, else a\n"
+	        "classic one (_delta_log/<v>.checkpoint.parquet). Nothing is written when a\n"
+	        "checkpoint of that version already exists.\n\n"
+	        "  --config FILE  the storage YAML naming TABLE (then TABLE may be raw.events)\n"
+	        "  --version N    checkpoint version N (default: the latest)\n"
+	        "  --part-size N  V2: add/remove actions per sidecar file (default 50000)\n"
+	        "  --json         machine-readable output\n");
 }
 
 static void cleanup_usage(FILE *out)
@@ -57,7 +60,9 @@ int cmd_checkpoint(int argc, char **argv)
 	const char *uri = NULL, *config = NULL;
 	cli_table table;
 	int json = 0, i, rc;
-	int64_t version;
+	int64_t version, created, kind;
+	const char *kind_name;
+	char path[96];
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -67,6 +72,12 @@ int cmd_checkpoint(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0 && i + 1 < argc) {
 			if (parse_int("checkpoint", a, argv[++i], &opts.table_version) < 0)
 				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--part-size") == 0 && i + 1 < argc) {
+			if (parse_int("checkpoint", a, argv[++i], &opts.part_size) < 0 || opts.part_size == 0) {
+				if (opts.part_size == 0)
+					fprintf(stderr, "loom checkpoint: --part-size must be at least 1\n");
+				return CLI_EXIT_USAGE;
+			}
 		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
 			config = argv[++i];
 		} else if (strcmp(a, "--json") == 0) {
@@ -98,30 +109,44 @@ int cmd_checkpoint(int argc, char **argv)
 		return CLI_EXIT_FAILED;
 	}
 	version = loom_op_result_metric(&r, "version", -1);
+	created = loom_op_result_metric(&r, "created", 0);
+	kind = loom_op_result_metric(&r, "kind", 0);
+	kind_name = kind == LOOM_CHECKPOINT_KIND_V2_JSON ? "v2-json" : "classic";
+	/* the UUID name of a V2 checkpoint is not in the result: its kind is */
+	if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
+		snprintf(path, sizeof(path), "_delta_log/%020lld.checkpoint.parquet", (long long)version);
+	else
+		snprintf(path, sizeof(path), "_delta_log/%020lld.checkpoint.<uuid>.json", (long long)version);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
-		printf(",\"version\":%lld,\"created\":%s,\"path\":\"_delta_log/%020lld.checkpoint.parquet\","
-		       "\"num_actions\":%lld,\"size_in_bytes\":%lld,\"num_add_files\":%lld,"
+		printf(",\"version\":%lld,\"created\":%s", (long long)version, created ? "true" : "false");
+		if (created)
+			printf(",\"kind\":\"%s\",\"num_sidecars\":%lld", kind_name,
+			       (long long)loom_op_result_metric(&r, "numSidecars", 0));
+		if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
+			printf(",\"path\":\"%s\"", path);
+		printf(",\"num_actions\":%lld,\"size_in_bytes\":%lld,\"num_add_files\":%lld,"
 		       "\"num_remove_files\":%lld,\"num_expired_tombstones\":%lld,\"v2\":%s,"
 		       "\"last_checkpoint_updated\":%s}\n",
-		       (long long)version, loom_op_result_metric(&r, "created", 0) ? "true" : "false",
-		       (long long)version, (long long)loom_op_result_metric(&r, "numActions", 0),
+		       (long long)loom_op_result_metric(&r, "numActions", 0),
 		       (long long)loom_op_result_metric(&r, "sizeInBytes", 0),
 		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
 		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),
 		       (long long)loom_op_result_metric(&r, "numExpiredTombstones", 0),
 		       loom_op_result_metric(&r, "v2", 0) ? "true" : "false",
 		       loom_op_result_metric(&r, "lastCheckpointUpdated", 0) ? "true" : "false");
-	} else if (!loom_op_result_metric(&r, "created", 0)) {
+	} else if (!created) {
 		printf("%s: a checkpoint of version %lld already exists; nothing written\n", uri,
 		       (long long)version);
 	} else {
 		char size[32];
+		int64_t sidecars = loom_op_result_metric(&r, "numSidecars", 0);
 		loom_format_size(loom_op_result_metric(&r, "sizeInBytes", 0), size, sizeof(size));
-		printf("%s: wrote _delta_log/%020lld.checkpoint.parquet (%s%s): %lld actions, %lld files, "
-		       "%lld tombstones kept, %lld expired dropped\n",
-		       uri, (long long)version, size, loom_op_result_metric(&r, "v2", 0) ? ", V2" : "",
+		printf("%s: wrote %s (%s", uri, path, size);
+		if (kind == LOOM_CHECKPOINT_KIND_V2_JSON)
+			printf(", V2 with %lld sidecar%s", (long long)sidecars, sidecars == 1 ? "" : "s");
+		printf("): %lld actions, %lld files, %lld tombstones kept, %lld expired dropped\n",
 		       (long long)loom_op_result_metric(&r, "numActions", 0),
 		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
 		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),

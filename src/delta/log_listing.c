@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delta/last_checkpoint.h"
 #include "store/store_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -142,6 +143,12 @@ int64_t delta_log_read_hint(loom_store *store)
 	loom_buf_dispose(&b);
 	if (!root)
 		return -1;
+	/* a checksum that does not match means a torn or edited file:
+	 * PROTOCOL.md asks readers to validate it; the hint is then ignored */
+	if (!delta_json_checksum_ok(root)) {
+		json_decref(root);
+		return -1;
+	}
 	v = json_object_get(root, "version");
 	if (json_is_integer(v) && json_integer_value(v) >= 0)
 		hint = json_integer_value(v);

@@ -62,7 +62,8 @@ int delta_log_list(loom_store *store, delta_log_listing *out);
 int delta_log_list_from(loom_store *store, int64_t from_version,
                         delta_log_listing *out);
 
-/* The version in _delta_log/_last_checkpoint, or -1 when it is missing or
+/* The version in _delta_log/_last_checkpoint, or -1 when it is missing,
+ * fails its checksum (PROTOCOL.md "JSON checksum") or is otherwise
  * unreadable (never an error: the hint is optional). */
 int64_t delta_log_read_hint(loom_store *store);
 void delta_log_listing_dispose(delta_log_listing *l);
