@@ -71,18 +71,31 @@ typedef struct loom_cleanup_logs_opts {
 
 /** Delete log files no retained version needs (Delta "Metadata Cleanup").
  *  cutoff = now - retention, truncated down to midnight UTC (as Spark does).
- *  The kept checkpoint K is the newest complete checkpoint at or before the
- *  newest commit whose file is older than the cutoff. Deleted (each only if
- *  its own mtime is older than the cutoff): commits, .crc files and
- *  checkpoints (classic, multi-part, V2) of versions < K, compaction files
- *  x.y.compacted.json with x <= K, and their Hadoop ".<name>.crc" side
- *  files. Sidecars are deleted only when no remaining checkpoint is V2 (so
- *  none can reference them). K itself, anything after it and
- *  _last_checkpoint are never touched; without a qualifying K nothing is.
+ *  A commit's time is its file's modification time, or, on tables with
+ *  in-commit timestamps (from delta.inCommitTimestampEnablementVersion on),
+ *  its inCommitTimestamp. The kept checkpoint K is the newest usable
+ *  checkpoint (no empty file, every referenced sidecar present) at or
+ *  before the newest commit whose time is not after the cutoff. Deleted:
+ *  commits, .crc files and checkpoints (classic, multi-part, V2) of
+ *  versions < K, compaction files x.y.compacted.json with x <= K, and
+ *  their Hadoop ".<name>.crc" side files - each only if old enough (a
+ *  version with an in-commit timestamp is; any other file needs its own
+ *  modification time <= cutoff); commits before checkpoints. Then, on
+ *  v2Checkpoint tables, every file in _delta_log/_sidecars/ that no
+ *  remaining checkpoint references and whose modification time is <=
+ *  cutoff. K itself, anything after it and _last_checkpoint are never
+ *  touched; without a qualifying K no commit or checkpoint is.
+ *  checkpointProtection: with delta.requireCheckpointProtectionBeforeVersion
+ *  = P > 0, commits and checkpoints are deleted only when K >= P and every
+ *  file of a version < P goes in this run; otherwise none is (metric
+ *  checkpointProtectionBlocked = 1).
  *  `out` (kind LOOM_RESULT_VACUUM) lists the keys deleted, or that a dry run
  *  would delete, relative to the table root (e.g. "_delta_log/000...0.json"),
- *  oldest first; metrics: checkpointVersion (-1 none), cutoffMs,
- *  numDeletedFiles, sizeOfDataToDelete.
+ *  commits first; metrics: checkpointVersion (-1 none), cutoffMs,
+ *  cutoffCommit, inCommitTimestamps, numDeletedFiles (numFilesToDelete for
+ *  a dry run), numSidecarsDeleted, sizeOfDataToDelete, and with
+ *  checkpointProtection checkpointProtectionVersion and
+ *  checkpointProtectionBlocked.
  *  Errors: LOOM_EUNSUPPORTED for a protocol the gate refuses, or when the
  *  table sets delta.enableExpiredLogCleanup=false and `force` is 0. */
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,

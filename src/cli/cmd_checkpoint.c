@@ -32,7 +32,9 @@ static void cleanup_usage(FILE *out)
 	        "Delete expired _delta_log files: commits, .crc files, checkpoints and compaction\n"
 	        "files older than the newest checkpoint that is itself at or before the newest\n"
 	        "commit older than the cutoff (now - delta.logRetentionDuration, default 30 days,\n"
-	        "truncated to midnight UTC as Spark does). Dry run by default.\n\n"
+	        "truncated to midnight UTC as Spark does; with in-commit timestamps a commit's\n"
+	        "time is its inCommitTimestamp), and sidecar files no remaining checkpoint\n"
+	        "references. Honours checkpointProtection. Dry run by default.\n\n"
 	        "  --config FILE         the storage YAML naming TABLE (then TABLE may be raw.events)\n"
 	        "  --dry-run             list what would be deleted (the default)\n"
 	        "  --no-dry-run          delete the files\n"
@@ -165,7 +167,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 	cli_table table;
 	int json = 0, i, rc;
 	size_t k;
-	int64_t ckpt;
+	int64_t ckpt, protect, blocked;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -212,14 +214,24 @@ int cmd_cleanup_logs(int argc, char **argv)
 		return CLI_EXIT_FAILED;
 	}
 	ckpt = loom_op_result_metric(&r, "checkpointVersion", -1);
+	protect = loom_op_result_metric(&r, "checkpointProtectionVersion", -1);
+	blocked = loom_op_result_metric(&r, "checkpointProtectionBlocked", 0);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
-		printf(",\"dry_run\":%s,\"checkpoint_version\":%lld,\"cutoff_ms\":%lld,\"num_files\":%zu,"
-		       "\"bytes\":%lld,\"files\":[",
+		printf(",\"dry_run\":%s,\"checkpoint_version\":%lld,\"cutoff_ms\":%lld,"
+		       "\"cutoff_commit\":%lld,\"in_commit_timestamps\":%s,\"num_files\":%zu,"
+		       "\"num_sidecars\":%lld,\"bytes\":%lld,",
 		       r.dry_run ? "true" : "false", (long long)ckpt,
-		       (long long)loom_op_result_metric(&r, "cutoffMs", 0), r.n_files_deleted,
+		       (long long)loom_op_result_metric(&r, "cutoffMs", 0),
+		       (long long)loom_op_result_metric(&r, "cutoffCommit", -1),
+		       loom_op_result_metric(&r, "inCommitTimestamps", 0) ? "true" : "false",
+		       r.n_files_deleted, (long long)loom_op_result_metric(&r, "numSidecarsDeleted", 0),
 		       (long long)loom_op_result_metric(&r, "sizeOfDataToDelete", 0));
+		if (protect >= 0)
+			printf("\"checkpoint_protection\":{\"before_version\":%lld,\"blocked\":%s},",
+			       (long long)protect, blocked ? "true" : "false");
+		printf("\"files\":[");
 		for (k = 0; k < r.n_files_deleted; k++) {
 			if (k)
 				putchar(',');
@@ -231,9 +243,13 @@ int cmd_cleanup_logs(int argc, char **argv)
 		loom_format_size(loom_op_result_metric(&r, "sizeOfDataToDelete", 0), size, sizeof(size));
 		for (k = 0; k < r.n_files_deleted; k++)
 			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
+		if (blocked)
+			printf("%s: checkpointProtection keeps every commit and checkpoint: history before "
+			       "version %lld (delta.requireCheckpointProtectionBeforeVersion) may only be "
+			       "removed all at once, and it has not all expired\n", uri, (long long)protect);
 		if (ckpt < 0)
 			printf("%s: no checkpoint at or before the newest commit older than the cutoff; "
-			       "nothing to delete\n", uri);
+			       "no commit or checkpoint to delete\n", uri);
 		else if (r.dry_run)
 			printf("%s: keeping checkpoint %lld; %zu log files (%s) would be deleted; run with "
 			       "--no-dry-run to delete them\n", uri, (long long)ckpt, r.n_files_deleted, size);

@@ -322,8 +322,30 @@ const delta_log_file *delta_log_find_commit(const delta_log_listing *l,
 	return NULL;
 }
 
+const delta_log_file *delta_log_find_compaction(const delta_log_listing *l, int64_t from,
+                                                int64_t max_end)
+{
+	const delta_log_file *files = l->files.data, *hit, *best = NULL;
+	size_t i, n = l->files.len;
+	if (n && files[n - 1].name.kind == DELTA_LOG_LAST_CHECKPOINT)
+		n--;
+	if (!n)
+		return NULL;
+	hit = bsearch(&from, files, n, sizeof(*files), cmp_file_version);
+	if (!hit)
+		return NULL;
+	i = (size_t)(hit - files);
+	while (i > 0 && files[i - 1].name.version == from)
+		i--;
+	for (; i < n && files[i].name.version == from; i++)
+		if (files[i].name.kind == DELTA_LOG_COMPACTION && files[i].name.end_version <= max_end &&
+		    (!best || files[i].name.end_version > best->name.end_version))
+			best = &files[i];
+	return best;
+}
+
 int delta_log_segment_build(const delta_log_listing *l, int64_t version,
-                            const delta_checkpoint_ref *ckpt,
+                            const delta_checkpoint_ref *ckpt, int use_compactions,
                             delta_log_segment *out)
 {
 	int64_t from = ckpt ? ckpt->version + 1 : 0, v;
@@ -335,8 +357,11 @@ int delta_log_segment_build(const delta_log_listing *l, int64_t version,
 		out->checkpoint = *ckpt;
 	if (n) {
 		out->commits = loom_calloc(n, sizeof(*out->commits));
-		if (!out->commits)
+		out->units = loom_calloc(n, sizeof(*out->units));
+		if (!out->commits || !out->units) {
+			delta_log_segment_dispose(out);
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory");
+		}
 	}
 	for (v = from; v <= version; v++) {
 		const delta_log_file *f = delta_log_find_commit(l, v);
@@ -356,6 +381,17 @@ int delta_log_segment_build(const delta_log_listing *l, int64_t version,
 		out->commits[i++] = f;
 	}
 	out->num_commits = i;
+	for (v = from; v <= version;) {
+		const delta_log_file *c = use_compactions ? delta_log_find_compaction(l, v, version) : NULL;
+		if (c) {
+			out->units[out->num_units++] = c;
+			out->num_compactions++;
+			v = c->name.end_version + 1;
+		} else {
+			out->units[out->num_units++] = out->commits[v - from];
+			v++;
+		}
+	}
 	return 0;
 }
 
@@ -364,6 +400,9 @@ void delta_log_segment_dispose(delta_log_segment *seg)
 	if (!seg)
 		return;
 	loom_free(seg->commits);
+	loom_free(seg->units);
 	seg->commits = NULL;
+	seg->units = NULL;
 	seg->num_commits = 0;
+	seg->num_units = 0;
 }
