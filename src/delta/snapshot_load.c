@@ -293,8 +293,10 @@ static int replay_checkpoint(replay *r, const delta_log_listing *l,
 		loom_store_entry e;
 		int rc = r->snap->store->stat(r->snap->store, key, &e);
 		if (rc == LOOM_ENOTFOUND) {
+			/* an incomplete checkpoint, like a multi-part one missing a
+			 * part: the loader tries an older one (or the commits) */
 			const delta_log_file *f = loom_vec_at(&l->files, c->first);
-			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+			return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_DELTA,
 			                "%s references sidecar %s, which does not exist", f->key, key);
 		}
 		if (rc < 0)
@@ -563,8 +565,9 @@ static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
 			loom_err_copy(&first_err);
 			have_err = 1;
 		}
-		if (rc != LOOM_EUNSUPPORTED || !c)
-			break; /* only an unreadable checkpoint is worth another try */
+		/* only an unreadable or incomplete checkpoint is worth another try */
+		if ((rc != LOOM_EUNSUPPORTED && rc != LOOM_ENOTFOUND) || !c)
+			break;
 		snprintf(msg, sizeof(msg), "%s checkpoint at version %lld not used (%s); "
 		         "rebuilt from an older checkpoint or the JSON commits instead",
 		         delta_checkpoint_kind_name(c->kind), (long long)c->version,
