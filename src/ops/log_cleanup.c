@@ -84,8 +84,10 @@ static int push(cleanup_state *st, loom_vec *v, const char *key, uint64_t size)
 	return 0;
 }
 
-/* The Hadoop checksum side file of `key` (".<base>.crc"), if old enough. */
-static int push_side_crc(cleanup_state *st, loom_vec *v, const char *key)
+/* The Hadoop checksum side file of `key` (".<base>.crc"): it goes with its
+ * file when that file's version is timed by an in-commit timestamp, else
+ * when its own mtime is old enough. */
+static int push_side_crc(cleanup_state *st, loom_vec *v, const char *key, int64_t version)
 {
 	const char *base = strrchr(key, '/');
 	loom_store_entry e;
@@ -95,7 +97,7 @@ static int push_side_crc(cleanup_state *st, loom_vec *v, const char *key)
 	rc = loom_buf_printf(&side, "%.*s.%s.crc", (int)(base - key), key, base);
 	if (rc == 0) {
 		rc = st->store->stat(st->store, side.ptr, &e);
-		if (rc == 0 && e.mtime_ms <= st->cutoff_ms)
+		if (rc == 0 && (delta_ict_covers(&st->ict, version) || e.mtime_ms <= st->cutoff_ms))
 			rc = push(st, v, side.ptr, e.size);
 		else if (rc == LOOM_ENOTFOUND || rc == 0) {
 			loom_error_clear();
@@ -263,7 +265,7 @@ static int plan_log_files(cleanup_state *st, int64_t keep)
 		if (!expired(st, f, keep))
 			continue;
 		LOOM_TRY(push(st, v, f->key, f->size));
-		LOOM_TRY(push_side_crc(st, v, f->key));
+		LOOM_TRY(push_side_crc(st, v, f->key, f->name.version));
 	}
 	return 0;
 }
