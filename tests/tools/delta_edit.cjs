@@ -7,6 +7,8 @@
 //                                   features; a legacy protocol becomes
 //                                   reader 3 / writer 7 with the features its
 //                                   versions implied listed explicitly
+//     --drop-features NAME,...      remove features from both lists (as
+//                                   DROP FEATURE does)
 //     --set KEY=VALUE               set a table property (repeatable)
 //     --ict MS                      commitInfo.inCommitTimestamp (and
 //                                   timestamp) = MS; with "now" the clock
@@ -22,10 +24,11 @@ const path = require('path');
 const args = process.argv.slice(2);
 const dir = args.shift();
 const logDir = path.join(dir, '_delta_log');
-const opt = { features: [], set: {}, ict: null, ictEnable: false, removeAll: null, version: null };
+const opt = { features: [], drop: [], set: {}, ict: null, ictEnable: false, removeAll: null, version: null };
 while (args.length) {
   const a = args.shift();
   if (a === '--features') opt.features.push(...args.shift().split(','));
+  else if (a === '--drop-features') opt.drop.push(...args.shift().split(','));
   else if (a === '--set') { const kv = args.shift(); const i = kv.indexOf('='); opt.set[kv.slice(0, i)] = kv.slice(i + 1); }
   else if (a === '--ict') { const v = args.shift(); opt.ict = v === 'now' ? Date.now() : Number(v); }
   else if (a === '--ict-enable') opt.ictEnable = true;
@@ -59,7 +62,7 @@ const info = { timestamp: opt.ict ?? now, operation: 'SET TBLPROPERTIES', operat
 if (opt.ict !== null) lines.push({ commitInfo: { inCommitTimestamp: opt.ict, ...info } });
 else lines.push({ commitInfo: info });
 
-if (opt.features.length) {
+if (opt.features.length || opt.drop.length) {
   const implied = { reader: { 2: ['columnMapping'] },
     writer: { 2: ['appendOnly', 'invariants'], 3: ['checkConstraints'], 4: ['changeDataFeed', 'generatedColumns'], 5: ['columnMapping'], 6: ['identityColumns'] } };
   const p = { ...protocol };
@@ -73,6 +76,8 @@ if (opt.features.length) {
     if (kind === 'r') { rf.push(name); readerWanted = true; }
     wf.push(name);
   }
+  rf = rf.filter((f) => !opt.drop.includes(f));
+  wf = wf.filter((f) => !opt.drop.includes(f));
   const out = { minReaderVersion: readerWanted ? 3 : p.minReaderVersion, minWriterVersion: 7 };
   if (readerWanted) out.readerFeatures = [...new Set(rf)];
   out.writerFeatures = [...new Set(wf)];
