@@ -85,6 +85,11 @@ typedef struct loom_cleanup_logs_opts {
  *  remaining checkpoint references and whose modification time is <=
  *  cutoff. K itself, anything after it and _last_checkpoint are never
  *  touched; without a qualifying K no commit or checkpoint is.
+ *  On v2Checkpoint tables whose newest checkpoint is UUID-named and has
+ *  no classic-named one beside it, a run that deletes commits or
+ *  checkpoints first writes a classic-named V2 copy of it (PROTOCOL.md:
+ *  so clients unaware of V2 find the protocol; as Spark does); metric
+ *  compatCheckpointWritten.
  *  checkpointProtection: with delta.requireCheckpointProtectionBeforeVersion
  *  = P > 0, commits and checkpoints are deleted only when K >= P and every
  *  file of a version < P goes in this run; otherwise none is (metric

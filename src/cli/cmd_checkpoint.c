@@ -231,6 +231,8 @@ int cmd_cleanup_logs(int argc, char **argv)
 		if (protect >= 0)
 			printf("\"checkpoint_protection\":{\"before_version\":%lld,\"blocked\":%s},",
 			       (long long)protect, blocked ? "true" : "false");
+		printf("\"compat_checkpoint\":%s,",
+		       loom_op_result_metric(&r, "compatCheckpointWritten", 0) ? "true" : "false");
 		printf("\"files\":[");
 		for (k = 0; k < r.n_files_deleted; k++) {
 			if (k)
@@ -241,6 +243,9 @@ int cmd_cleanup_logs(int argc, char **argv)
 	} else {
 		char size[32];
 		loom_format_size(loom_op_result_metric(&r, "sizeOfDataToDelete", 0), size, sizeof(size));
+		if (loom_op_result_metric(&r, "compatCheckpointWritten", 0))
+			printf("%s a classic-named copy of the newest (V2) checkpoint, for readers that "
+			       "do not know V2 checkpoints\n", r.dry_run ? "would write" : "wrote");
 		for (k = 0; k < r.n_files_deleted; k++)
 			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
 		if (blocked)

@@ -77,6 +77,14 @@ static int add_pair(canon *c, json_t *v)
 	return rc;
 }
 
+/* Cut the path back to `mark` bytes (after visiting a child). */
+static void path_back(canon *c, size_t mark)
+{
+	c->path.size = mark;
+	if (c->path.ptr)
+		c->path.ptr[mark] = '\0';
+}
+
 static int walk(canon *c, json_t *v, int top)
 {
 	size_t mark = c->path.size;
@@ -93,9 +101,7 @@ static int walk(canon *c, json_t *v, int top)
 				rc = put_encoded(&c->path, k, strlen(k));
 			if (rc == 0)
 				rc = walk(c, x, 0);
-			c->path.size = mark;
-			if (c->path.ptr)
-				c->path.ptr[mark] = '\0';
+			path_back(c, mark);
 			if (rc < 0)
 				return rc;
 		}
@@ -110,9 +116,7 @@ static int walk(canon *c, json_t *v, int top)
 				rc = loom_buf_printf(&c->path, "%zu", i);
 			if (rc == 0)
 				rc = walk(c, json_array_get(v, i), 0);
-			c->path.size = mark;
-			if (c->path.ptr)
-				c->path.ptr[mark] = '\0';
+			path_back(c, mark);
 			if (rc < 0)
 				return rc;
 		}

@@ -297,47 +297,51 @@ static int cmp_file_version(const void *key, const void *elem)
 	return v < f->name.version ? -1 : v > f->name.version;
 }
 
-const delta_log_file *delta_log_find_commit(const delta_log_listing *l,
-                                            int64_t version)
+/* The files of `version`: [*begin, *end) in l->files (empty when none). */
+static void version_range(const delta_log_listing *l, int64_t version, size_t *begin,
+                          size_t *end)
 {
 	/* keys sort by version, so binary search for any file of the version,
-	 * then scan its neighbours for the commit */
+	 * then widen to its neighbours */
 	const delta_log_file *files = l->files.data, *hit;
-	size_t i, lo, hi, n = l->files.len;
+	size_t lo, hi, n = l->files.len;
+	*begin = *end = 0;
 	/* _last_checkpoint (version -1) sorts last: leave it out */
 	if (n && files[n - 1].name.kind == DELTA_LOG_LAST_CHECKPOINT)
 		n--;
 	if (!n)
-		return NULL;
+		return;
 	hit = bsearch(&version, files, n, sizeof(*files), cmp_file_version);
 	if (!hit)
-		return NULL;
-	i = (size_t)(hit - files);
-	lo = i;
+		return;
+	lo = hi = (size_t)(hit - files);
 	while (lo > 0 && files[lo - 1].name.version == version)
 		lo--;
-	for (hi = lo; hi < l->files.len && files[hi].name.version == version; hi++)
-		if (files[hi].name.kind == DELTA_LOG_COMMIT)
-			return &files[hi];
+	while (hi < n && files[hi].name.version == version)
+		hi++;
+	*begin = lo;
+	*end = hi;
+}
+
+const delta_log_file *delta_log_find_commit(const delta_log_listing *l,
+                                            int64_t version)
+{
+	const delta_log_file *files = l->files.data;
+	size_t i, end;
+	version_range(l, version, &i, &end);
+	for (; i < end; i++)
+		if (files[i].name.kind == DELTA_LOG_COMMIT)
+			return &files[i];
 	return NULL;
 }
 
 const delta_log_file *delta_log_find_compaction(const delta_log_listing *l, int64_t from,
                                                 int64_t max_end)
 {
-	const delta_log_file *files = l->files.data, *hit, *best = NULL;
-	size_t i, n = l->files.len;
-	if (n && files[n - 1].name.kind == DELTA_LOG_LAST_CHECKPOINT)
-		n--;
-	if (!n)
-		return NULL;
-	hit = bsearch(&from, files, n, sizeof(*files), cmp_file_version);
-	if (!hit)
-		return NULL;
-	i = (size_t)(hit - files);
-	while (i > 0 && files[i - 1].name.version == from)
-		i--;
-	for (; i < n && files[i].name.version == from; i++)
+	const delta_log_file *files = l->files.data, *best = NULL;
+	size_t i, end;
+	version_range(l, from, &i, &end);
+	for (; i < end; i++)
 		if (files[i].name.kind == DELTA_LOG_COMPACTION && files[i].name.end_version <= max_end &&
 		    (!best || files[i].name.end_version > best->name.end_version))
 			best = &files[i];

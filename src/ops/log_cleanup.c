@@ -25,8 +25,10 @@
  * history before P. So cleanup runs only when K >= P and every file of a
  * version < P is old enough; otherwise no commit or checkpoint is deleted
  * (the result says so) and only unreferenced sidecars go.
- * Order: commits, .crc and compaction files first (oldest first), then
- * checkpoints (PROTOCOL.md's checkpointProtection rule d), then sidecars.
+ * Order: on v2Checkpoint tables whose newest checkpoint is UUID-named, a
+ * classic-named copy of it is written first (see compat_checkpoint); then
+ * commits, .crc and compaction files (oldest first), then checkpoints
+ * (PROTOCOL.md's checkpointProtection rule d), then sidecars.
  * Never: K, anything after K, _last_checkpoint. Every version >= K stays
  * rebuildable from K and the commits after it, which are all kept, so the
  * latest snapshot is unchanged; a crash leaves a shorter valid history. */
@@ -349,6 +351,67 @@ static void state_dispose(cleanup_state *st)
 	loom_map_dispose(&st->gone);
 }
 
+/* PROTOCOL.md "Handling Backward compatibility while moving to UUID-named
+ * v2 Checkpoints": writers should now and then write a classic-named V2
+ * checkpoint, so that clients unaware of V2 find one, read the protocol and
+ * fail cleanly instead of meeting a log whose start was deleted. Like Spark
+ * (MetadataCleanup.createSinglePartCheckpointForBackwardCompat) it is done
+ * when a cleanup is about to delete commits or checkpoints and the newest
+ * checkpoint is UUID-named with no classic one beside it: the classic file
+ * holds the same state, every file action inline. *written: 1 when one was
+ * (or, dry, would be) written. */
+static int compat_checkpoint(cleanup_state *st, int64_t min_tombstone_ms, int dry_run,
+                             int *written)
+{
+	const delta_checkpoint_ref *newest, *r;
+	delta_snapshot *snap = NULL;
+	delta_load_opts lo;
+	loom_store_writer *w = NULL;
+	ck_counts counts;
+	char key[96];
+	size_t i;
+	int rc;
+
+	*written = 0;
+	if (!st->l->checkpoints.len || (!st->first.len && !st->second.len))
+		return 0;
+	newest = loom_vec_at(&st->l->checkpoints, 0);
+	if (newest->kind != DELTA_CKPT_V2_JSON && newest->kind != DELTA_CKPT_V2_PARQUET)
+		return 0;
+	for (i = 0; i < st->l->checkpoints.len; i++) {
+		r = loom_vec_at(&st->l->checkpoints, i);
+		if (r->version == newest->version && r->kind == DELTA_CKPT_CLASSIC)
+			return 0;
+	}
+	if (dry_run) {
+		*written = 1;
+		return 0;
+	}
+	delta_load_opts_init(&lo);
+	if ((rc = delta_snapshot_load(&snap, st->store, newest->version, &lo)) < 0)
+		return loom_err_wrap("compatibility checkpoint of version %lld",
+		                     (long long)newest->version);
+	if (snap->checkpoint_version != newest->version) {
+		/* the UUID checkpoint was not usable: do not copy around it */
+		delta_snapshot_free(snap);
+		return 0;
+	}
+	snprintf(key, sizeof(key), DELTA_LOG_DIR "%020lld.checkpoint.parquet",
+	         (long long)newest->version);
+	rc = st->store->writer_open(st->store, key, LOOM_PUT_IF_ABSENT, &w);
+	if (rc == 0 && (rc = checkpoint_write_parquet(w, snap, min_tombstone_ms, CK_LAYOUT_V2,
+	                                              &counts)) < 0)
+		w->abort(w);
+	else if (rc == 0 && (rc = w->commit(w)) == LOOM_EEXISTS) {
+		loom_error_clear();
+		rc = 0;
+	} else if (rc == 0) {
+		*written = 1;
+	}
+	delta_snapshot_free(snap);
+	return rc;
+}
+
 static int delete_all(cleanup_state *st, loom_op_result *out, int dry_run, size_t *count)
 {
 	loom_vec *vs[3] = { &st->first, &st->second, &st->sidecars };
@@ -394,7 +457,7 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	const char *why = NULL;
 	int64_t retention, cutoff, c = -1, keep = -1, protect = 0;
 	size_t count = 0;
-	int rc, listed = 0, v2_table;
+	int rc, listed = 0, v2_table, compat = 0;
 
 	memset(&st, 0, sizeof(st));
 	loom_vec_init(&st.first, sizeof(doomed));
@@ -448,6 +511,10 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	}
 	if (v2_table && (rc = plan_sidecars(&st, v2_table)) < 0)
 		goto done;
+	if (v2_table && (rc = compat_checkpoint(&st, loom_clock_wall_ms(clock) -
+	                                              props.deleted_file_retention_ms,
+	                                        p->dry_run, &compat)) < 0)
+		goto done;
 
 	if ((rc = delete_all(&st, out, p->dry_run, &count)) < 0)
 		goto done;
@@ -459,7 +526,8 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	                                    (int64_t)count)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "numSidecarsDeleted", (int64_t)st.sidecars.len)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "sizeOfDataToDelete", (int64_t)st.bytes)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "inCommitTimestamps", st.ict.enabled)) < 0)
+	    (rc = loom_op_result_set_metric(out, "inCommitTimestamps", st.ict.enabled)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, "compatCheckpointWritten", compat)) < 0)
 		goto done;
 	if (protect > 0 &&
 	    ((rc = loom_op_result_set_metric(out, "checkpointProtectionVersion", protect)) < 0 ||

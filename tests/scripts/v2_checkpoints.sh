@@ -99,6 +99,8 @@ expect "4: keeps checkpoint 9" jsq --assert "$TEST_TMP/dry.json" 'd.checkpoint_v
 expect "4: exactly the expected files" diff <(echo "$expected") <(jsq "$TEST_TMP/dry.json" 'd.files.slice().sort().join("\n")')
 expect "4: commits listed before checkpoints" jsq --assert "$TEST_TMP/dry.json" \
   'd.files.findIndex(f => /checkpoint/.test(f)) > d.files.findLastIndex(f => /\d{20}\.(json|crc)$/.test(f))'
+expect "4: dry run would write the compatibility checkpoint" jsq --assert "$TEST_TMP/dry.json" 'd.compat_checkpoint'
+expect "4: dry run wrote nothing" test ! -e "$t/_delta_log/$(v 9).checkpoint.parquet"
 expect "4: real run" "$LOOM_BIN" cleanup-logs "$t" --no-dry-run --json > "$TEST_TMP/real.json"
 for f in $expected; do [ ! -e "$t/$f" ] || fail "4: $f still there"; done
 expect "4: referenced sidecars kept (8's is old, 9's is loom's)" test -s "$t/_delta_log/_sidecars/$s8" -a -s "$t/_delta_log/_sidecars/$s9"
@@ -110,7 +112,16 @@ expect "4: version 8 still readable through Spark's checkpoint and its sidecar" 
   "'$TOOLS/oracle.sh' snapshot '$t' --version 8 | node '$TOOLS/jsq.cjs' --assert - 'd.checkpoint.version === 8 && d.warnings.length === 0'"
 expect "4: loom reads the latest" sh -c "'$LOOM_BIN' inspect '$t' --json --files > '$TEST_TMP/l.json'"
 expect "4: loom: same files" node "$CMP" loom "$TEST_TMP/after.json" "$TEST_TMP/l.json"
-expect "4: second run deletes nothing" sh -c "'$LOOM_BIN' cleanup-logs '$t' --no-dry-run --json | node '$TOOLS/jsq.cjs' --assert - 'd.files.length === 0'"
+expect "4: second run deletes nothing" sh -c "'$LOOM_BIN' cleanup-logs '$t' --no-dry-run --json | node '$TOOLS/jsq.cjs' --assert - 'd.files.length === 0 && !d.compat_checkpoint'"
+# the classic-named V2 copy of checkpoint 9, for V2-unaware readers: DuckDB
+# reads it (one checkpointMetadata row, every action inline); without the
+# UUID checkpoint the oracle rebuilds the same state from it
+rows=$(jsq "$TEST_TMP/after.json" '3 + Object.keys(d.txns).length + Object.keys(d.domainMetadata).length + d.files.length + d.tombstones.length')
+expect "4: compatibility checkpoint read by DuckDB" node "$CMP" duck "$t/_delta_log/$(v 9).checkpoint.parquet" "$rows" "$(jsq "$TEST_TMP/after.json" 'd.files.length')"
+rm "$t/_delta_log/$(v 9).checkpoint."*.json
+oracle snapshot "$t" > "$TEST_TMP/compat.json"
+expect "4: the oracle uses it" jsq --assert "$TEST_TMP/compat.json" "d.checkpoint.kind === 'classic' && d.checkpoint.version === 9 && d.warnings.length === 0"
+expect "4: same state through it" node "$CMP" snap "$TEST_TMP/before.json" "$TEST_TMP/compat.json" --same
 
 # ---- 5. a checkpoint with a missing sidecar is not kept -----------------
 t=$(copy_table checkpoint-v2-table)
