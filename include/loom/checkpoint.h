@@ -51,12 +51,15 @@ typedef struct loom_checkpoint_opts {
  *  Metrics in `out`: version, created, kind (LOOM_CHECKPOINT_KIND_*),
  *  numActions, sizeInBytes, numAddFiles, numRemoveFiles,
  *  numExpiredTombstones, numSidecars, v2, lastCheckpointUpdated.
+ *  `loc` (may be NULL) supplies the table's storage options (the store is
+ *  configured from them and the environment).
  *  Errors: LOOM_EUNSUPPORTED naming the feature when the protocol (of
  *  version v) forbids loom to checkpoint (the table is untouched),
  *  LOOM_ENOTFOUND for a missing table or version, LOOM_EINVAL for bad
  *  options. */
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
-                                 const loom_checkpoint_opts *opts);
+                                 const loom_checkpoint_opts *opts,
+                                 const loom_table_location *loc);
 
 #define LOOM_CLEANUP_LOGS_OPTS_VERSION 1
 typedef struct loom_cleanup_logs_opts {
@@ -101,10 +104,12 @@ typedef struct loom_cleanup_logs_opts {
  *  a dry run), numSidecarsDeleted, sizeOfDataToDelete, and with
  *  checkpointProtection checkpointProtectionVersion and
  *  checkpointProtectionBlocked.
+ *  `loc` (may be NULL) supplies the table's storage options.
  *  Errors: LOOM_EUNSUPPORTED for a protocol the gate refuses, or when the
  *  table sets delta.enableExpiredLogCleanup=false and `force` is 0. */
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
-                                   const loom_cleanup_logs_opts *opts);
+                                   const loom_cleanup_logs_opts *opts,
+                                   const loom_table_location *loc);
 
 LOOM_END_DECL
 

@@ -25,8 +25,8 @@ LOOM_BEGIN_DECL
  *    date, else string.
  *  - Stats: numRecords, minValues/maxValues/nullCount from the footers.
  *  - One commit: protocol (1,2; or 3,7 with timestampNtz), metaData, the
- *    adds and commitInfo CONVERT. `loc` (may be NULL) supplies commit
- *    metadata.
+ *    adds and commitInfo CONVERT. `loc` (may be NULL) supplies storage
+ *    options and commit metadata.
  *  `out` (zero-filled; loom_op_result_clear) gets the metrics numFiles,
  *  numRecords, numBytes and version (0).
  *  LOOM_EEXISTS if the directory already holds a Delta log; LOOM_EINVAL for

@@ -101,9 +101,9 @@ int cmd_checkpoint(int argc, char **argv)
 	}
 	if ((rc = cli_table_resolve(&table, "checkpoint", uri, config)) != 0)
 		return rc;
-	uri = table.uri;
+	uri = table.shown;
 	memset(&r, 0, sizeof(r));
-	rc = loom_checkpoint(&r, uri, &opts);
+	rc = loom_checkpoint(&r, table.uri, &opts, table.loc);
 	if (rc < 0) {
 		cli_print_error("checkpoint");
 		loom_op_result_clear(&r);
@@ -204,9 +204,9 @@ int cmd_cleanup_logs(int argc, char **argv)
 	}
 	if ((rc = cli_table_resolve(&table, "cleanup-logs", uri, config)) != 0)
 		return rc;
-	uri = table.uri;
+	uri = table.shown;
 	memset(&r, 0, sizeof(r));
-	rc = loom_cleanup_logs(&r, uri, &opts);
+	rc = loom_cleanup_logs(&r, table.uri, &opts, table.loc);
 	if (rc < 0) {
 		cli_print_error("cleanup-logs");
 		loom_op_result_clear(&r);

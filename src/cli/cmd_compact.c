@@ -115,7 +115,7 @@ int cmd_compact(int argc, char **argv)
 	}
 	if ((rc = cli_table_resolve(&table, "compact", uri, config)) != 0)
 		return rc;
-	uri = table.uri;
+	uri = table.shown;
 	opts.partition_filters = nf ? filters : NULL;
 	opts.n_partition_filters = nf;
 	if (tty) {
@@ -124,7 +124,7 @@ int cmd_compact(int argc, char **argv)
 		opts.progress_ctx = (void *)uri;
 	}
 	memset(&result, 0, sizeof(result));
-	rc = loom_compact(&result, uri, &opts, table.loc, NULL);
+	rc = loom_compact(&result, table.uri, &opts, table.loc, NULL);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (rc < 0) {

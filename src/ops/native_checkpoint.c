@@ -4,13 +4,15 @@
 
 #include "loom/checkpoint.h"
 #include "ops/checkpoint.h"
+#include "ops/location.h"
 #include "util/error.h"
 
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
-                                 const loom_checkpoint_opts *opts)
+                                 const loom_checkpoint_opts *opts,
+                                 const loom_table_location *loc)
 {
 	checkpoint_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	if (!out || !uri || !opts)
@@ -33,20 +35,17 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 			                (long long)opts->part_size);
 		p.part_size = opts->part_size;
 	}
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("checkpoint %s", uri);
-	rc = checkpoint_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("checkpoint %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "checkpoint"));
+	rc = checkpoint_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "checkpoint");
 }
 
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
-                                   const loom_cleanup_logs_opts *opts)
+                                   const loom_cleanup_logs_opts *opts,
+                                   const loom_table_location *loc)
 {
 	log_cleanup_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	if (!out || !uri || !opts)
@@ -63,11 +62,7 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 	p.dry_run = opts->dry_run;
 	p.force = opts->force;
 	p.retention_hours = opts->retention_hours;
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("cleanup-logs %s", uri);
-	rc = log_cleanup_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("cleanup-logs %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "cleanup-logs"));
+	rc = log_cleanup_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "cleanup-logs");
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "loom/ops.h"
+#include "ops/location.h"
 #include "ops/vacuum.h"
 #include "util/error.h"
 
@@ -9,7 +10,7 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_va
                              const loom_table_location *loc, const loom_cancel *cancel)
 {
 	vacuum_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	LOOM_TRY(loom_vacuum_opts_check(opts));
@@ -23,11 +24,8 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_va
 		p.commit_metadata = loc->commit;
 		p.n_commit_metadata = loc->n_commit;
 	}
-	if ((rc = loom_store_open(&store, uri)) < 0)
-		return loom_err_wrap("vacuum %s", uri);
-	rc = vacuum_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("vacuum %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "vacuum"));
+	p.secrets = &t.secrets;
+	rc = vacuum_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "vacuum");
 }

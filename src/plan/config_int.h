@@ -3,6 +3,7 @@
 #define LOOM_PLAN_CONFIG_INT_H
 
 #include "loom/config.h"
+#include "util/secret.h"
 
 typedef struct cfg_kvs {
 	loom_kv *items;   /* keys and values owned */
@@ -45,8 +46,9 @@ struct loom_config {
 	size_t n_zcols;
 	int64_t z_target_size;
 
-	char **secrets;   /* values to mask in every message and output */
-	size_t n_secrets;
+	loom_secrets secrets;   /* values to mask in every message and output:
+	                         * secret storage options, URI passwords and the
+	                         * secret variables of the environment */
 };
 
 #endif

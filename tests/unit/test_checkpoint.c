@@ -26,17 +26,17 @@ TEST(api_options)
 	memset(&r, 0, sizeof(r));
 	memset(&co, 0, sizeof(co));
 	memset(&lo, 0, sizeof(lo));
-	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", &co), LOOM_EINVAL);
-	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", &lo), LOOM_EINVAL);
+	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", &co, NULL), LOOM_EINVAL);
+	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", &lo, NULL), LOOM_EINVAL);
 	co.version = LOOM_CHECKPOINT_OPTS_VERSION;
 	co.table_version = -5;
-	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", &co), LOOM_EINVAL);
-	CHECK_ERR(loom_checkpoint(NULL, "/nonexistent", &co), LOOM_EINVAL);
+	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", &co, NULL), LOOM_EINVAL);
+	CHECK_ERR(loom_checkpoint(NULL, "/nonexistent", &co, NULL), LOOM_EINVAL);
 	lo.version = LOOM_CLEANUP_LOGS_OPTS_VERSION;
 	lo.retention_hours = -3;
-	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", &lo), LOOM_EINVAL);
+	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", &lo, NULL), LOOM_EINVAL);
 	co.table_version = -1;
-	CHECK(loom_checkpoint(&r, "/nonexistent", &co) < 0);
+	CHECK(loom_checkpoint(&r, "/nonexistent", &co, NULL) < 0);
 	loom_op_result_clear(&r);
 }
 
