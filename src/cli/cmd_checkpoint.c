@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/metrics.h"
 #include "loom/checkpoint.h"
 #include "loom/ops.h"
 
@@ -110,7 +111,7 @@ int cmd_checkpoint(int argc, char **argv)
 		cli_table_release(&table);
 		return CLI_EXIT_FAILED;
 	}
-	version = loom_op_result_metric(&r, "version", -1);
+	version = loom_op_result_metric(&r, LOOM_METRIC_VERSION, -1);
 	created = loom_op_result_metric(&r, "created", 0);
 	kind = loom_op_result_metric(&r, "kind", 0);
 	kind_name = kind == LOOM_CHECKPOINT_KIND_V2_JSON ? "v2-json" : "classic";
@@ -227,7 +228,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 		       (long long)loom_op_result_metric(&r, "cutoffCommit", -1),
 		       loom_op_result_metric(&r, "inCommitTimestamps", 0) ? "true" : "false",
 		       r.n_files_deleted, (long long)loom_op_result_metric(&r, "numSidecarsDeleted", 0),
-		       (long long)loom_op_result_metric(&r, "sizeOfDataToDelete", 0));
+		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0));
 		if (protect >= 0)
 			printf("\"checkpoint_protection\":{\"before_version\":%lld,\"blocked\":%s},",
 			       (long long)protect, blocked ? "true" : "false");
@@ -242,7 +243,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 		printf("]}\n");
 	} else {
 		char size[32];
-		loom_format_size(loom_op_result_metric(&r, "sizeOfDataToDelete", 0), size, sizeof(size));
+		loom_format_size(loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
 		if (loom_op_result_metric(&r, "compatCheckpointWritten", 0))
 			printf("%s a classic-named copy of the newest (V2) checkpoint, for readers that "
 			       "do not know V2 checkpoints\n", r.dry_run ? "would write" : "wrote");

@@ -13,6 +13,7 @@
  * unreferenced sidecar) or a complete one; a stale _last_checkpoint is only
  * a hint. */
 #include "ops/checkpoint.h"
+#include "loom/metrics.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -122,7 +123,7 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	use_v2 = delta_protocol_has_feature(&snap->protocol, "v2Checkpoint") &&
 	         strcmp(props.checkpoint_policy, "v2") == 0;
 
-	loom_op_result_set_metric(out, "version", snap->version);
+	loom_op_result_set_metric(out, LOOM_METRIC_VERSION, snap->version);
 	if ((rc = checkpoint_exists(store, snap->version, &exists)) < 0)
 		goto done;
 	if (exists) {

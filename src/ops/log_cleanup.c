@@ -39,6 +39,7 @@
 #include "delta/checkpoint.h"
 #include "delta/ict.h"
 #include "delta/log_listing.h"
+#include "loom/metrics.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
@@ -522,10 +523,10 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	if ((rc = loom_op_result_set_metric(out, "checkpointVersion", keep)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "cutoffMs", cutoff)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "cutoffCommit", c)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, p->dry_run ? "numFilesToDelete" : "numDeletedFiles",
+	    (rc = loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_FILES_TO_DELETE : LOOM_METRIC_NUM_DELETED_FILES,
 	                                    (int64_t)count)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "numSidecarsDeleted", (int64_t)st.sidecars.len)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "sizeOfDataToDelete", (int64_t)st.bytes)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st.bytes)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "inCommitTimestamps", st.ict.enabled)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "compatCheckpointWritten", compat)) < 0)
 		goto done;

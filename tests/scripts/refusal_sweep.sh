@@ -80,7 +80,7 @@ run_op() { # NAME TABLE OP: run one operation, record a refusal
     case $op in compact|zorder) rewritten=1 ;; esac
     return
   fi
-  refused["$name $op"]=$(head -c 400 "$TEST_TMP/err")
+  refused["$name $op"]=$(head -c 2000 "$TEST_TMP/err")
   expect "$name $op: refused table unchanged" test "$before" = "$(tree_digest "$t")"
 }
 
