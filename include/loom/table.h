@@ -172,6 +172,12 @@ LOOM_EXTERN(size_t) loom_snapshot_num_compactions_replayed(const loom_snapshot *
 LOOM_EXTERN(const char *const *) loom_snapshot_clustering_columns(const loom_snapshot *s,
                                                                   size_t *n,
                                                                   const char **domain);
+/** The same clustering columns as logical paths (the schema's names joined
+ *  by '.'), in the same order: as many entries as
+ *  loom_snapshot_clustering_columns counts, an entry NULL when the schema
+ *  has no such column (so not NULL-terminated). NULL when the table has no
+ *  clustering domain. Owned by the snapshot. */
+LOOM_EXTERN(const char *const *) loom_snapshot_clustering_logical_columns(const loom_snapshot *s);
 /** The row tracking high-water mark (domain delta.rowTracking,
  *  rowIdHighWaterMark): the highest row id assigned; -1 without it. */
 LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s);

@@ -92,9 +92,17 @@ static void json_feature_state(FILE *o, const loom_snapshot *s)
 		loom_error_clear();
 	fputs(",\"clustering\":", o);
 	if (cols) {
+		const char *const *logical = loom_snapshot_clustering_logical_columns(s);
+		size_t i;
 		fputs("{\"columns\":", o);
 		json_str_array(o, cols);
-		fputs(",\"domain\":", o);
+		fputs(",\"logicalColumns\":[", o);
+		for (i = 0; i < n; i++) {
+			if (i)
+				fputc(',', o);
+			cli_json_string(o, logical[i]);
+		}
+		fputs("],\"domain\":", o);
 		cli_json_string(o, domain);
 		fputc('}', o);
 	} else {
@@ -127,9 +135,18 @@ static void human_feature_state(FILE *o, const loom_snapshot *s)
 	if (loom_snapshot_props(s, &props) < 0)
 		loom_error_clear();
 	if (cols) {
-		fputs("clustered by: ", o);
-		for (i = 0; i < n; i++)
-			fprintf(o, "%s%s", i ? ", " : "", cols[i]);
+		const char *const *logical = loom_snapshot_clustering_logical_columns(s);
+		/* an empty list: the columns were dropped (CLUSTER BY NONE) */
+		fputs(n ? "clustered by: " : "clustered by: none (no clustering columns)", o);
+		for (i = 0; i < n; i++) {
+			fputs(i ? ", " : "", o);
+			if (!logical[i])
+				fprintf(o, "%s (not in the schema)", cols[i]);
+			else if (strcmp(logical[i], cols[i]) != 0)
+				fprintf(o, "%s (physical %s)", logical[i], cols[i]);
+			else
+				fputs(cols[i], o);
+		}
 		fputc('\n', o);
 	}
 	if (has_writer_feature(s, "rowTracking") || hwm >= 0) {

@@ -96,7 +96,9 @@ int delta_domains_parse(loom_arena *arena, const delta_domain *domains, size_t n
 	*warning = NULL;
 
 	if ((d = find(domains, n, "delta.clustering")) || (d = find(domains, n, "delta.liquid"))) {
-		LOOM_TRY(clustering(arena, d, out, &why));
+		if (clustering(arena, d, out, &why) < 0)
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory reading domain %s",
+			                d->domain);
 		if (why) {
 			snprintf(msg, sizeof(msg), "domain %s not understood: %s", d->domain, why);
 			*warning = loom_arena_strdup(arena, msg);
@@ -111,6 +113,55 @@ int delta_domains_parse(loom_arena *arena, const delta_domain *domains, size_t n
 			*warning = loom_arena_strdup(arena, "domain delta.rowTracking not understood: "
 			                                    "no integer rowIdHighWaterMark");
 		json_decref(root);
+	}
+	return 0;
+}
+
+/* The logical path of physical path `p` under struct `st`, appended to
+ * `out`; 1 when some part is not in the schema. A physical name may hold
+ * dots, so each level takes the field whose name is a whole prefix. */
+static int logical_path(const delta_type *st, const char *p, int column_mapping, loom_buf *out)
+{
+	while (st && st->kind == DELTA_T_STRUCT) {
+		const delta_field *hit = NULL;
+		size_t i, len = 0;
+		for (i = 0; i < st->num_fields; i++) {
+			const char *phys = delta_field_physical_name(&st->fields[i], column_mapping);
+			size_t n = strlen(phys);
+			if (n > len && strncmp(p, phys, n) == 0 && (p[n] == '\0' || p[n] == '.')) {
+				hit = &st->fields[i];
+				len = n;
+			}
+		}
+		if (!hit)
+			return 1;
+		if ((out->size && loom_buf_putc(out, '.') < 0) || loom_buf_puts(out, hit->name) < 0)
+			return LOOM_ENOMEM;
+		if (p[len] == '\0')
+			return 0;
+		p += len + 1;
+		st = hit->type;
+	}
+	return 1;
+}
+
+int delta_domains_resolve_logical(loom_arena *arena, delta_table_domains *out,
+                                  const delta_schema *schema, int column_mapping)
+{
+	size_t i, n = out->num_clustering_columns;
+	if (!out->clustering_columns)
+		return 0;
+	if (!(out->clustering_logical = loom_arena_calloc(arena, (n + 1) * sizeof(char *))))
+		return LOOM_ENOMEM;
+	for (i = 0; i < n; i++) {
+		loom_buf b = LOOM_BUF_INIT;
+		int rc = logical_path(&schema->root, out->clustering_columns[i], column_mapping, &b);
+		if (rc == 0 && !(out->clustering_logical[i] = loom_arena_strndup(arena, b.ptr ? b.ptr : "", b.size)))
+			rc = LOOM_ENOMEM;
+		loom_buf_dispose(&b);
+		if (rc < 0)
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS,
+			                "out of memory resolving the clustering columns");
 	}
 	return 0;
 }

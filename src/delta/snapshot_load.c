@@ -596,6 +596,9 @@ static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
 	if (rc == 0) {
 		const char *w = NULL;
 		rc = delta_domains_parse(&s->arena, s->domains, s->num_domains, &s->sysdom, &w);
+		if (rc == 0)
+			rc = delta_domains_resolve_logical(&s->arena, &s->sysdom, &s->schema,
+			                                   delta_snapshot_column_mapping(s) != 0);
 		if (rc == 0 && w)
 			rc = add_warning(s, w);
 	}

@@ -368,6 +368,11 @@ LOOM_EXTERN(const char *const *) loom_snapshot_clustering_columns(const loom_sna
 	return s->snap->sysdom.clustering_columns;
 }
 
+LOOM_EXTERN(const char *const *) loom_snapshot_clustering_logical_columns(const loom_snapshot *s)
+{
+	return s->snap->sysdom.clustering_logical;
+}
+
 LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s)
 {
 	return s->snap->sysdom.row_id_high_water_mark;

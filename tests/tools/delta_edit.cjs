@@ -16,6 +16,10 @@
 //                                   and the enablement version/timestamp
 //                                   properties to this commit (needs --ict)
 //     --remove-all TS               remove every live file, deletionTimestamp TS
+//     --domain NAME=CONFIG          a domainMetadata action (CONFIG: the
+//                                   configuration string, JSON text)
+//     --remove-domain NAME          a domainMetadata action removing NAME
+//                                   (with its last configuration, as Spark)
 //     --version V                   write version V (default latest + 1)
 // Prints the version written.
 const fs = require('fs');
@@ -24,7 +28,8 @@ const path = require('path');
 const args = process.argv.slice(2);
 const dir = args.shift();
 const logDir = path.join(dir, '_delta_log');
-const opt = { features: [], drop: [], set: {}, ict: null, ictEnable: false, removeAll: null, version: null };
+const opt = { features: [], drop: [], set: {}, ict: null, ictEnable: false, removeAll: null, version: null,
+  domains: [] };
 while (args.length) {
   const a = args.shift();
   if (a === '--features') opt.features.push(...args.shift().split(','));
@@ -34,6 +39,8 @@ while (args.length) {
   else if (a === '--ict-enable') opt.ictEnable = true;
   else if (a === '--remove-all') opt.removeAll = Number(args.shift());
   else if (a === '--version') opt.version = Number(args.shift());
+  else if (a === '--domain') { const kv = args.shift(); const i = kv.indexOf('='); opt.domains.push([kv.slice(0, i), kv.slice(i + 1), false]); }
+  else if (a === '--remove-domain') opt.domains.push([args.shift(), null, true]);
   else { console.error('delta_edit: unknown option ' + a); process.exit(2); }
 }
 
@@ -41,6 +48,7 @@ while (args.length) {
 const commits = fs.readdirSync(logDir).filter((n) => /^\d{20}\.json$/.test(n)).sort();
 let protocol = null, metadata = null;
 const live = new Map();
+const domains = new Map();
 for (const name of commits) {
   for (const line of fs.readFileSync(path.join(logDir, name), 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -49,6 +57,7 @@ for (const name of commits) {
     if (a.metaData) metadata = a.metaData;
     if (a.add) live.set(a.add.path, a.add);
     if (a.remove) live.delete(a.remove.path);
+    if (a.domainMetadata) domains.set(a.domainMetadata.domain, a.domainMetadata.configuration);
   }
 }
 if (!protocol || !metadata) { console.error('delta_edit: no protocol/metaData in the commits'); process.exit(2); }
@@ -98,6 +107,8 @@ if (opt.removeAll !== null) {
       extendedFileMetadata: true, partitionValues: a.partitionValues, size: a.size,
       ...(a.deletionVector ? { deletionVector: a.deletionVector } : {}) } });
 }
+for (const [domain, config, removed] of opt.domains)
+  lines.push({ domainMetadata: { domain, configuration: removed ? (domains.get(domain) ?? '{}') : config, removed } });
 const file = path.join(logDir, String(version).padStart(20, '0') + '.json');
 fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n', { flag: 'wx' });
 console.log(version);
