@@ -18,6 +18,8 @@
 #     after it (vacuum), before and after the enablement;
 #  5. a V2 checkpoint loom wrote with several sidecars.
 source "$(dirname "$0")/../tools/lib.sh"
+# inspect_check.cjs reads Parquet checkpoints with the oracle's DuckDB
+export NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}"
 
 check() { # TABLE [VERSION]: inspect (text + JSON) against the oracle's snapshot
   local t=$1 v=${2:-} vo=() tag
