@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # kill -9 `loom checkpoint` while it writes a V2 checkpoint (LOOM_CRASH_RUNS
-# times, default 30): a log-only table with a large state (8001 live files,
-# 800 tombstones, a txn, domains) made V2 by another writer, written as 9
-# sidecars of 1000 actions (--part-size) and the top-level file. After
+# times, default 30): a log-only table with a large state (4001 live files,
+# 400 tombstones, a txn, domains) made V2 by another writer, written as 9
+# sidecars of 500 actions (--part-size) and the top-level file. After
 # every crash the oracle must read the table with no warning and the same
 # state (the top-level file appears whole or not at all, so a half-written
 # checkpoint does not exist for readers); a normal run afterwards must
@@ -11,10 +11,10 @@
 source "$(dirname "$0")/../tools/lib.sh"
 CMP="$TOOLS/ckpt_compare.cjs"
 RUNS="${LOOM_CRASH_RUNS:-30}"
-PART=1000
+PART=500
 
 tmpl="$TEST_TMP/big-v2"
-node "$TOOLS/make_big_log.cjs" "$tmpl" 8000 800
+node "$TOOLS/make_big_log.cjs" "$tmpl" 4000 400
 node "$TOOLS/delta_edit.cjs" "$tmpl" --features r:v2Checkpoint --set delta.checkpointPolicy=v2 > /dev/null
 oracle snapshot "$tmpl" --ignore-checkpoints > "$TEST_TMP/ref.json"
 s=$(date +%s%N)
