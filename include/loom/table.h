@@ -158,6 +158,39 @@ LOOM_EXTERN(int64_t) loom_snapshot_checkpoint(const loom_snapshot *s, const char
 LOOM_EXTERN(int64_t) loom_snapshot_last_checkpoint_hint(const loom_snapshot *s);
 /** Number of commit files replayed. */
 LOOM_EXTERN(size_t) loom_snapshot_num_commits_replayed(const loom_snapshot *s);
+/** Number of log compaction files (x.y.compacted.json) replayed in place
+ *  of the commits they cover. */
+LOOM_EXTERN(size_t) loom_snapshot_num_compactions_replayed(const loom_snapshot *s);
+
+/* --- table features' state --------------------------------------------- */
+
+/** The clustering columns of a clustered table, from domain
+ *  delta.clustering (or the Databricks preview's delta.liquid): each a path
+ *  of physical column names joined by '.'. NULL-terminated; NULL when the
+ *  table has no clustering domain. *n receives the count and *domain the
+ *  domain's name when not NULL. */
+LOOM_EXTERN(const char *const *) loom_snapshot_clustering_columns(const loom_snapshot *s,
+                                                                  size_t *n,
+                                                                  const char **domain);
+/** The same clustering columns as logical paths (the schema's names joined
+ *  by '.'), in the same order: as many entries as
+ *  loom_snapshot_clustering_columns counts, an entry NULL when the schema
+ *  has no such column (so not NULL-terminated). NULL when the table has no
+ *  clustering domain. Owned by the snapshot. */
+LOOM_EXTERN(const char *const *) loom_snapshot_clustering_logical_columns(const loom_snapshot *s);
+/** The row tracking high-water mark (domain delta.rowTracking,
+ *  rowIdHighWaterMark): the highest row id assigned; -1 without it. */
+LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s);
+/** In-commit timestamps: 1 when enabled (writer feature inCommitTimestamp
+ *  and delta.enableInCommitTimestamps=true), else 0. The out values (any
+ *  pointer may be NULL): delta.inCommitTimestampEnablementVersion and
+ *  ...EnablementTimestamp (-1 when absent: enabled since the table was
+ *  created), and the inCommitTimestamp of the snapshot version's commit
+ *  (-1 when it has none). */
+LOOM_EXTERN(int) loom_snapshot_in_commit_timestamps(const loom_snapshot *s,
+                                                    int64_t *enablement_version,
+                                                    int64_t *enablement_timestamp,
+                                                    int64_t *version_timestamp);
 
 /** Warnings collected while loading (e.g. a checkpoint that could not be
  *  read and was replaced by replaying commits). */

@@ -15,12 +15,15 @@ static void checkpoint_usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: loom checkpoint TABLE [options]\n\n"
-	        "Write a classic checkpoint (_delta_log/<v>.checkpoint.parquet) of the table and\n"
-	        "update _delta_log/_last_checkpoint. Nothing is written when a checkpoint of that\n"
-	        "version already exists.\n\n"
-	        "  --config FILE the storage YAML naming TABLE (then TABLE may be raw.events)\n"
-	        "  --version N   checkpoint version N (default: the latest)\n"
-	        "  --json        machine-readable output\n");
+	        "Write a checkpoint of the table and update _delta_log/_last_checkpoint: a V2\n"
+	        "checkpoint (_delta_log/<v>.checkpoint.<uuid>.json + sidecars in _delta_log/_sidecars/)\n"
+	        "for tables with the v2Checkpoint feature and delta.checkpointPolicy=v2, else a\n"
+	        "classic one (_delta_log/<v>.checkpoint.parquet). Nothing is written when a\n"
+	        "checkpoint of that version already exists.\n\n"
+	        "  --config FILE  the storage YAML naming TABLE (then TABLE may be raw.events)\n"
+	        "  --version N    checkpoint version N (default: the latest)\n"
+	        "  --part-size N  V2: add/remove actions per sidecar file (default 50000)\n"
+	        "  --json         machine-readable output\n");
 }
 
 static void cleanup_usage(FILE *out)
@@ -30,7 +33,9 @@ static void cleanup_usage(FILE *out)
 	        "Delete expired _delta_log files: commits, .crc files, checkpoints and compaction\n"
 	        "files older than the newest checkpoint that is itself at or before the newest\n"
 	        "commit older than the cutoff (now - delta.logRetentionDuration, default 30 days,\n"
-	        "truncated to midnight UTC as Spark does). Dry run by default.\n\n"
+	        "truncated to midnight UTC as Spark does; with in-commit timestamps a commit's\n"
+	        "time is its inCommitTimestamp), and sidecar files no remaining checkpoint\n"
+	        "references. Honours checkpointProtection. Dry run by default.\n\n"
 	        "  --config FILE         the storage YAML naming TABLE (then TABLE may be raw.events)\n"
 	        "  --dry-run             list what would be deleted (the default)\n"
 	        "  --no-dry-run          delete the files\n"
@@ -58,7 +63,9 @@ int cmd_checkpoint(int argc, char **argv)
 	const char *uri = NULL, *config = NULL;
 	cli_table table;
 	int json = 0, i, rc;
-	int64_t version;
+	int64_t version, created, kind;
+	const char *kind_name;
+	char path[96];
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -68,6 +75,12 @@ int cmd_checkpoint(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0 && i + 1 < argc) {
 			if (parse_int("checkpoint", a, argv[++i], &opts.table_version) < 0)
 				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--part-size") == 0 && i + 1 < argc) {
+			if (parse_int("checkpoint", a, argv[++i], &opts.part_size) < 0 || opts.part_size == 0) {
+				if (opts.part_size == 0)
+					fprintf(stderr, "loom checkpoint: --part-size must be at least 1\n");
+				return CLI_EXIT_USAGE;
+			}
 		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
 			config = argv[++i];
 		} else if (strcmp(a, "--json") == 0) {
@@ -99,30 +112,44 @@ int cmd_checkpoint(int argc, char **argv)
 		return CLI_EXIT_FAILED;
 	}
 	version = loom_op_result_metric(&r, LOOM_METRIC_VERSION, -1);
+	created = loom_op_result_metric(&r, "created", 0);
+	kind = loom_op_result_metric(&r, "kind", 0);
+	kind_name = kind == LOOM_CHECKPOINT_KIND_V2_JSON ? "v2-json" : "classic";
+	/* the UUID name of a V2 checkpoint is not in the result: its kind is */
+	if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
+		snprintf(path, sizeof(path), "_delta_log/%020lld.checkpoint.parquet", (long long)version);
+	else
+		snprintf(path, sizeof(path), "_delta_log/%020lld.checkpoint.<uuid>.json", (long long)version);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
-		printf(",\"version\":%lld,\"created\":%s,\"path\":\"_delta_log/%020lld.checkpoint.parquet\","
-		       "\"num_actions\":%lld,\"size_in_bytes\":%lld,\"num_add_files\":%lld,"
+		printf(",\"version\":%lld,\"created\":%s", (long long)version, created ? "true" : "false");
+		if (created)
+			printf(",\"kind\":\"%s\",\"num_sidecars\":%lld", kind_name,
+			       (long long)loom_op_result_metric(&r, "numSidecars", 0));
+		if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
+			printf(",\"path\":\"%s\"", path);
+		printf(",\"num_actions\":%lld,\"size_in_bytes\":%lld,\"num_add_files\":%lld,"
 		       "\"num_remove_files\":%lld,\"num_expired_tombstones\":%lld,\"v2\":%s,"
 		       "\"last_checkpoint_updated\":%s}\n",
-		       (long long)version, loom_op_result_metric(&r, "created", 0) ? "true" : "false",
-		       (long long)version, (long long)loom_op_result_metric(&r, "numActions", 0),
+		       (long long)loom_op_result_metric(&r, "numActions", 0),
 		       (long long)loom_op_result_metric(&r, "sizeInBytes", 0),
 		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
 		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),
 		       (long long)loom_op_result_metric(&r, "numExpiredTombstones", 0),
 		       loom_op_result_metric(&r, "v2", 0) ? "true" : "false",
 		       loom_op_result_metric(&r, "lastCheckpointUpdated", 0) ? "true" : "false");
-	} else if (!loom_op_result_metric(&r, "created", 0)) {
+	} else if (!created) {
 		printf("%s: a checkpoint of version %lld already exists; nothing written\n", uri,
 		       (long long)version);
 	} else {
 		char size[32];
+		int64_t sidecars = loom_op_result_metric(&r, "numSidecars", 0);
 		loom_format_size(loom_op_result_metric(&r, "sizeInBytes", 0), size, sizeof(size));
-		printf("%s: wrote _delta_log/%020lld.checkpoint.parquet (%s%s): %lld actions, %lld files, "
-		       "%lld tombstones kept, %lld expired dropped\n",
-		       uri, (long long)version, size, loom_op_result_metric(&r, "v2", 0) ? ", V2" : "",
+		printf("%s: wrote %s (%s", uri, path, size);
+		if (kind == LOOM_CHECKPOINT_KIND_V2_JSON)
+			printf(", V2 with %lld sidecar%s", (long long)sidecars, sidecars == 1 ? "" : "s");
+		printf("): %lld actions, %lld files, %lld tombstones kept, %lld expired dropped\n",
 		       (long long)loom_op_result_metric(&r, "numActions", 0),
 		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
 		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),
@@ -141,7 +168,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 	cli_table table;
 	int json = 0, i, rc;
 	size_t k;
-	int64_t ckpt, temps;
+	int64_t ckpt, temps, protect, blocked;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -189,15 +216,27 @@ int cmd_cleanup_logs(int argc, char **argv)
 	}
 	ckpt = loom_op_result_metric(&r, "checkpointVersion", -1);
 	temps = loom_op_result_metric(&r, LOOM_METRIC_NUM_STALE_TEMP_FILES, 0);
+	protect = loom_op_result_metric(&r, "checkpointProtectionVersion", -1);
+	blocked = loom_op_result_metric(&r, "checkpointProtectionBlocked", 0);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
-		printf(",\"dry_run\":%s,\"checkpoint_version\":%lld,\"cutoff_ms\":%lld,\"num_files\":%zu,"
-		       "\"bytes\":%lld,\"stale_temp_files\":%lld,\"files\":[",
+		printf(",\"dry_run\":%s,\"checkpoint_version\":%lld,\"cutoff_ms\":%lld,"
+		       "\"cutoff_commit\":%lld,\"in_commit_timestamps\":%s,\"num_files\":%zu,"
+		       "\"num_sidecars\":%lld,\"bytes\":%lld,\"stale_temp_files\":%lld,",
 		       r.dry_run ? "true" : "false", (long long)ckpt,
-		       (long long)loom_op_result_metric(&r, "cutoffMs", 0), r.n_files_deleted,
+		       (long long)loom_op_result_metric(&r, "cutoffMs", 0),
+		       (long long)loom_op_result_metric(&r, "cutoffCommit", -1),
+		       loom_op_result_metric(&r, "inCommitTimestamps", 0) ? "true" : "false",
+		       r.n_files_deleted, (long long)loom_op_result_metric(&r, "numSidecarsDeleted", 0),
 		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
 		       (long long)temps);
+		if (protect >= 0)
+			printf("\"checkpoint_protection\":{\"before_version\":%lld,\"blocked\":%s},",
+			       (long long)protect, blocked ? "true" : "false");
+		printf("\"compat_checkpoint\":%s,",
+		       loom_op_result_metric(&r, "compatCheckpointWritten", 0) ? "true" : "false");
+		printf("\"files\":[");
 		for (k = 0; k < r.n_files_deleted; k++) {
 			if (k)
 				putchar(',');
@@ -207,11 +246,18 @@ int cmd_cleanup_logs(int argc, char **argv)
 	} else {
 		char size[32];
 		loom_format_size(loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
+		if (loom_op_result_metric(&r, "compatCheckpointWritten", 0))
+			printf("%s a classic-named copy of the newest (V2) checkpoint, for readers that "
+			       "do not know V2 checkpoints\n", r.dry_run ? "would write" : "wrote");
 		for (k = 0; k < r.n_files_deleted; k++)
 			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
+		if (blocked)
+			printf("%s: checkpointProtection keeps every commit and checkpoint: history before "
+			       "version %lld (delta.requireCheckpointProtectionBeforeVersion) may only be "
+			       "removed all at once, and it has not all expired\n", uri, (long long)protect);
 		if (ckpt < 0)
 			printf("%s: no checkpoint at or before the newest commit older than the cutoff; "
-			       "no expired log file\n", uri);
+			       "no commit or checkpoint to delete\n", uri);
 		else if (r.dry_run)
 			printf("%s: keeping checkpoint %lld; %zu log files (%s) would be deleted; run with "
 			       "--no-dry-run to delete them\n", uri, (long long)ckpt,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "loom.h"
@@ -50,6 +51,124 @@ static void json_i64_or_null(FILE *o, int64_t v)
 		fputs("null", o);
 	else
 		fprintf(o, "%" PRId64, v);
+}
+
+static int has_writer_feature(const loom_snapshot *s, const char *name)
+{
+	const char *const *f = loom_snapshot_writer_features(s);
+	size_t i;
+	for (i = 0; f && f[i]; i++)
+		if (strcmp(f[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* "2026-07-12T06:36:43.271Z" for a time in ms since the epoch. */
+static void iso_ms(char *out, size_t n, int64_t ms)
+{
+	time_t secs = (time_t)(ms / 1000);
+	struct tm tm;
+	if (!gmtime_r(&secs, &tm)) {
+		snprintf(out, n, "%" PRId64, ms);
+		return;
+	}
+	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* The table features' state: clustering, row tracking, in-commit
+ * timestamps (JSON members, each preceded by a comma). */
+static void json_feature_state(FILE *o, const loom_snapshot *s)
+{
+	size_t n;
+	const char *domain = NULL;
+	const char *const *cols = loom_snapshot_clustering_columns(s, &n, &domain);
+	int64_t ev, et, latest, hwm = loom_snapshot_row_id_high_water_mark(s);
+	loom_table_props props;
+	int ict = loom_snapshot_in_commit_timestamps(s, &ev, &et, &latest);
+
+	memset(&props, 0, sizeof(props));
+	if (loom_snapshot_props(s, &props) < 0)
+		loom_error_clear();
+	fputs(",\"clustering\":", o);
+	if (cols) {
+		const char *const *logical = loom_snapshot_clustering_logical_columns(s);
+		size_t i;
+		fputs("{\"columns\":", o);
+		json_str_array(o, cols);
+		fputs(",\"logicalColumns\":[", o);
+		for (i = 0; i < n; i++) {
+			if (i)
+				fputc(',', o);
+			cli_json_string(o, logical[i]);
+		}
+		fputs("],\"domain\":", o);
+		cli_json_string(o, domain);
+		fputc('}', o);
+	} else {
+		fputs("null", o);
+	}
+	fprintf(o, ",\"rowTracking\":{\"supported\":%s,\"enabled\":%s,\"highWaterMark\":",
+	        has_writer_feature(s, "rowTracking") ? "true" : "false",
+	        props.enable_row_tracking ? "true" : "false");
+	json_i64_or_null(o, hwm);
+	fprintf(o, "},\"inCommitTimestamps\":{\"enabled\":%s,\"enablementVersion\":",
+	        ict ? "true" : "false");
+	json_i64_or_null(o, ev);
+	fputs(",\"enablementTimestamp\":", o);
+	json_i64_or_null(o, et);
+	fputs(",\"latest\":", o);
+	json_i64_or_null(o, latest);
+	fputc('}', o);
+}
+
+static void human_feature_state(FILE *o, const loom_snapshot *s)
+{
+	size_t i, n;
+	const char *const *cols = loom_snapshot_clustering_columns(s, &n, NULL);
+	int64_t ev, et, latest, hwm = loom_snapshot_row_id_high_water_mark(s);
+	loom_table_props props;
+	char when[96];
+	int ict = loom_snapshot_in_commit_timestamps(s, &ev, &et, &latest);
+
+	memset(&props, 0, sizeof(props));
+	if (loom_snapshot_props(s, &props) < 0)
+		loom_error_clear();
+	if (cols) {
+		const char *const *logical = loom_snapshot_clustering_logical_columns(s);
+		/* an empty list: the columns were dropped (CLUSTER BY NONE) */
+		fputs(n ? "clustered by: " : "clustered by: none (no clustering columns)", o);
+		for (i = 0; i < n; i++) {
+			fputs(i ? ", " : "", o);
+			if (!logical[i])
+				fprintf(o, "%s (not in the schema)", cols[i]);
+			else if (strcmp(logical[i], cols[i]) != 0)
+				fprintf(o, "%s (physical %s)", logical[i], cols[i]);
+			else
+				fputs(cols[i], o);
+		}
+		fputc('\n', o);
+	}
+	if (has_writer_feature(s, "rowTracking") || hwm >= 0) {
+		fprintf(o, "row tracking: %s", props.enable_row_tracking ? "enabled" : "supported, not enabled");
+		if (hwm >= 0)
+			fprintf(o, ", high-water mark %" PRId64, hwm);
+		fputc('\n', o);
+	}
+	if (ict) {
+		fputs("in-commit timestamps: enabled", o);
+		if (ev >= 0)
+			fprintf(o, " since version %" PRId64, ev);
+		if (et >= 0) {
+			iso_ms(when, sizeof(when), et);
+			fprintf(o, " (%s)", when);
+		}
+		if (latest >= 0) {
+			iso_ms(when, sizeof(when), latest);
+			fprintf(o, "; this version %s", when);
+		}
+		fputc('\n', o);
+	}
 }
 
 /* File-size histogram bins (upper bounds, bytes). */
@@ -153,7 +272,9 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		fputs(",\"checkpoint\":null", o);
 	fputs(",\"lastCheckpoint\":", o);
 	json_i64_or_null(o, loom_snapshot_last_checkpoint_hint(s));
-	fprintf(o, ",\"commitsReplayed\":%zu", loom_snapshot_num_commits_replayed(s));
+	fprintf(o, ",\"commitsReplayed\":%zu,\"compactionsReplayed\":%zu",
+	        loom_snapshot_num_commits_replayed(s), loom_snapshot_num_compactions_replayed(s));
+	json_feature_state(o, s);
 	fputs(",\"txns\":{", o);
 	n = loom_snapshot_num_txns(s);
 	for (i = 0; i < n; i++) {
@@ -308,14 +429,20 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	ck = loom_snapshot_checkpoint(s, &kind, &parts, &sidecars);
 	if (ck >= 0)
 		fprintf(o, "checkpoint:   version %" PRId64 " (%s, %zu file%s, %zu sidecar%s), "
-		        "%zu commits after it\n", ck, kind, parts, parts == 1 ? "" : "s", sidecars,
+		        "%zu commits after it", ck, kind, parts, parts == 1 ? "" : "s", sidecars,
 		        sidecars == 1 ? "" : "s", loom_snapshot_num_commits_replayed(s));
 	else
-		fprintf(o, "checkpoint:   none used (%zu commits replayed)\n",
+		fprintf(o, "checkpoint:   none used (%zu commits replayed",
 		        loom_snapshot_num_commits_replayed(s));
+	if (loom_snapshot_num_compactions_replayed(s))
+		fprintf(o, "%s%zu log compaction file%s", ck >= 0 ? " + " : ", ",
+		        loom_snapshot_num_compactions_replayed(s),
+		        loom_snapshot_num_compactions_replayed(s) == 1 ? "" : "s");
+	fputs(ck >= 0 ? "\n" : ")\n", o);
 	if (loom_snapshot_last_checkpoint_hint(s) >= 0)
 		fprintf(o, "_last_checkpoint: version %" PRId64 "\n",
 		        loom_snapshot_last_checkpoint_hint(s));
+	human_feature_state(o, s);
 	for (i = 0; i < LOOM_OP__COUNT; i++) {
 		int rc = loom_snapshot_check_op(s, (loom_table_op)i);
 		fprintf(o, "%-13s %s\n", loom_table_op_name((loom_table_op)i),

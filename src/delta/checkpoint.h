@@ -22,4 +22,20 @@ int delta_checkpoint_parquet_read(loom_store *store, const char *key,
                                   int64_t version, delta_action_sink sink,
                                   void *ctx);
 
+/* Only the sidecar actions of a Parquet checkpoint (classic-named V2 or
+ * UUID-named .parquet): the other columns are not read. A file without a
+ * sidecar column yields nothing. */
+int delta_checkpoint_parquet_sidecars(loom_store *store, const char *key,
+                                      delta_action_sink sink, void *ctx);
+
+/* Receives the decoded file name (in _delta_log/_sidecars/) of each
+ * sidecar a checkpoint references. Return 0 or a negative code to stop. */
+typedef int (*delta_sidecar_ref_cb)(void *ctx, const char *name);
+
+/* The sidecars the checkpoint file `key` references (`is_json`: a
+ * UUID-named .json top-level file; else any Parquet checkpoint). A
+ * sidecar path that is not a plain file name is LOOM_EUNSUPPORTED. */
+int delta_checkpoint_sidecar_refs(loom_store *store, const char *key, int is_json,
+                                  delta_sidecar_ref_cb cb, void *ctx);
+
 #endif

@@ -143,6 +143,7 @@ typedef struct ckpt_reader {
 	cell cells[NROLES];
 	delta_parse_scratch sc;
 	int64_t version;
+	int sidecars_only;          /* project the sidecar leaves alone */
 } ckpt_reader;
 
 static int row_cell(const ckpt_reader *cr, cursor *c, cell *out, size_t row)
@@ -609,6 +610,8 @@ static int resolve(ckpt_reader *cr)
 	for (k = 0; k < NROLES; k++) {
 		cr->leaf[k] = -1;
 		cr->col[k] = -1;
+		if (cr->sidecars_only && k != S_PATH && k != S_SIZE && k != S_MTIME)
+			continue;
 		for (i = 0; i < s->num_leaves && roles[k].prefix; i++) {
 			const pq_leaf *L = &s->leaves[i];
 			size_t pl = strlen(roles[k].prefix);
@@ -641,7 +644,7 @@ static int resolve(ckpt_reader *cr)
 			cr->proj[cr->nproj++] = i;
 		}
 	}
-	for (i = 0; i < s->num_leaves; i++) {
+	for (i = 0; i < s->num_leaves && !cr->sidecars_only; i++) {
 		const pq_leaf *L = &s->leaves[i];
 		leaf_set *set = NULL;
 		if (L->max_rep != 0)
@@ -662,9 +665,8 @@ static int resolve(ckpt_reader *cr)
 	return leaf_set_alloc(&cr->sp);
 }
 
-int delta_checkpoint_parquet_read(loom_store *store, const char *key,
-                                  int64_t version, delta_action_sink sink,
-                                  void *ctx)
+static int read_checkpoint(loom_store *store, const char *key, int64_t version,
+                           int sidecars_only, delta_action_sink sink, void *ctx)
 {
 	ckpt_reader cr;
 	size_t g, row, k, base = 0;
@@ -673,6 +675,7 @@ int delta_checkpoint_parquet_read(loom_store *store, const char *key,
 	memset(&cr, 0, sizeof(cr));
 	cr.key = key;
 	cr.version = version;
+	cr.sidecars_only = sidecars_only;
 	leaf_set_init(&cr.pvp);
 	leaf_set_init(&cr.sp);
 	delta_parse_scratch_init(&cr.sc);
@@ -722,4 +725,17 @@ done:
 	leaf_set_dispose(&cr.sp);
 	delta_parse_scratch_dispose(&cr.sc);
 	return rc;
+}
+
+int delta_checkpoint_parquet_read(loom_store *store, const char *key,
+                                  int64_t version, delta_action_sink sink,
+                                  void *ctx)
+{
+	return read_checkpoint(store, key, version, 0, sink, ctx);
+}
+
+int delta_checkpoint_parquet_sidecars(loom_store *store, const char *key,
+                                      delta_action_sink sink, void *ctx)
+{
+	return read_checkpoint(store, key, -1, 1, sink, ctx);
 }

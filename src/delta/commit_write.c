@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "delta/actions.h"
+#include "delta/ict.h"
 #include "delta/log_names.h"
 #include "loom/common.h"
 #include "store/store_int.h"
@@ -53,29 +54,25 @@ static json_t *stringified(json_t *obj)
 	return out;
 }
 
-/* The in-commit timestamp of `version`'s commit, or -1 if it has none. */
-static int64_t read_ict(loom_store *store, int64_t version)
+/* The floor of the next in-commit timestamp after `version`: its
+ * inCommitTimestamp, or (a commit without one, written before ICT was
+ * enabled) its file's modification time, which PROTOCOL.md requires the
+ * enabling commit's ICT to exceed. -1 when neither can be read. */
+static int64_t previous_commit_time(loom_store *store, int64_t version)
 {
 	char key[64];
-	loom_buf raw = LOOM_BUF_INIT;
 	int64_t ict = -1;
-	const char *nl;
-	json_t *root, *ci, *ts;
+	loom_store_entry e;
 
 	commit_key(version, key);
-	if (loom_store_read_all(store, key, &raw) < 0) {
-		loom_buf_dispose(&raw);
-		return -1;
+	if (delta_ict_read(store, key, &ict) < 0 || ict < 0) {
+		loom_error_clear();
+		if (store->stat(store, key, &e) < 0) {
+			loom_error_clear();
+			return -1;
+		}
+		return e.mtime_ms;
 	}
-	/* commitInfo is the first action when ICT is enabled */
-	nl = raw.ptr ? memchr(raw.ptr, '\n', raw.size) : NULL;
-	root = raw.ptr ? json_loadb(raw.ptr, nl ? (size_t)(nl - raw.ptr) : raw.size, 0, NULL) : NULL;
-	ci = root ? json_object_get(root, "commitInfo") : NULL;
-	ts = ci ? json_object_get(ci, "inCommitTimestamp") : NULL;
-	if (ts && json_is_integer(ts))
-		ict = json_integer_value(ts);
-	json_decref(root);
-	loom_buf_dispose(&raw);
 	return ict;
 }
 
@@ -142,9 +139,12 @@ static int build_commit(loom_store *store, const delta_commit *c, int64_t versio
 		return rc;
 	}
 	if (c->in_commit_timestamps && version > 0) {
-		int64_t prev = read_ict(store, version - 1);
+		/* PROTOCOL.md: the larger of the attempt time and one millisecond
+		 * after the previous commit's ICT; recomputed on every attempt, so
+		 * a retry after a winning commit follows that commit */
+		int64_t prev = previous_commit_time(store, version - 1);
 		if (prev >= now)
-			now = prev + 1; /* ICT must increase strictly */
+			now = prev + 1;
 	}
 	json_object_set_new(ci, "timestamp", json_integer(now));
 	if (c->in_commit_timestamps)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delta/last_checkpoint.h"
 #include "store/store_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -142,6 +143,12 @@ int64_t delta_log_read_hint(loom_store *store)
 	loom_buf_dispose(&b);
 	if (!root)
 		return -1;
+	/* a checksum that does not match means a torn or edited file:
+	 * PROTOCOL.md asks readers to validate it; the hint is then ignored */
+	if (!delta_json_checksum_ok(root)) {
+		json_decref(root);
+		return -1;
+	}
 	v = json_object_get(root, "version");
 	if (json_is_integer(v) && json_integer_value(v) >= 0)
 		hint = json_integer_value(v);
@@ -294,33 +301,59 @@ static int cmp_file_version(const void *key, const void *elem)
 	return v < f->name.version ? -1 : v > f->name.version;
 }
 
-const delta_log_file *delta_log_find_commit(const delta_log_listing *l,
-                                            int64_t version)
+/* The files of `version`: [*begin, *end) in l->files (empty when none). */
+static void version_range(const delta_log_listing *l, int64_t version, size_t *begin,
+                          size_t *end)
 {
 	/* keys sort by version, so binary search for any file of the version,
-	 * then scan its neighbours for the commit */
+	 * then widen to its neighbours */
 	const delta_log_file *files = l->files.data, *hit;
-	size_t i, lo, hi, n = l->files.len;
+	size_t lo, hi, n = l->files.len;
+	*begin = *end = 0;
 	/* _last_checkpoint (version -1) sorts last: leave it out */
 	if (n && files[n - 1].name.kind == DELTA_LOG_LAST_CHECKPOINT)
 		n--;
 	if (!n)
-		return NULL;
+		return;
 	hit = bsearch(&version, files, n, sizeof(*files), cmp_file_version);
 	if (!hit)
-		return NULL;
-	i = (size_t)(hit - files);
-	lo = i;
+		return;
+	lo = hi = (size_t)(hit - files);
 	while (lo > 0 && files[lo - 1].name.version == version)
 		lo--;
-	for (hi = lo; hi < l->files.len && files[hi].name.version == version; hi++)
-		if (files[hi].name.kind == DELTA_LOG_COMMIT)
-			return &files[hi];
+	while (hi < n && files[hi].name.version == version)
+		hi++;
+	*begin = lo;
+	*end = hi;
+}
+
+const delta_log_file *delta_log_find_commit(const delta_log_listing *l,
+                                            int64_t version)
+{
+	const delta_log_file *files = l->files.data;
+	size_t i, end;
+	version_range(l, version, &i, &end);
+	for (; i < end; i++)
+		if (files[i].name.kind == DELTA_LOG_COMMIT)
+			return &files[i];
 	return NULL;
 }
 
+const delta_log_file *delta_log_find_compaction(const delta_log_listing *l, int64_t from,
+                                                int64_t max_end)
+{
+	const delta_log_file *files = l->files.data, *best = NULL;
+	size_t i, end;
+	version_range(l, from, &i, &end);
+	for (; i < end; i++)
+		if (files[i].name.kind == DELTA_LOG_COMPACTION && files[i].name.end_version <= max_end &&
+		    (!best || files[i].name.end_version > best->name.end_version))
+			best = &files[i];
+	return best;
+}
+
 int delta_log_segment_build(const delta_log_listing *l, int64_t version,
-                            const delta_checkpoint_ref *ckpt,
+                            const delta_checkpoint_ref *ckpt, int use_compactions,
                             delta_log_segment *out)
 {
 	int64_t from = ckpt ? ckpt->version + 1 : 0, v;
@@ -332,8 +365,11 @@ int delta_log_segment_build(const delta_log_listing *l, int64_t version,
 		out->checkpoint = *ckpt;
 	if (n) {
 		out->commits = loom_calloc(n, sizeof(*out->commits));
-		if (!out->commits)
+		out->units = loom_calloc(n, sizeof(*out->units));
+		if (!out->commits || !out->units) {
+			delta_log_segment_dispose(out);
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory");
+		}
 	}
 	for (v = from; v <= version; v++) {
 		const delta_log_file *f = delta_log_find_commit(l, v);
@@ -353,6 +389,17 @@ int delta_log_segment_build(const delta_log_listing *l, int64_t version,
 		out->commits[i++] = f;
 	}
 	out->num_commits = i;
+	for (v = from; v <= version;) {
+		const delta_log_file *c = use_compactions ? delta_log_find_compaction(l, v, version) : NULL;
+		if (c) {
+			out->units[out->num_units++] = c;
+			out->num_compactions++;
+			v = c->name.end_version + 1;
+		} else {
+			out->units[out->num_units++] = out->commits[v - from];
+			v++;
+		}
+	}
 	return 0;
 }
 
@@ -361,6 +408,9 @@ void delta_log_segment_dispose(delta_log_segment *seg)
 	if (!seg)
 		return;
 	loom_free(seg->commits);
+	loom_free(seg->units);
 	seg->commits = NULL;
+	seg->units = NULL;
 	seg->num_commits = 0;
+	seg->num_units = 0;
 }

@@ -62,7 +62,8 @@ int delta_log_list(loom_store *store, delta_log_listing *out);
 int delta_log_list_from(loom_store *store, int64_t from_version,
                         delta_log_listing *out);
 
-/* The version in _delta_log/_last_checkpoint, or -1 when it is missing or
+/* The version in _delta_log/_last_checkpoint, or -1 when it is missing,
+ * fails its checksum (PROTOCOL.md "JSON checksum") or is otherwise
  * unreadable (never an error: the hint is optional). */
 int64_t delta_log_read_hint(loom_store *store);
 void delta_log_listing_dispose(delta_log_listing *l);
@@ -70,6 +71,11 @@ void delta_log_listing_dispose(delta_log_listing *l);
 /* The commit file of `version`, or NULL. */
 const delta_log_file *delta_log_find_commit(const delta_log_listing *l,
                                             int64_t version);
+
+/* The compaction file x.y.compacted.json with x == `from` and the largest
+ * y <= `max_end`, or NULL. */
+const delta_log_file *delta_log_find_compaction(const delta_log_listing *l, int64_t from,
+                                                int64_t max_end);
 
 /* The files that rebuild `version`: a checkpoint (kind NONE: replay from
  * version 0) and the contiguous commits after it. */
@@ -79,13 +85,22 @@ typedef struct delta_log_segment {
 	const delta_log_file **commits;         /* owned array of borrowed files,
 	                                           versions checkpoint+1..version */
 	size_t num_commits;
+	/* what to replay, oldest first: commits, and (when asked for) log
+	 * compaction files x.y.compacted.json in place of the commits x..y
+	 * they reconcile (PROTOCOL.md "Log Compaction Files"). Owned array of
+	 * borrowed files. */
+	const delta_log_file **units;
+	size_t num_units;
+	size_t num_compactions;                 /* compaction files among units */
 } delta_log_segment;
 
 /* Build the segment for `version` using the checkpoint `ckpt` (NULL: no
- * checkpoint, commits from 0). A missing commit is LOOM_ECORRUPT naming the
- * version. */
+ * checkpoint, commits from 0). Every commit must exist (a missing one is
+ * LOOM_ECORRUPT naming the version), even where a compaction file will be
+ * read instead. `use_compactions`: replace runs of commits by the longest
+ * compaction file starting at each point, greedily from the oldest. */
 int delta_log_segment_build(const delta_log_listing *l, int64_t version,
-                            const delta_checkpoint_ref *ckpt,
+                            const delta_checkpoint_ref *ckpt, int use_compactions,
                             delta_log_segment *out);
 void delta_log_segment_dispose(delta_log_segment *seg);
 

@@ -7,82 +7,99 @@
 
 /* Column order of `allowed`: read, vacuum, compact, zorder, checkpoint,
  * log-cleanup. READ means rebuilding the snapshot and applying deletion
- * vectors; data-level obligations of rewrites are in COMPACT/ZORDER. */
-#define Y 1
-#define N 0
+ * vectors; data-level obligations of rewrites are in COMPACT/ZORDER.
+ * Y: allowed. N: refused for good (the protocol or Delta forbids it; the
+ * note says why). L: refused until loom builds it (the todo says what). */
+#define Y DELTA_ALLOW
+#define N DELTA_REFUSE
+#define L DELTA_NOT_YET
 #define RW DELTA_FEAT_READER_WRITER
 #define W DELTA_FEAT_WRITER
+
+#define CLUSTERING_NOTE                                                        \
+	"clustered files may be reclustered only by the clustering implementation " \
+	"named in their clusteringProvider (PROTOCOL.md, Clustered Table) and Delta " \
+	"refuses ZORDER BY on clustered tables: cluster it with `loom compact` instead"
+#define CLUSTERING_TODO                                                        \
+	"compaction of a clustered table must cluster by the table's clustering "  \
+	"columns and set clusteringProvider on the files it writes"
+#define ROW_TRACKING_TODO                                                      \
+	"rewrites must keep every row's stable row id and row commit version "     \
+	"(materialized row tracking columns) and the delta.rowTracking high-water mark"
+#define TYPE_WIDENING_TODO                                                     \
+	"rewrites must read files written before a type change with their narrower " \
+	"types and write the table's current types"
 
 const delta_feature_support delta_feature_table[] = {
 	/* legacy writer-version features */
 	{ "appendOnly", W, 0, 2, { Y, Y, Y, Y, Y, Y },
-	  "rewrites only with dataChange=false; never remove with dataChange=true" },
+	  "rewrites only with dataChange=false; never remove with dataChange=true", NULL },
 	{ "invariants", W, 0, 2, { Y, Y, Y, Y, Y, Y },
-	  "rewrites copy rows that already satisfy the invariants" },
+	  "rewrites copy rows that already satisfy the invariants", NULL },
 	{ "checkConstraints", W, 0, 3, { Y, Y, Y, Y, Y, Y },
-	  "rewrites copy rows that already satisfy the constraints" },
+	  "rewrites copy rows that already satisfy the constraints", NULL },
 	{ "changeDataFeed", W, 0, 4, { Y, Y, Y, Y, Y, Y },
-	  "dataChange=false rewrites need no cdc files" },
+	  "dataChange=false rewrites need no cdc files", NULL },
 	{ "generatedColumns", W, 0, 4, { Y, Y, Y, Y, Y, Y },
-	  "rewrites copy generated values unchanged" },
+	  "rewrites copy generated values unchanged", NULL },
 	{ "columnMapping", RW, 2, 5, { Y, Y, Y, Y, Y, Y },
 	  "rewrites must write physical column names and field ids; stats and "
-	  "partition values use physical names" },
+	  "partition values use physical names", NULL },
 	{ "identityColumns", W, 0, 6, { Y, Y, Y, Y, Y, Y },
-	  "rewrites generate no identity values" },
+	  "rewrites generate no identity values", NULL },
 	/* named features */
 	{ "deletionVectors", RW, 0, 0, { Y, Y, Y, Y, Y, Y },
 	  "rewrites drop deleted rows and remove with the same DV; vacuum keeps "
-	  "DV files of live and unexpired files" },
-	{ "timestampNtz", RW, 0, 0, { Y, Y, Y, Y, Y, Y }, NULL },
+	  "DV files of live and unexpired files", NULL },
+	{ "timestampNtz", RW, 0, 0, { Y, Y, Y, Y, Y, Y }, NULL, NULL },
 	{ "domainMetadata", W, 0, 0, { Y, Y, Y, Y, Y, Y },
-	  "checkpoints keep every non-removed domain" },
-	{ "v2Checkpoint", RW, 0, 0, { Y, Y, Y, Y, N, N },
-	  "checkpoints must be V2 (checkpointMetadata, sidecars) and log cleanup "
-	  "must keep referenced sidecars: not implemented" },
-	{ "rowTracking", W, 0, 0, { Y, Y, N, N, Y, Y },
-	  "rewrites must preserve row ids (materialized row-id columns) and "
-	  "maintain the delta.rowTracking high-water mark: not implemented" },
-	{ "clustering", W, 0, 0, { Y, Y, Y, N, Y, Y },
-	  "Z-order is refused on clustered tables; compaction must keep stats on "
-	  "clustering columns" },
+	  "checkpoints keep every non-removed domain", NULL },
+	{ "v2Checkpoint", RW, 0, 0, { Y, Y, Y, Y, Y, Y },
+	  "checkpoints follow delta.checkpointPolicy (v2: UUID-named V2 checkpoints "
+	  "with sidecars; never multi-part); log cleanup keeps every sidecar a "
+	  "retained checkpoint references", NULL },
+	{ "rowTracking", W, 0, 0, { Y, Y, L, L, Y, Y },
+	  "commits that add no file assign no row ids; checkpoints keep baseRowId, "
+	  "defaultRowCommitVersion and the delta.rowTracking domain", ROW_TRACKING_TODO },
+	{ "clustering", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },
+	/* the Databricks preview name of clustering (domain delta.liquid) */
+	{ "liquid", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },
 	{ "vacuumProtocolCheck", RW, 0, 0, { Y, Y, Y, Y, Y, Y },
-	  "vacuum checks the write protocol (this gate)" },
-	{ "inCommitTimestamp", W, 0, 0, { Y, Y, N, N, Y, N },
-	  "commits must carry commitInfo.inCommitTimestamp first and log cleanup "
-	  "must keep the commit at the cutoff checkpoint: not implemented" },
-	{ "icebergCompatV1", W, 0, 0, { Y, Y, N, N, Y, Y },
-	  "rewrites must follow Iceberg compatibility rules: not implemented" },
-	{ "icebergCompatV2", W, 0, 0, { Y, Y, N, N, Y, Y },
-	  "rewrites must follow Iceberg compatibility rules: not implemented" },
-	{ "typeWidening", RW, 0, 0, { Y, Y, N, N, Y, Y },
-	  "rewrites must upcast old files to the current column types: not "
-	  "implemented" },
-	{ "typeWidening-preview", RW, 0, 0, { Y, Y, N, N, Y, Y },
-	  "rewrites must upcast old files to the current column types: not "
-	  "implemented" },
-	{ "variantType", RW, 0, 0, { Y, Y, N, N, Y, Y },
-	  "variant columns cannot be rewritten yet" },
-	{ "variantType-preview", RW, 0, 0, { Y, Y, N, N, Y, Y },
-	  "variant columns cannot be rewritten yet" },
-	{ "variantShredding-preview", RW, 0, 0, { Y, Y, N, N, Y, Y },
-	  "shredded variant columns cannot be rewritten yet" },
+	  "vacuum checks the write protocol (this gate) before it plans anything, "
+	  "for every table", NULL },
+	{ "inCommitTimestamp", W, 0, 0, { Y, Y, Y, Y, Y, Y },
+	  "every commit starts with a commitInfo carrying a strictly increasing "
+	  "inCommitTimestamp; from delta.inCommitTimestampEnablementVersion on, "
+	  "commit times are in-commit timestamps", NULL },
+	{ "icebergCompatV1", W, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
+	  "rewrites must follow the Iceberg compatibility rules" },
+	{ "icebergCompatV2", W, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
+	  "rewrites must follow the Iceberg compatibility rules" },
+	{ "typeWidening", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL, TYPE_WIDENING_TODO },
+	{ "typeWidening-preview", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL, TYPE_WIDENING_TODO },
+	{ "variantType", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
+	  "variant columns cannot be rewritten" },
+	{ "variantType-preview", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
+	  "variant columns cannot be rewritten" },
+	{ "variantShredding-preview", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
+	  "shredded variant columns cannot be rewritten" },
 	{ "allowColumnDefaults", W, 0, 0, { Y, Y, Y, Y, Y, Y },
-	  "defaults only apply to inserts" },
-	{ "collations", W, 0, 0, { Y, Y, N, N, Y, Y },
-	  "collation-aware statistics are not implemented" },
-	{ "checkpointProtection", W, 0, 0, { Y, Y, Y, Y, N, N },
-	  "checkpoint creation and log cleanup below "
-	  "delta.requireCheckpointProtectionBeforeVersion are restricted: not "
-	  "implemented" },
-	{ "materializePartitionColumns", W, 0, 0, { Y, Y, N, N, Y, Y },
-	  "rewrites must write partition columns into data files: not implemented" },
+	  "defaults only apply to inserts", NULL },
+	{ "collations", W, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
+	  "collation-aware statistics are not written" },
+	{ "checkpointProtection", W, 0, 0, { Y, Y, Y, Y, Y, Y },
+	  "log cleanup keeps every checkpoint before "
+	  "delta.requireCheckpointProtectionBeforeVersion unless it removes all of "
+	  "the history before it in one go; a checkpoint is only written for a "
+	  "version whose protocol loom supports", NULL },
+	{ "materializePartitionColumns", W, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
+	  "rewrites must write partition columns into data files" },
 	{ "catalogManaged", RW, 0, 0, { N, N, N, N, N, N },
 	  "catalog-managed tables commit through a catalog; the filesystem log "
-	  "is not authoritative" },
+	  "is not authoritative", NULL },
 	{ "catalogOwned-preview", RW, 0, 0, { N, N, N, N, N, N },
-	  "catalog-managed tables commit through a catalog" },
-	{ NULL, 0, 0, 0, { 0 }, NULL },
+	  "catalog-managed tables commit through a catalog", NULL },
+	{ NULL, 0, 0, 0, { 0 }, NULL, NULL },
 };
 
 const char *delta_op_name(delta_op op)
@@ -127,26 +144,57 @@ int delta_protocol_has_feature(const delta_protocol *p, const char *name)
 	return 0;
 }
 
-static int check_feature(const char *name, const char *list, delta_op op)
+/* Check one feature for `op`. `pass` 0 reports unknown features and
+ * DELTA_REFUSE, pass 1 DELTA_NOT_YET, so a lasting reason comes first. */
+static int check_feature(const char *name, const char *list, delta_op op, int pass)
 {
 	const delta_feature_support *f = delta_feature_lookup(name);
 	if (!f)
-		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
-		                "table feature \"%s\" (%s) is unknown to loom: %s refused",
-		                name, list, delta_op_name(op));
-	if (!f->allowed[op])
+		return pass ? 0 : loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
+		                           "table feature \"%s\" (%s) is unknown to loom: %s refused",
+		                           name, list, delta_op_name(op));
+	if (pass == 0 && f->allowed[op] == DELTA_REFUSE)
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
 		                "table feature \"%s\" does not allow loom to %s this table%s%s",
 		                name, delta_op_name(op), f->note ? ": " : "",
 		                f->note ? f->note : "");
+	if (pass == 1 && f->allowed[op] == DELTA_NOT_YET)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
+		                "loom cannot %s tables with table feature \"%s\" yet: %s",
+		                delta_op_name(op), name, f->todo ? f->todo : "not implemented");
+	return 0;
+}
+
+/* Every feature the protocol lists or implies for `op` (reader features
+ * always; writer features unless op is READ), checked in `pass`. */
+static int check_all(const delta_protocol *p, delta_op op, int pass)
+{
+	const delta_feature_support *f;
+	uint32_t i;
+
+	if (p->min_reader_version == 3) {
+		for (i = 0; i < p->num_reader_features; i++)
+			LOOM_TRY(check_feature(p->reader_features[i], "reader feature", op, pass));
+	} else {
+		for (f = delta_feature_table; f->name; f++)
+			if (f->legacy_reader && p->min_reader_version >= f->legacy_reader)
+				LOOM_TRY(check_feature(f->name, "implied by reader version", op, pass));
+	}
+	if (op == DELTA_OP_READ)
+		return 0;
+	if (p->min_writer_version == 7) {
+		for (i = 0; i < p->num_writer_features; i++)
+			LOOM_TRY(check_feature(p->writer_features[i], "writer feature", op, pass));
+	} else {
+		for (f = delta_feature_table; f->name; f++)
+			if (f->legacy_writer && p->min_writer_version >= f->legacy_writer)
+				LOOM_TRY(check_feature(f->name, "implied by writer version", op, pass));
+	}
 	return 0;
 }
 
 int delta_protocol_check(const delta_protocol *p, delta_op op)
 {
-	const delta_feature_support *f;
-	uint32_t i;
-
 	if ((unsigned)op >= DELTA_OP_COUNT)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "unknown operation %d", (int)op);
 	if (p->min_reader_version < 1 || p->min_reader_version > DELTA_MAX_READER_VERSION)
@@ -154,29 +202,12 @@ int delta_protocol_check(const delta_protocol *p, delta_op op)
 		                "reader version %d is not supported (loom reads up to %d): "
 		                "%s refused", p->min_reader_version, DELTA_MAX_READER_VERSION,
 		                delta_op_name(op));
-	/* reader features (needed by every op) */
-	if (p->min_reader_version == 3) {
-		for (i = 0; i < p->num_reader_features; i++)
-			LOOM_TRY(check_feature(p->reader_features[i], "reader feature", op));
-	} else {
-		for (f = delta_feature_table; f->name; f++)
-			if (f->legacy_reader && p->min_reader_version >= f->legacy_reader)
-				LOOM_TRY(check_feature(f->name, "implied by reader version", op));
-	}
-	if (op == DELTA_OP_READ)
-		return 0;
-	if (p->min_writer_version < 1 || p->min_writer_version > DELTA_MAX_WRITER_VERSION)
+	if (op != DELTA_OP_READ &&
+	    (p->min_writer_version < 1 || p->min_writer_version > DELTA_MAX_WRITER_VERSION))
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
 		                "writer version %d is not supported (loom writes up to %d): "
 		                "%s refused", p->min_writer_version, DELTA_MAX_WRITER_VERSION,
 		                delta_op_name(op));
-	if (p->min_writer_version == 7) {
-		for (i = 0; i < p->num_writer_features; i++)
-			LOOM_TRY(check_feature(p->writer_features[i], "writer feature", op));
-	} else {
-		for (f = delta_feature_table; f->name; f++)
-			if (f->legacy_writer && p->min_writer_version >= f->legacy_writer)
-				LOOM_TRY(check_feature(f->name, "implied by writer version", op));
-	}
-	return 0;
+	LOOM_TRY(check_all(p, op, 0));
+	return check_all(p, op, 1);
 }

@@ -31,13 +31,21 @@ typedef loom_table_op delta_op;
 #define DELTA_FEAT_WRITER 1          /* writer-only feature */
 #define DELTA_FEAT_READER_WRITER 2   /* in readerFeatures and writerFeatures */
 
+/* What loom does with an op on a table that has a feature. */
+#define DELTA_REFUSE 0    /* never: the protocol (or Delta) forbids it */
+#define DELTA_ALLOW 1     /* loom does it and meets the feature's rules */
+#define DELTA_NOT_YET 2   /* allowed by the protocol, not built in loom yet */
+
 typedef struct delta_feature_support {
 	const char *name;                /* as in the protocol lists */
 	uint8_t kind;                    /* DELTA_FEAT_* */
 	uint8_t legacy_reader;           /* reader version implying it, 0 none */
 	uint8_t legacy_writer;           /* writer version implying it, 0 none */
-	uint8_t allowed[DELTA_OP_COUNT]; /* 1 = loom may do the op */
-	const char *note;                /* why refused / what the op must do */
+	uint8_t allowed[DELTA_OP_COUNT]; /* DELTA_REFUSE / ALLOW / NOT_YET */
+	const char *note;                /* what the ops must do, and why a
+	                                    DELTA_REFUSE op is refused */
+	const char *todo;                /* why a DELTA_NOT_YET op is refused:
+	                                    what loom still lacks */
 } delta_feature_support;
 
 /* The table (terminated by an entry with name NULL). */
@@ -51,7 +59,10 @@ const delta_feature_support *delta_feature_lookup(const char *name);
 #define DELTA_MAX_WRITER_VERSION 7
 
 /* 0 if `op` is allowed on a table with protocol `p`; else LOOM_EUNSUPPORTED
- * with a message naming the feature or version and the operation. */
+ * with a message naming the feature or version and the operation. A
+ * refusal the protocol requires (unknown feature, DELTA_REFUSE) is
+ * reported before one that only waits for loom (DELTA_NOT_YET), so the
+ * message names the reason that will not go away. */
 int delta_protocol_check(const delta_protocol *p, delta_op op);
 
 /* Is feature `name` supported by protocol `p` (listed, or implied by a

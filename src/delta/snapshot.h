@@ -5,7 +5,9 @@
  *
  * Replay follows PROTOCOL.md "Action Reconciliation" and runs newest first:
  * commits from the snapshot version down to the checkpoint, then the
- * checkpoint. The first action seen for a logical file key (percent-decoded
+ * checkpoint. Where a log compaction file x.y.compacted.json covers commits
+ * x..y of that range, it is read instead of them (greedily, the longest
+ * one from the oldest commit up). The first action seen for a logical file key (percent-decoded
  * path + DV unique id) is the latest and wins; older ones are skipped
  * without being copied, so memory is proportional to the live state
  * (live files + tombstones), not to the log. */
@@ -16,6 +18,8 @@
 #include <stdint.h>
 
 #include "delta/actions.h"
+#include "delta/domains.h"
+#include "delta/ict.h"
 #include "delta/log_listing.h"
 #include "delta/schema.h"
 #include "loom/store.h"
@@ -24,6 +28,7 @@
 typedef struct delta_load_opts {
 	int keep_stats;          /* keep add/remove stats text (default 1) */
 	int ignore_checkpoints;  /* replay JSON commits from version 0 only */
+	int ignore_compactions;  /* replay commits, never x.y.compacted.json */
 	int skip_protocol_check; /* do not refuse unreadable protocols */
 } delta_load_opts;
 
@@ -50,6 +55,9 @@ typedef struct delta_snapshot {
 	size_t num_txns;
 	delta_domain *domains;       /* live (non-removed) domains */
 	size_t num_domains;
+	delta_table_domains sysdom;  /* clustering columns, row-id high-water
+	                                mark (parsed from `domains`) */
+	delta_ict ict;               /* in-commit timestamp state */
 
 	const char *commit_info;     /* commitInfo JSON of `version`, or NULL */
 	int64_t in_commit_timestamp; /* commitInfo.inCommitTimestamp, -1 */
@@ -61,7 +69,9 @@ typedef struct delta_snapshot {
 	size_t checkpoint_parts;     /* files of the checkpoint */
 	size_t num_sidecars;
 	int64_t last_checkpoint_hint;/* from _last_checkpoint, -1 */
-	size_t num_commits_replayed;
+	size_t num_commits_replayed;  /* commit files read */
+	size_t num_compactions_replayed; /* log compaction files read in place
+	                                    of the commits they cover */
 	int64_t latest_version;      /* newest version in the listing */
 
 	char **warnings;             /* arena strings */

@@ -34,6 +34,7 @@ typedef struct replay {
 	loom_vec sidecars;          /* char* (arena): sidecar store keys */
 	int have_protocol, have_metadata;
 	int in_checkpoint;
+	int in_compaction;          /* replaying a x.y.compacted.json file */
 	int64_t ckpt_meta_version;  /* checkpointMetadata.version, -1 */
 	int64_t cur_version;
 	delta_parse_scratch sc;
@@ -136,7 +137,10 @@ static int replay_action(void *ctx, const delta_action *a)
 		return 0;
 	}
 	case DELTA_ACT_COMMIT_INFO:
-		if (!r->in_checkpoint && r->cur_version == s->version && !s->commit_info) {
+		/* only the commit file of the snapshot version has it
+		 * (checkpoints and compactions drop commitInfo) */
+		if (!r->in_checkpoint && !r->in_compaction && r->cur_version == s->version &&
+		    !s->commit_info) {
 			char *text = json_dumps(a->json, JSON_COMPACT | JSON_PRESERVE_ORDER);
 			json_t *ict = json_object_get(a->json, "inCommitTimestamp");
 			if (!text)
@@ -289,8 +293,10 @@ static int replay_checkpoint(replay *r, const delta_log_listing *l,
 		loom_store_entry e;
 		int rc = r->snap->store->stat(r->snap->store, key, &e);
 		if (rc == LOOM_ENOTFOUND) {
+			/* an incomplete checkpoint, like a multi-part one missing a
+			 * part: the loader tries an older one (or the commits) */
 			const delta_log_file *f = loom_vec_at(&l->files, c->first);
-			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+			return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_DELTA,
 			                "%s references sidecar %s, which does not exist", f->key, key);
 		}
 		if (rc < 0)
@@ -436,16 +442,24 @@ static int attempt(delta_snapshot *s, const delta_log_listing *l,
 	size_t i;
 	int rc;
 
-	LOOM_TRY(delta_log_segment_build(l, s->version, c, &seg));
+	LOOM_TRY(delta_log_segment_build(l, s->version, c, !opts->ignore_compactions, &seg));
 	replay_init(&r, s, opts);
 	rc = 0;
-	for (i = seg.num_commits; rc == 0 && i > 0; i--) {
-		const delta_log_file *f = seg.commits[i - 1];
-		r.cur_version = f->name.version;
-		if (f->name.version == s->version)
+	for (i = seg.num_units; rc == 0 && i > 0; i--) {
+		const delta_log_file *f = seg.units[i - 1];
+		/* A compaction's actions count as of version y, the newest they
+		 * can come from. It is read first line first: PROTOCOL.md wants
+		 * it reconciled (no key twice, so order does not matter), and
+		 * Databricks writes the commits' actions newest commit first,
+		 * which first-seen-wins in file order reconciles (as
+		 * delta-kernel-rs reads it). A commit is read last line first. */
+		r.in_compaction = f->name.kind == DELTA_LOG_COMPACTION;
+		r.cur_version = f->name.end_version;
+		if (!r.in_compaction && f->name.version == s->version)
 			s->commit_file_mtime = f->mtime_ms;
-		rc = replay_json_file(&r, f->key, 1);
+		rc = replay_json_file(&r, f->key, !r.in_compaction);
 	}
+	r.in_compaction = 0;
 	if (rc == 0 && c) {
 		rc = replay_checkpoint(&r, l, c);
 		if (rc == 0) {
@@ -454,7 +468,8 @@ static int attempt(delta_snapshot *s, const delta_log_listing *l,
 			s->checkpoint_parts = c->count;
 		}
 	}
-	s->num_commits_replayed = seg.num_commits;
+	s->num_commits_replayed = seg.num_units - seg.num_compactions;
+	s->num_compactions_replayed = seg.num_compactions;
 	if (rc == 0 && !r.have_protocol)
 		rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
 		              "no protocol action found rebuilding version %lld",
@@ -550,8 +565,9 @@ static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
 			loom_err_copy(&first_err);
 			have_err = 1;
 		}
-		if (rc != LOOM_EUNSUPPORTED || !c)
-			break; /* only an unreadable checkpoint is worth another try */
+		/* only an unreadable or incomplete checkpoint is worth another try */
+		if ((rc != LOOM_EUNSUPPORTED && rc != LOOM_ENOTFOUND) || !c)
+			break;
 		snprintf(msg, sizeof(msg), "%s checkpoint at version %lld not used (%s); "
 		         "rebuilt from an older checkpoint or the JSON commits instead",
 		         delta_checkpoint_kind_name(c->kind), (long long)c->version,
@@ -570,11 +586,30 @@ static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
 	}
 	for (i = 0; i < warns.len && rc == 0; i++)
 		rc = add_warning(s, *(char **)loom_vec_at(&warns, i));
-	if (rc == 0 && !s->commit_info && s->checkpoint_version == s->version)
+	/* the snapshot version's commit was not replayed (it is the checkpoint
+	 * version, or inside a compaction file): read its commitInfo */
+	if (rc == 0 && !s->commit_info && s->commit_file_mtime < 0)
 		rc = read_commit_info(s, &l);
 	if (rc == 0)
 		rc = delta_schema_parse(&s->arena, s->metadata.schema_string,
 		                        strlen(s->metadata.schema_string), &s->schema);
+	if (rc == 0) {
+		const char *w = NULL;
+		rc = delta_domains_parse(&s->arena, s->domains, s->num_domains, &s->sysdom, &w);
+		if (rc == 0)
+			rc = delta_domains_resolve_logical(&s->arena, &s->sysdom, &s->schema,
+			                                   delta_snapshot_column_mapping(s) != 0);
+		if (rc == 0 && w)
+			rc = add_warning(s, w);
+	}
+	if (rc == 0 && delta_ict_from(&s->protocol, &s->metadata, &s->ict) < 0) {
+		/* a malformed enablement property only matters to writers */
+		char msg[1200];
+		snprintf(msg, sizeof(msg), "%s", loom_error_last()->message);
+		loom_error_clear();
+		memset(&s->ict, 0, sizeof(s->ict));
+		rc = add_warning(s, msg);
+	}
 	if (rc == 0 && !opts.skip_protocol_check)
 		rc = delta_protocol_check(&s->protocol, DELTA_OP_READ);
 out:

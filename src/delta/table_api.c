@@ -352,6 +352,47 @@ LOOM_EXTERN(size_t) loom_snapshot_num_commits_replayed(const loom_snapshot *s)
 	return s->snap->num_commits_replayed;
 }
 
+LOOM_EXTERN(size_t) loom_snapshot_num_compactions_replayed(const loom_snapshot *s)
+{
+	return s->snap->num_compactions_replayed;
+}
+
+LOOM_EXTERN(const char *const *) loom_snapshot_clustering_columns(const loom_snapshot *s,
+                                                                  size_t *n,
+                                                                  const char **domain)
+{
+	if (n)
+		*n = s->snap->sysdom.num_clustering_columns;
+	if (domain)
+		*domain = s->snap->sysdom.clustering_domain;
+	return s->snap->sysdom.clustering_columns;
+}
+
+LOOM_EXTERN(const char *const *) loom_snapshot_clustering_logical_columns(const loom_snapshot *s)
+{
+	return s->snap->sysdom.clustering_logical;
+}
+
+LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s)
+{
+	return s->snap->sysdom.row_id_high_water_mark;
+}
+
+LOOM_EXTERN(int) loom_snapshot_in_commit_timestamps(const loom_snapshot *s,
+                                                    int64_t *enablement_version,
+                                                    int64_t *enablement_timestamp,
+                                                    int64_t *version_timestamp)
+{
+	const delta_snapshot *d = s->snap;
+	if (enablement_version)
+		*enablement_version = d->ict.enablement_version;
+	if (enablement_timestamp)
+		*enablement_timestamp = d->ict.enablement_timestamp;
+	if (version_timestamp)
+		*version_timestamp = d->in_commit_timestamp;
+	return d->ict.enabled;
+}
+
 LOOM_EXTERN(size_t) loom_snapshot_num_warnings(const loom_snapshot *s)
 {
 	return s->snap->num_warnings;

@@ -1,404 +1,155 @@
-/* ops/checkpoint.c - write a classic checkpoint of one table version.
+/* ops/checkpoint.c - the checkpoint operation: choose the kind, write it,
+ * move _last_checkpoint forward.
  *
- * Order of effects: the Parquet file is built through the store's writer
- * (a temp file renamed/linked into place, put-if-absent), then
- * _last_checkpoint is replaced (atomic put). A crash at any point leaves
- * either no checkpoint (maybe a hidden temp file readers ignore) or a
- * complete one; a stale _last_checkpoint is only a hint. */
+ * Kind (as Delta Spark chooses it, Checkpoints.getV2CheckpointFormatOpt):
+ * a table that supports v2Checkpoint and sets delta.checkpointPolicy=v2
+ * gets a UUID-named V2 checkpoint (checkpoint_v2.c); every other table a
+ * classic V1 checkpoint, which PROTOCOL.md always allows (never
+ * multi-part, which v2Checkpoint tables forbid).
+ *
+ * Order of effects: the checkpoint files are published first (put-if-
+ * absent), then _last_checkpoint is replaced (atomic put). A crash at any
+ * point leaves either no checkpoint (maybe a hidden temp file or an
+ * unreferenced sidecar) or a complete one; a stale _last_checkpoint is only
+ * a hint. */
 #include "ops/checkpoint.h"
 #include "loom/metrics.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "delta/last_checkpoint.h"
 #include "delta/log_listing.h"
 #include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
+#include "loom/checkpoint.h"
 #include "parquet/reader.h"
-#include "parquet/writer.h"
-#include "util/alloc.h"
-#include "util/buf.h"
 #include "util/error.h"
 
 #define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
-#define FLUSH_ROWS 4096
 
-/* ---- row emission ------------------------------------------------------- */
+/* The complete checkpoint of a version that already exists: what a
+ * _last_checkpoint pointing at it needs. */
+typedef struct existing_checkpoint {
+	delta_checkpoint_kind kind;  /* DELTA_CKPT_NONE: there is none */
+	size_t parts;                /* files (multi-part), else 1 */
+	uint64_t bytes;              /* their total size */
+	char first_key[160];         /* the (first) file */
+} existing_checkpoint;
 
-/* Each helper appends one level slot (or, for maps and lists, the slots of
- * one row) to a column; `base` is the definition level at which the field's
- * parent struct is present. */
-
-static int put_null(pq_column *c, int16_t def)
-{
-	return pq_column_append(c, def, 0, NULL, 0);
-}
-
-static int put_str(pq_column *c, int16_t base, const char *s)
-{
-	if (!s)
-		return put_null(c, base);
-	return pq_column_append(c, (int16_t)(base + 1), 0, s, strlen(s));
-}
-
-static int put_i64(pq_column *c, int16_t base, int present, int64_t v)
-{
-	uint8_t le[8];
-	uint64_t u = (uint64_t)v;
-	int k;
-	if (!present)
-		return put_null(c, base);
-	for (k = 0; k < 8; k++)
-		le[k] = (uint8_t)(u >> (8 * k));
-	return pq_column_append(c, (int16_t)(base + 1), 0, le, 8);
-}
-
-static int put_i32(pq_column *c, int16_t base, int present, int32_t v)
-{
-	uint8_t le[4];
-	uint32_t u = (uint32_t)v;
-	int k;
-	if (!present)
-		return put_null(c, base);
-	for (k = 0; k < 4; k++)
-		le[k] = (uint8_t)(u >> (8 * k));
-	return pq_column_append(c, (int16_t)(base + 1), 0, le, 4);
-}
-
-static int put_bool(pq_column *c, int16_t base, int v)
-{
-	uint8_t b = v ? 1 : 0;
-	return pq_column_append(c, (int16_t)(base + 1), 0, &b, 1);
-}
-
-/* MAP<string,string>: `present` 0 writes a null map. */
-static int put_map(pq_column *ck, pq_column *cv, int16_t base, int present, const delta_kv *kv,
-                   uint32_t n)
-{
-	uint32_t i;
-	if (!present || n == 0) {
-		int16_t d = present ? (int16_t)(base + 1) : base;
-		LOOM_TRY(put_null(ck, d));
-		return put_null(cv, d);
-	}
-	for (i = 0; i < n; i++) {
-		int16_t rep = i ? 1 : 0;
-		const char *k = kv[i].key ? kv[i].key : "";
-		LOOM_TRY(pq_column_append(ck, (int16_t)(base + 2), rep, k, strlen(k)));
-		if (kv[i].value)
-			LOOM_TRY(pq_column_append(cv, (int16_t)(base + 3), rep, kv[i].value,
-			                          strlen(kv[i].value)));
-		else
-			LOOM_TRY(pq_column_append(cv, (int16_t)(base + 2), rep, NULL, 0));
-	}
-	return 0;
-}
-
-/* LIST<string>: `items` NULL writes a null list. */
-static int put_list(pq_column *c, int16_t base, const char **items, uint32_t n)
-{
-	uint32_t i;
-	if (!items)
-		return put_null(c, base);
-	if (n == 0)
-		return put_null(c, (int16_t)(base + 1));
-	for (i = 0; i < n; i++) {
-		int16_t rep = i ? 1 : 0;
-		if (items[i])
-			LOOM_TRY(pq_column_append(c, (int16_t)(base + 3), rep, items[i], strlen(items[i])));
-		else
-			LOOM_TRY(pq_column_append(c, (int16_t)(base + 2), rep, NULL, 0));
-	}
-	return 0;
-}
-
-/* deletionVector struct; first = its storageType column. */
-static int put_dv(pq_column *first, int16_t base, const delta_dv_descriptor *dv)
-{
-	int k;
-	char type[2];
-	if (!dv->storage_type) {
-		for (k = 0; k < 5; k++)
-			LOOM_TRY(put_null(&first[k], base));
-		return 0;
-	}
-	type[0] = dv->storage_type;
-	type[1] = '\0';
-	base++;
-	LOOM_TRY(put_str(&first[0], base, type));
-	LOOM_TRY(put_str(&first[1], base, dv->path_or_inline_dv));
-	LOOM_TRY(put_i32(&first[2], base, dv->has_offset, dv->offset));
-	LOOM_TRY(put_i32(&first[3], base, 1, dv->size_in_bytes));
-	return put_i64(&first[4], base, 1, dv->cardinality);
-}
-
-/* Nulls for every top-level action column except `keep`. */
-static int put_other_nulls(pq_batch *b, ck_action keep)
-{
-	int a, k;
-	for (a = 0; a < CK_ACT_COUNT; a++) {
-		if (a == (int)keep)
-			continue;
-		for (k = ck_action_first_leaf[a]; k < ck_action_first_leaf[a + 1]; k++)
-			if ((size_t)k < b->num_columns)
-				LOOM_TRY(put_null(&b->columns[k], 0));
-	}
-	b->num_rows++;
-	return 0;
-}
-
-static int row_protocol(pq_batch *b, const delta_protocol *p)
-{
-	static const char *const none[1] = { NULL };
-	pq_column *c = b->columns;
-	const char **rf = p->reader_features ? p->reader_features : (const char **)none;
-	const char **wf = p->writer_features ? p->writer_features : (const char **)none;
-	LOOM_TRY(put_i32(&c[CK_PROTO_MINR], 1, 1, p->min_reader_version));
-	LOOM_TRY(put_i32(&c[CK_PROTO_MINW], 1, 1, p->min_writer_version));
-	/* the lists are non-null exactly for reader version 3 / writer version 7
-	 * (PROTOCOL.md), whatever the loaded state holds */
-	LOOM_TRY(put_list(&c[CK_PROTO_RF], 1,
-	                  p->min_reader_version >= 3 ? rf : NULL, p->num_reader_features));
-	LOOM_TRY(put_list(&c[CK_PROTO_WF], 1,
-	                  p->min_writer_version >= 7 ? wf : NULL, p->num_writer_features));
-	return put_other_nulls(b, CK_ACT_PROTOCOL);
-}
-
-static int row_metadata(pq_batch *b, const delta_metadata *m)
-{
-	static const char *const no_items[1] = { NULL };
-	pq_column *c = b->columns;
-	LOOM_TRY(put_str(&c[CK_META_ID], 1, m->id));
-	LOOM_TRY(put_str(&c[CK_META_NAME], 1, m->name));
-	LOOM_TRY(put_str(&c[CK_META_DESC], 1, m->description));
-	/* format is required: present even when the log left it out */
-	LOOM_TRY(put_str(&c[CK_META_FMT_PROVIDER], 2, m->format_provider ? m->format_provider : "parquet"));
-	LOOM_TRY(put_map(&c[CK_META_FMT_OPT_K], &c[CK_META_FMT_OPT_V], 2, 1, m->format_options,
-	                 m->num_format_options));
-	LOOM_TRY(put_str(&c[CK_META_SCHEMA], 1, m->schema_string));
-	LOOM_TRY(put_list(&c[CK_META_PCOLS], 1,
-	                  m->partition_columns ? m->partition_columns : (const char **)no_items,
-	                  m->num_partition_columns));
-	LOOM_TRY(put_map(&c[CK_META_CONF_K], &c[CK_META_CONF_V], 1, 1, m->configuration,
-	                 m->num_configuration));
-	LOOM_TRY(put_i64(&c[CK_META_CREATED], 1, m->created_time >= 0, m->created_time));
-	return put_other_nulls(b, CK_ACT_META);
-}
-
-static int row_txn(pq_batch *b, const delta_txn *t)
-{
-	pq_column *c = b->columns;
-	LOOM_TRY(put_str(&c[CK_TXN_APPID], 1, t->app_id));
-	LOOM_TRY(put_i64(&c[CK_TXN_VERSION], 1, 1, t->version));
-	LOOM_TRY(put_i64(&c[CK_TXN_LASTUPDATED], 1, t->last_updated >= 0, t->last_updated));
-	return put_other_nulls(b, CK_ACT_TXN);
-}
-
-static int row_domain(pq_batch *b, const delta_domain *d)
-{
-	pq_column *c = b->columns;
-	LOOM_TRY(put_str(&c[CK_DOM_DOMAIN], 1, d->domain));
-	LOOM_TRY(put_str(&c[CK_DOM_CONF], 1, d->configuration ? d->configuration : ""));
-	LOOM_TRY(put_bool(&c[CK_DOM_REMOVED], 1, d->removed));
-	return put_other_nulls(b, CK_ACT_DOMAIN);
-}
-
-static int row_add(pq_batch *b, const delta_file *f)
-{
-	pq_column *c = b->columns;
-	LOOM_TRY(put_str(&c[CK_ADD_PATH], 1, f->path_raw));
-	/* partitionValues is required on add: an empty map, never null */
-	LOOM_TRY(put_map(&c[CK_ADD_PV_K], &c[CK_ADD_PV_V], 1, 1, f->partition_values,
-	                 f->num_partition_values));
-	LOOM_TRY(put_i64(&c[CK_ADD_SIZE], 1, f->size >= 0, f->size));
-	LOOM_TRY(put_i64(&c[CK_ADD_MTIME], 1, f->modification_time >= 0, f->modification_time));
-	LOOM_TRY(put_bool(&c[CK_ADD_DATACHANGE], 1, f->data_change));
-	if (!f->stats && f->num_records >= 0) {
-		/* the state came from stats_parsed only: keep at least numRecords */
-		char nr[48];
-		snprintf(nr, sizeof(nr), "{\"numRecords\":%lld}", (long long)f->num_records);
-		LOOM_TRY(put_str(&c[CK_ADD_STATS], 1, nr));
-	} else {
-		LOOM_TRY(put_str(&c[CK_ADD_STATS], 1, f->stats));
-	}
-	LOOM_TRY(put_map(&c[CK_ADD_TAGS_K], &c[CK_ADD_TAGS_V], 1, f->tags != NULL, f->tags,
-	                 f->num_tags));
-	LOOM_TRY(put_dv(&c[CK_ADD_DV_TYPE], 1, &f->dv));
-	LOOM_TRY(put_i64(&c[CK_ADD_BASEROWID], 1, f->base_row_id >= 0, f->base_row_id));
-	LOOM_TRY(put_i64(&c[CK_ADD_DRCV], 1, f->default_row_commit_version >= 0,
-	                 f->default_row_commit_version));
-	LOOM_TRY(put_str(&c[CK_ADD_CLUSTERING], 1, f->clustering_provider));
-	return put_other_nulls(b, CK_ACT_ADD);
-}
-
-static int row_remove(pq_batch *b, const delta_file *f)
-{
-	pq_column *c = b->columns;
-	LOOM_TRY(put_str(&c[CK_REM_PATH], 1, f->path_raw));
-	LOOM_TRY(put_i64(&c[CK_REM_DELTS], 1, f->deletion_timestamp >= 0, f->deletion_timestamp));
-	LOOM_TRY(put_bool(&c[CK_REM_DATACHANGE], 1, f->data_change));
-	LOOM_TRY(put_bool(&c[CK_REM_EXTMETA], 1, f->extended_file_metadata));
-	LOOM_TRY(put_map(&c[CK_REM_PV_K], &c[CK_REM_PV_V], 1, f->partition_values != NULL,
-	                 f->partition_values, f->num_partition_values));
-	LOOM_TRY(put_i64(&c[CK_REM_SIZE], 1, f->size >= 0, f->size));
-	LOOM_TRY(put_map(&c[CK_REM_TAGS_K], &c[CK_REM_TAGS_V], 1, f->tags != NULL, f->tags,
-	                 f->num_tags));
-	LOOM_TRY(put_dv(&c[CK_REM_DV_TYPE], 1, &f->dv));
-	LOOM_TRY(put_i64(&c[CK_REM_BASEROWID], 1, f->base_row_id >= 0, f->base_row_id));
-	LOOM_TRY(put_i64(&c[CK_REM_DRCV], 1, f->default_row_commit_version >= 0,
-	                 f->default_row_commit_version));
-	return put_other_nulls(b, CK_ACT_REMOVE);
-}
-
-static int row_ckmeta(pq_batch *b, int64_t version)
-{
-	LOOM_TRY(put_i64(&b->columns[CK_CKMETA_VERSION], 1, 1, version));
-	return put_other_nulls(b, CK_ACT_CKMETA);
-}
-
-/* ---- the file ----------------------------------------------------------- */
-
-typedef struct emit_state {
-	pq_writer *w;
-	pq_batch b;
-	int64_t rows;
-} emit_state;
-
-static int maybe_flush(emit_state *e, int force)
-{
-	if (e->b.num_rows == 0 || (!force && e->b.num_rows < FLUSH_ROWS))
-		return 0;
-	LOOM_TRY(pq_writer_write(e->w, &e->b));
-	e->rows += (int64_t)e->b.num_rows;
-	pq_batch_clear(&e->b);
-	return 0;
-}
-
-int checkpoint_write_parquet(loom_store_writer *sink, const delta_snapshot *snap,
-                             int64_t min_tombstone_ms, int v2, int64_t *num_actions,
-                             int64_t *num_removes, int64_t *num_expired, uint64_t *file_size)
-{
-	const pq_schema_node *nodes;
-	size_t nnodes, i;
-	pq_writer_opts wopts;
-	pq_write_result res;
-	emit_state e;
-	int64_t removes = 0, expired = 0;
-	int rc;
-
-	memset(&e, 0, sizeof(e));
-	memset(&res, 0, sizeof(res));
-	ck_schema(&nodes, &nnodes, v2);
-	pq_writer_opts_default(&wopts);
-	if ((rc = ck_batch_init(&e.b, v2)) < 0)
-		return rc;
-	if ((rc = pq_writer_open(&e.w, sink, nodes, nnodes, &wopts)) < 0)
-		goto done;
-
-	if ((rc = row_protocol(&e.b, &snap->protocol)) < 0 ||
-	    (rc = row_metadata(&e.b, &snap->metadata)) < 0)
-		goto done;
-	if (v2 && (rc = row_ckmeta(&e.b, snap->version)) < 0)
-		goto done;
-	for (i = 0; i < snap->num_txns; i++)
-		if ((rc = row_txn(&e.b, &snap->txns[i])) < 0)
-			goto done;
-	for (i = 0; i < snap->num_domains; i++)
-		if ((rc = row_domain(&e.b, &snap->domains[i])) < 0)
-			goto done;
-	for (i = 0; i < snap->num_files; i++)
-		if ((rc = row_add(&e.b, snap->files[i])) < 0 || (rc = maybe_flush(&e, 0)) < 0)
-			goto done;
-	for (i = 0; i < snap->num_tombstones; i++) {
-		const delta_file *t = snap->tombstones[i];
-		/* Spark reads a missing deletionTimestamp as 0: expired */
-		int64_t ts = t->deletion_timestamp >= 0 ? t->deletion_timestamp : 0;
-		if (ts <= min_tombstone_ms) {
-			expired++;
-			continue;
-		}
-		removes++;
-		if ((rc = row_remove(&e.b, t)) < 0 || (rc = maybe_flush(&e, 0)) < 0)
-			goto done;
-	}
-	if ((rc = maybe_flush(&e, 1)) < 0)
-		goto done;
-	rc = pq_writer_close(e.w, &res);
-	e.w = NULL;
-	if (rc < 0)
-		goto done;
-	if (num_actions)
-		*num_actions = e.rows;
-	if (num_removes)
-		*num_removes = removes;
-	if (num_expired)
-		*num_expired = expired;
-	if (file_size)
-		*file_size = res.file_size;
-done:
-	pq_writer_free(e.w);
-	pq_write_result_free(&res);
-	pq_batch_free(&e.b);
-	return rc;
-}
-
-/* ---- the operation ------------------------------------------------------ */
-
-/* Is there a complete checkpoint of `version`? If it is a classic one,
- * *classic_key gets its key and *classic_size its size (for the hint). */
-static int checkpoint_exists(loom_store *store, int64_t version, int *exists,
-                             char *classic_key, size_t key_cap, uint64_t *classic_size)
+/* Find the preferred complete checkpoint of `version` (V2 > multi-part >
+ * classic, as the listing orders them). */
+static int checkpoint_exists(loom_store *store, int64_t version, existing_checkpoint *ex)
 {
 	delta_log_listing l;
-	size_t i;
+	size_t i, k;
 	int rc;
-	*exists = 0;
-	classic_key[0] = '\0';
+	memset(ex, 0, sizeof(*ex));
 	if ((rc = delta_log_list(store, &l)) < 0)
 		return rc;
 	for (i = 0; i < l.checkpoints.len; i++) {
 		const delta_checkpoint_ref *r = loom_vec_at(&l.checkpoints, i);
-		if (r->version != version)
+		if (r->version != version || ex->kind != DELTA_CKPT_NONE)
 			continue;
-		*exists = 1;
-		if (r->kind == DELTA_CKPT_CLASSIC && !classic_key[0]) {
-			const delta_log_file *f = loom_vec_at(&l.files, r->first);
-			snprintf(classic_key, key_cap, "%s", f->key);
-			*classic_size = f->size;
-		}
+		ex->kind = r->kind;
+		ex->parts = r->count;
+		for (k = 0; k < r->count; k++)
+			ex->bytes += ((const delta_log_file *)loom_vec_at(&l.files, r->first + k))->size;
+		snprintf(ex->first_key, sizeof(ex->first_key), "%s",
+		         ((const delta_log_file *)loom_vec_at(&l.files, r->first))->key);
 	}
 	delta_log_listing_dispose(&l);
 	return 0;
 }
 
-static int write_last_checkpoint(loom_store *store, int64_t version, int64_t size,
-                                 uint64_t bytes, int64_t num_adds)
+static json_t *classic_last_checkpoint(int64_t version, const ck_counts *c)
 {
-	loom_buf b = LOOM_BUF_INIT;
-	int rc = loom_buf_printf(&b, "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%llu,"
-	                             "\"numOfAddFiles\":%lld}\n",
-	                         (long long)version, (long long)size, (unsigned long long)bytes,
-	                         (long long)num_adds);
-	if (rc == 0)
-		rc = store->put(store, DELTA_LOG_DIR "_last_checkpoint", b.ptr, b.size, 0);
-	loom_buf_dispose(&b);
-	return rc;
+	json_t *lc = json_object();
+	if (!lc)
+		return NULL;
+	json_object_set_new(lc, "version", json_integer(version));
+	json_object_set_new(lc, "size", json_integer(c->actions));
+	json_object_set_new(lc, "sizeInBytes", json_integer((json_int_t)c->bytes));
+	json_object_set_new(lc, "numOfAddFiles", json_integer(c->adds));
+	return lc;
 }
 
-/* Point _last_checkpoint at an existing classic checkpoint `key` of the
- * snapshot's version; its action count is the footer's row count. */
-static int repair_last_checkpoint(loom_store *store, const delta_snapshot *snap, const char *key,
-                                  uint64_t bytes, loom_op_result *out)
+/* A classic V1 checkpoint: <v>.checkpoint.parquet. created = 0 when
+ * another writer published the same file first (theirs stays). */
+static int write_classic(loom_store *store, const delta_snapshot *snap, int64_t min_ts,
+                         ck_counts *c, int *created)
 {
-	pq_reader *r;
-	int64_t rows;
-	if (pq_reader_open(&r, store, key) < 0)
-		return loom_err_wrap("checkpoint %s exists but cannot be read to update "
-		                     "_last_checkpoint", key);
-	rows = pq_reader_meta(r)->num_rows;
-	pq_reader_free(r);
-	LOOM_TRY(write_last_checkpoint(store, snap->version, rows, bytes, (int64_t)snap->num_files));
+	char key[96];
+	loom_store_writer *w = NULL;
+	int rc;
+	snprintf(key, sizeof(key), DELTA_LOG_DIR "%020lld.checkpoint.parquet", (long long)snap->version);
+	*created = 0;
+	LOOM_TRY(store->writer_open(store, key, LOOM_PUT_IF_ABSENT, &w));
+	if ((rc = checkpoint_write_parquet(w, snap, min_ts, CK_LAYOUT_V1, c)) < 0) {
+		w->abort(w);
+		return rc;
+	}
+	rc = w->commit(w);
+	if (rc == LOOM_EEXISTS) {
+		loom_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	*created = 1;
+	return 0;
+}
+
+static int set_metrics(loom_op_result *out, const ck_counts *c, int kind, size_t sidecars, int v2)
+{
+	LOOM_TRY(loom_op_result_set_metric(out, "kind", kind));
+	LOOM_TRY(loom_op_result_set_metric(out, "numActions", c->actions));
+	LOOM_TRY(loom_op_result_set_metric(out, "sizeInBytes", (int64_t)c->bytes));
+	LOOM_TRY(loom_op_result_set_metric(out, "numAddFiles", c->adds));
+	LOOM_TRY(loom_op_result_set_metric(out, "numRemoveFiles", c->removes));
+	LOOM_TRY(loom_op_result_set_metric(out, "numExpiredTombstones", c->expired));
+	LOOM_TRY(loom_op_result_set_metric(out, "numSidecars", (int64_t)sidecars));
+	return loom_op_result_set_metric(out, "v2", v2);
+}
+
+/* Point _last_checkpoint at the existing checkpoint of the snapshot's
+ * version (a run that published it and died before the hint). Its action
+ * count: a classic file's footer row count; otherwise the actions the
+ * snapshot loaded from it (protocol, metadata, txns, domains, files,
+ * tombstones, and for V2 its sidecar actions and checkpointMetadata). A
+ * multi-part checkpoint is named with its part count; a V2 one is found by
+ * listing from the version, as readers do when the hint has no
+ * v2Checkpoint block. */
+static int repair_last_checkpoint(loom_store *store, const delta_snapshot *snap,
+                                  const existing_checkpoint *ex, loom_op_result *out)
+{
+	ck_counts c;
+	json_t *lc;
+	int rc;
+	memset(&c, 0, sizeof(c));
+	c.bytes = ex->bytes;
+	c.adds = (int64_t)snap->num_files;
+	if (ex->kind == DELTA_CKPT_CLASSIC) {
+		pq_reader *r;
+		if (pq_reader_open(&r, store, ex->first_key) < 0)
+			return loom_err_wrap("checkpoint %s exists but cannot be read to update "
+			                     "_last_checkpoint", ex->first_key);
+		c.actions = pq_reader_meta(r)->num_rows;
+		pq_reader_free(r);
+	} else {
+		c.actions = 2 + (int64_t)(snap->num_txns + snap->num_domains + snap->num_files +
+		                          snap->num_tombstones);
+		if (ex->kind == DELTA_CKPT_V2_JSON || ex->kind == DELTA_CKPT_V2_PARQUET)
+			c.actions += 1 + (int64_t)snap->num_sidecars;
+	}
+	if (!(lc = classic_last_checkpoint(snap->version, &c)))
+		return OPS_ERR(LOOM_ENOMEM, "out of memory building _last_checkpoint");
+	if (ex->kind == DELTA_CKPT_MULTIPART)
+		json_object_set_new(lc, "parts", json_integer((json_int_t)ex->parts));
+	rc = delta_last_checkpoint_write(store, lc);
+	json_decref(lc);
+	LOOM_TRY(rc);
 	return loom_op_result_set_metric(out, "lastCheckpointUpdated", 1);
 }
 
@@ -407,80 +158,79 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	delta_snapshot *snap = NULL;
 	delta_load_opts lo;
 	delta_table_props props;
-	loom_store_writer *w = NULL;
 	const loom_clock *clock = p->clock ? p->clock : loom_clock_system();
-	char vbuf[21], key[96];
-	int64_t num_actions = 0, num_removes = 0, num_expired = 0, now;
-	uint64_t bytes = 0;
-	int rc, exists = 0, v2;
+	ck_counts counts;
+	ck_v2_result v2r;
+	json_t *lc = NULL;
+	int64_t min_ts;
+	existing_checkpoint ex;
+	int rc, created = 0, use_v2;
 
+	memset(&v2r, 0, sizeof(v2r));
+	memset(&counts, 0, sizeof(counts));
 	delta_load_opts_init(&lo);
 	lo.keep_stats = 1;
 	if ((rc = delta_snapshot_load(&snap, store, p->version, &lo)) < 0)
 		return rc;
+	/* The gate runs on the protocol of the version being checkpointed, not
+	 * the latest one: checkpointProtection (b) forbids writing a
+	 * checkpoint for a version whose protocol the writer does not support,
+	 * and that is exactly this check. */
 	if ((rc = delta_protocol_check(&snap->protocol, DELTA_OP_CHECKPOINT)) < 0)
 		goto done;
 	if ((rc = delta_props_parse(&snap->metadata, &props)) < 0)
 		goto done;
-	/* The V2 spec (checkpointMetadata row, classic name, no sidecars) is
-	 * required once the table supports v2Checkpoint; the gate above decides
-	 * whether loom may write such tables at all. */
-	v2 = delta_protocol_has_feature(&snap->protocol, "v2Checkpoint");
+	use_v2 = delta_protocol_has_feature(&snap->protocol, "v2Checkpoint") &&
+	         strcmp(props.checkpoint_policy, "v2") == 0;
 
 	loom_op_result_set_metric(out, LOOM_METRIC_VERSION, snap->version);
-	if ((rc = checkpoint_exists(store, snap->version, &exists, key, sizeof(key), &bytes)) < 0)
+	if ((rc = checkpoint_exists(store, snap->version, &ex)) < 0)
 		goto done;
-	if (exists) {
+	if (ex.kind != DELTA_CKPT_NONE) {
 		/* A run that published the checkpoint but died or failed before
 		 * the hint leaves _last_checkpoint behind: finish that job. */
-		if (key[0] && snap->last_checkpoint_hint < snap->version &&
-		    (rc = repair_last_checkpoint(store, snap, key, bytes, out)) < 0)
+		if (snap->last_checkpoint_hint < snap->version &&
+		    (rc = repair_last_checkpoint(store, snap, &ex, out)) < 0)
 			goto done;
 		rc = loom_op_result_set_metric(out, "created", 0);
 		goto done;
 	}
-	delta_log_format_version(snap->version, vbuf);
-	snprintf(key, sizeof(key), DELTA_LOG_DIR "%s.checkpoint.parquet", vbuf);
-	now = loom_clock_wall_ms(clock);
-	if ((rc = store->writer_open(store, key, LOOM_PUT_IF_ABSENT, &w)) < 0)
-		goto done;
-	rc = checkpoint_write_parquet(w, snap, now - props.deleted_file_retention_ms, v2,
-	                              &num_actions, &num_removes, &num_expired, &bytes);
-	if (rc < 0) {
-		w->abort(w);
-		goto done;
+	min_ts = loom_clock_wall_ms(clock) - props.deleted_file_retention_ms;
+	if (use_v2) {
+		if ((rc = checkpoint_write_v2(store, snap, min_ts, p->part_size, &v2r)) < 0)
+			goto done;
+		counts = v2r.total;
+		lc = v2r.last_checkpoint;
+		v2r.last_checkpoint = NULL;
+		created = 1;
+	} else {
+		if ((rc = write_classic(store, snap, min_ts, &counts, &created)) < 0)
+			goto done;
+		if (created && !(lc = classic_last_checkpoint(snap->version, &counts))) {
+			rc = OPS_ERR(LOOM_ENOMEM, "out of memory building _last_checkpoint");
+			goto done;
+		}
 	}
-	rc = w->commit(w);
-	if (rc == LOOM_EEXISTS) {
-		/* another writer published the same version first: theirs stays */
-		loom_error_clear();
-		rc = loom_op_result_set_metric(out, "created", 0);
-		goto done;
-	}
-	if (rc < 0)
-		goto done;
-	if ((rc = loom_op_result_set_metric(out, "created", 1)) < 0)
+	if ((rc = loom_op_result_set_metric(out, "created", created)) < 0 || !created)
 		goto done;
 	/* Only move the hint forward: a checkpoint of an older version must not
-	 * send readers back. */
-	if (snap->last_checkpoint_hint < snap->version) {
-		if ((rc = write_last_checkpoint(store, snap->version, num_actions, bytes,
-		                                (int64_t)snap->num_files)) < 0)
+	 * send readers back. At the same version it is rewritten, so it names a
+	 * checkpoint that exists (and, for V2, describes this one). */
+	if (snap->last_checkpoint_hint <= snap->version) {
+		if ((rc = delta_last_checkpoint_write(store, lc)) < 0)
 			goto done;
 		loom_op_result_set_metric(out, "lastCheckpointUpdated", 1);
 	} else {
 		loom_op_result_set_metric(out, "lastCheckpointUpdated", 0);
 	}
-	if ((rc = loom_op_result_set_metric(out, "numActions", num_actions)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "sizeInBytes", (int64_t)bytes)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "numAddFiles", (int64_t)snap->num_files)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "numRemoveFiles", num_removes)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "numExpiredTombstones", num_expired)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "v2", v2)) < 0)
-		goto done;
+	rc = set_metrics(out, &counts,
+	                 use_v2 ? LOOM_CHECKPOINT_KIND_V2_JSON : LOOM_CHECKPOINT_KIND_CLASSIC,
+	                 v2r.num_sidecars, use_v2);
 done:
 	if (rc == 0) /* temp files a killed earlier run left */
 		delta_log_sweep_temps(store, clock);
+	json_decref(lc);
+	json_decref(v2r.last_checkpoint);
 	delta_snapshot_free(snap);
 	return rc;
 }

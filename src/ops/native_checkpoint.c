@@ -17,7 +17,7 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 
 	if (!out || !uri || !opts)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "checkpoint: NULL argument");
-	if (opts->version != LOOM_CHECKPOINT_OPTS_VERSION)
+	if (opts->version != 1 && opts->version != LOOM_CHECKPOINT_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
 		                "checkpoint: options version %u not set or unknown (use "
 		                "LOOM_CHECKPOINT_OPTS_INIT)", opts->version);
@@ -27,6 +27,14 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 		                (long long)opts->table_version);
 	memset(&p, 0, sizeof(p));
 	p.version = opts->table_version;
+	/* a version-1 struct ends before part_size */
+	if (opts->version >= 2) {
+		if (opts->part_size < 0)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+			                "checkpoint: part_size %lld is negative",
+			                (long long)opts->part_size);
+		p.part_size = opts->part_size;
+	}
 	LOOM_TRY(ops_table_open(&t, uri, loc, "checkpoint"));
 	rc = checkpoint_run(out, t.store, &p);
 	return ops_table_close(&t, rc, "checkpoint");

@@ -9,6 +9,7 @@
 #include "delta/actions.h"
 #include "delta/commit_write.h"
 #include "delta/dv.h"
+#include "delta/ict.h"
 #include "delta/log_listing.h"
 #include "delta/log_temps.h"
 #include "delta/props.h"
@@ -37,6 +38,7 @@ typedef struct candidate {
 typedef struct vacuum_state {
 	loom_store *store;
 	delta_snapshot *snap;
+	delta_ict ict;             /* commit times: in-commit timestamps? */
 	int64_t cutoff_ms;         /* files older than this may go */
 	loom_arena arena;
 	loom_map protected_keys;   /* keys a reader still needs */
@@ -190,11 +192,20 @@ static int scan_commits(vacuum_state *st, const char *const *pcols, size_t npc)
 		const delta_log_file *lf = &LOOM_VEC_AT(&listing.files, delta_log_file, i);
 		size_t pos = 0;
 		int line_no = 0;
+		int64_t commit_ms;
 		if (lf->name.kind != DELTA_LOG_COMMIT || lf->name.version > st->snap->version)
 			continue;
 		loom_buf_clear(&raw);
 		if ((rc = loom_store_read_all(st->store, lf->key, &raw)) < 0)
 			break;
+		/* the commit's time: its in-commit timestamp where the table has
+		 * them (PROTOCOL.md, In-Commit Timestamps), else its file's mtime */
+		commit_ms = lf->mtime_ms;
+		if (delta_ict_covers(&st->ict, lf->name.version) && raw.size) {
+			int64_t ict = delta_ict_of_commit_text(raw.ptr, raw.size);
+			if (ict >= 0)
+				commit_ms = ict;
+		}
 		while (pos < raw.size && rc == 0) {
 			const char *line = raw.ptr + pos;
 			const char *nl = memchr(line, '\n', raw.size - pos);
@@ -214,7 +225,7 @@ static int scan_commits(vacuum_state *st, const char *const *pcols, size_t npc)
 			if (act.type == DELTA_ACT_REMOVE && act.u.file.deletion_timestamp < st->cutoff_ms &&
 			    !delta_snapshot_find_file(st->snap, act.u.file.path))
 				rc = consider_removed_file(st, &act.u.file, pcols, npc);
-			else if (act.type == DELTA_ACT_CDC && lf->mtime_ms < st->cutoff_ms &&
+			else if (act.type == DELTA_ACT_CDC && commit_ms < st->cutoff_ms &&
 			         (rc = delta_file_make_key(&act.u.file, &scratch, where)) == 0)
 				rc = consider_removed(st, act.u.file.path, pcols, npc);
 			json_decref(root);
@@ -451,7 +462,8 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 	/* vacuumProtocolCheck and every other writer feature: check first. */
 	if ((rc = delta_protocol_check(&st.snap->protocol, DELTA_OP_VACUUM)) < 0)
 		goto done;
-	if ((rc = retention_ms(st.snap, p, &table_ms, &use_ms)) < 0)
+	if ((rc = retention_ms(st.snap, p, &table_ms, &use_ms)) < 0 ||
+	    (rc = delta_ict_from(&st.snap->protocol, &st.snap->metadata, &st.ict)) < 0)
 		goto done;
 	st.cutoff_ms = loom_clock_wall_ms(p->clock) - use_ms;
 	pcols = st.snap->metadata.partition_columns;

@@ -9,6 +9,10 @@
 # files. A second run reports the existing checkpoint and writes nothing.
 # Tables that already have a checkpoint at the latest version: loom leaves
 # it; then it is deleted from the copy and loom writes its own.
+# Tables with v2Checkpoint and delta.checkpointPolicy=v2 get a UUID-named
+# V2 checkpoint: tests/tools/v2_check.cjs then checks the top-level file,
+# the sidecars (DuckDB) and _last_checkpoint (checksum recomputed there);
+# the others a classic one, read by DuckDB directly.
 # Refused tables are refused with the feature named and left unchanged.
 source "$(dirname "$0")/../tools/lib.sh"
 CMP="$TOOLS/ckpt_compare.cjs"
@@ -16,14 +20,9 @@ CMP="$TOOLS/ckpt_compare.cjs"
 digest_but_hint() { (cd "$1" && find . -type f ! -path ./_delta_log/_last_checkpoint -print0 | sort -z | xargs -0 sha1sum) | sha1sum; }
 
 LOG_ONLY=" checkpoints-log-only "
-declare -A REFUSED=(
-  [checkpoint-v2-table]="v2Checkpoint"          # gate: V2 checkpoints with sidecars not implemented
-  [v2-checkpoints-json-with-sidecars]="v2Checkpoint"
-  [v2-checkpoints-parquet-without-sidecars]="v2Checkpoint"
-  [v2-classic-checkpoint-parquet]="v2Checkpoint"
-  [v2-parquet-sidecars-struct-stats-only]="v2Checkpoint"
-  [table_with_liquid_clustering]="liquid"       # unknown preview writer feature
-)
+# No fixture table is refused any more (v2Checkpoint, rowTracking, liquid
+# clustering and type widening tables are all checkpointed).
+declare -A REFUSED=()
 
 check_table() { # NAME DIR: checkpoint DIR with loom and judge it
   local name=$1 t=$2 fp0="" ref="$TEST_TMP/ref.json" nr_only=""
@@ -37,16 +36,25 @@ check_table() { # NAME DIR: checkpoint DIR with loom and judge it
   if ! "$LOOM_BIN" checkpoint "$t" --json > "$TEST_TMP/ck.json" 2> "$TEST_TMP/err"; then
     fail "$name: loom checkpoint failed: $(cat "$TEST_TMP/err")"; return
   fi
-  local v; v=$(jsq "$TEST_TMP/ck.json" 'd.version')
-  expect "$name: checkpoint created" jsq --assert "$TEST_TMP/ck.json" 'd.created === true'
-  expect "$name: file exists" test -s "$t/_delta_log/$(printf %020d "$v").checkpoint.parquet"
+  local v kind; v=$(jsq "$TEST_TMP/ck.json" 'd.version')
+  kind=classic
+  if jsq --assert "$ref" "(d.protocol.readerFeatures || []).includes('v2Checkpoint') && d.metadata.configuration['delta.checkpointPolicy'] === 'v2'" 2> /dev/null; then
+    kind=v2-json
+  fi
+  expect "$name: checkpoint created ($kind)" jsq --assert "$TEST_TMP/ck.json" "d.created === true && d.kind === '$kind'"
   expect "$name: _last_checkpoint names it" jsq --assert "$t/_delta_log/_last_checkpoint" "d.version === $v && d.size > 0"
   oracle snapshot "$t" > "$TEST_TMP/got.json"
   expect "$name: oracle starts from loom's checkpoint" jsq --assert "$TEST_TMP/got.json" \
-    "d.checkpoint && d.checkpoint.version === $v && d.checkpoint.kind === 'classic' && d.warnings.length === 0"
+    "d.checkpoint && d.checkpoint.version === $v && d.checkpoint.kind === '$kind' && d.warnings.length === 0"
   expect "$name: oracle state through the checkpoint == from the commits" node "$CMP" snap "$ref" "$TEST_TMP/got.json" $nr_only
   local rows; rows=$(jsq "$TEST_TMP/got.json" '2 + Object.keys(d.txns).length + Object.keys(d.domainMetadata).length + d.files.length + d.tombstones.length')
-  expect "$name: duckdb reads the checkpoint" node "$CMP" duck "$t/_delta_log/$(printf %020d "$v").checkpoint.parquet" "$rows" "$(jsq "$TEST_TMP/got.json" 'd.files.length')"
+  if [ "$kind" = classic ]; then
+    expect "$name: file exists" test -s "$t/_delta_log/$(printf %020d "$v").checkpoint.parquet"
+    expect "$name: duckdb reads the checkpoint" node "$CMP" duck "$t/_delta_log/$(printf %020d "$v").checkpoint.parquet" "$rows" "$(jsq "$TEST_TMP/got.json" 'd.files.length')"
+  else
+    expect "$name: V2 top-level, sidecars and _last_checkpoint" node "$TOOLS/v2_check.cjs" "$t" "$v" \
+      "$(jsq "$TEST_TMP/got.json" 'd.files.length')" "$(jsq "$TEST_TMP/got.json" 'd.tombstones.length')"
+  fi
   if [ -n "$fp0" ]; then
     oracle fingerprint "$t" > "$TEST_TMP/fp1.json"
     expect "$name: fingerprint unchanged" test "$fp0" = "$(jsq "$TEST_TMP/fp1.json" 'd.hash + "/" + d.rows')"

@@ -121,12 +121,15 @@ expect "--force runs" "$LOOM_BIN" cleanup-logs "$t" --no-dry-run --force --json 
 expect "--force keeps checkpoint 5" jsq --assert "$TEST_TMP/f.json" 'd.checkpoint_version === 5 && d.files.length > 0'
 
 # ---- 6. refused protocol, usage ----------------------------------------
-t=$(copy_table v2-classic-checkpoint-parquet)
+# a catalog-managed table: only its catalog may clean up its log
+t=$(copy_table simple_table)
+printf '%s\n' '{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["catalogManaged"],"writerFeatures":["catalogManaged","inCommitTimestamp"]}}' \
+  > "$t/_delta_log/$(v 5).json"
 find "$t/_delta_log" -type f -exec touch -d "$OLD" {} +
 before=$(tree_digest "$t")
-if "$LOOM_BIN" cleanup-logs "$t" --no-dry-run 2> "$TEST_TMP/err"; then fail "v2Checkpoint table should be refused"; else
-  expect "v2Checkpoint refusal names the feature" grep -q v2Checkpoint "$TEST_TMP/err"; fi
-expect "v2Checkpoint: unchanged" test "$before" = "$(tree_digest "$t")"
+if "$LOOM_BIN" cleanup-logs "$t" --no-dry-run 2> "$TEST_TMP/err"; then fail "catalogManaged table should be refused"; else
+  expect "catalogManaged refusal names the feature" grep -q catalogManaged "$TEST_TMP/err"; fi
+expect "catalogManaged: unchanged" test "$before" = "$(tree_digest "$t")"
 rc=0; "$LOOM_BIN" cleanup-logs 2> /dev/null || rc=$?; expect "missing URI is a usage error" test $rc -eq 2
 rc=0; "$LOOM_BIN" cleanup-logs "$t" --bogus 2> /dev/null || rc=$?; expect "unknown option is a usage error" test $rc -eq 2
 expect "--help" sh -c "'$LOOM_BIN' cleanup-logs --help | grep -q -- --no-dry-run"

@@ -16,7 +16,6 @@ TARGET=64MiB
 declare -A REFUSED=(
   [table_with_liquid_clustering]="rowTracking"  # row ids must be preserved: not implemented
   [type-widening]="typeWidening"                # old files must be upcast: not implemented
-  [cdc_ict_table]="inCommitTimestamp"           # ICT commits: not implemented for compaction
   [checkpoints-log-only]="No such file"         # data files absent by design: nothing to read
 )
 

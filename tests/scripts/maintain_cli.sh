@@ -63,8 +63,12 @@ contains "unknown step named" "$tmp/err" "no step named 'nope'"
 lake="$tmp/lake"
 mkdir -p "$lake/raw"
 cp -r "$LOOM_FIXTURES_DIR/delta/simple_table" "$lake/raw/events"
-cp -r "$LOOM_FIXTURES_DIR/delta/table_with_liquid_clustering" "$lake/raw/orders_v2"
+cp -r "$LOOM_FIXTURES_DIR/delta/table-with-dv-small" "$lake/raw/orders_v2"
 chmod -R u+w "$lake"
+# a catalog-managed table (PROTOCOL.md: filesystem writers must not commit
+# to it, so loom refuses every operation): commit 2 upgrades the protocol
+printf '%s\n' '{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors","catalogManaged"],"writerFeatures":["deletionVectors","catalogManaged","inCommitTimestamp"]}}' \
+	>"$lake/raw/orders_v2/_delta_log/00000000000000000002.json"
 removed="part-00190-8ac0ae67-fb1d-461d-a3d3-8dc112766ff5-c000.snappy.parquet"
 cat >"$tmp/vacuum_plan.yaml" <<'YAML'
 steps:
@@ -84,6 +88,6 @@ LOOM_TEST_LAKE="$lake" "$LOOM" maintain --config "$RES/etl_storage.yaml" \
 	--plan "$tmp/vacuum_plan.yaml" --step nightly_vacuum --json >"$tmp/out" 2>"$tmp/err"
 check "a failed table makes exit 1" 1 $?
 if [ -e "$lake/raw/events/$removed" ]; then echo "FAIL removed file still there"; fail=1; else echo "ok   raw.events vacuumed"; fi
-contains "refusal names the feature" "$tmp/out" "liquid"
+contains "refusal names the feature" "$tmp/out" "catalogManaged"
 contains "commit metadata from the config" "$lake/raw/events/_delta_log/00000000000000000005.json" '"pipeline":"nightly"'
 exit $fail

@@ -10,9 +10,8 @@
 TARGET=64MiB
 # Tables loom must refuse, with the word the refusal must contain.
 declare -A REFUSED=(
-  [table_with_liquid_clustering]="rowTracking"  # row ids must be preserved (protocol gate)
+  [table_with_liquid_clustering]="liquid"       # clustered: only its clustering implementation may recluster
   [type-widening]="typeWidening"                # old files must be upcast: not implemented
-  [cdc_ict_table]="inCommitTimestamp"           # ICT commits: not implemented for rewrites
   [checkpoints-log-only]="No such file"         # data files absent by design: nothing to read
 )
 

@@ -44,7 +44,7 @@ TEST(api_options)
 TEST(schema_levels)
 {
 	pq_batch b;
-	REQUIRE(ck_batch_init(&b, 1) == 0);
+	REQUIRE(ck_batch_init(&b, CK_LAYOUT_V2) == 0);
 	CHECK_INT(b.num_columns, CK_NUM_LEAVES);
 	CHECK_INT(b.columns[CK_TXN_APPID].max_def, 2);
 	CHECK_INT(b.columns[CK_ADD_PATH].max_def, 2);
@@ -65,9 +65,18 @@ TEST(schema_levels)
 	CHECK_INT(b.columns[CK_PROTO_WF].max_def, 4);
 	CHECK_INT(b.columns[CK_DOM_REMOVED].type, PQ_BOOLEAN);
 	CHECK_INT(b.columns[CK_CKMETA_VERSION].max_def, 2);
+	CHECK_INT(b.columns[CK_CKMETA_TAGS_V].max_def, 4);
+	CHECK_INT(b.columns[CK_SIDECAR_PATH].max_def, 2);
+	CHECK_INT(b.columns[CK_SIDECAR_MTIME].type, PQ_INT64);
+	CHECK_INT(b.columns[CK_SIDECAR_TAGS_K].max_rep, 1);
 	pq_batch_free(&b);
-	REQUIRE(ck_batch_init(&b, 0) == 0);
+	REQUIRE(ck_batch_init(&b, CK_LAYOUT_V1) == 0);
 	CHECK_INT(b.num_columns, CK_CKMETA_VERSION);
+	pq_batch_free(&b);
+	/* a sidecar holds add and remove only: the first leaves */
+	REQUIRE(ck_batch_init(&b, CK_LAYOUT_SIDECAR) == 0);
+	CHECK_INT(b.num_columns, CK_TXN_APPID);
+	CHECK_INT(b.columns[CK_REM_DRCV].type, PQ_INT64);
 	pq_batch_free(&b);
 }
 
@@ -218,15 +227,16 @@ TEST(v2_file)
 	loom_store *s = NULL;
 	loom_store_writer *w = NULL;
 	delta_snapshot *snap = NULL;
-	int64_t actions = 0;
-	uint64_t size = 0;
+	ck_counts counts;
+	int64_t actions;
 	const char *key = "_delta_log/00000000000000000004.checkpoint.parquet";
 
 	REQUIRE(loom_store_open_local(&s, dir) == 0);
 	REQUIRE(delta_snapshot_load(&snap, s, -1, NULL) == 0);
 	REQUIRE(s->writer_open(s, key, LOOM_PUT_IF_ABSENT, &w) == 0);
-	CHECK_OK(checkpoint_write_parquet(w, snap, 0, 1, &actions, NULL, NULL, &size));
+	CHECK_OK(checkpoint_write_parquet(w, snap, 0, CK_LAYOUT_V2, &counts));
 	CHECK_OK(w->commit(w));
+	actions = counts.actions;
 	CHECK_INT(actions, 3 + (int64_t)snap->num_files + (int64_t)snap->num_tombstones);
 	CHECK_INT(test_sh("NODE_PATH='%s/build/oracle-deps/node_modules' node -e '"
 	                  "const api=require(\"@duckdb/node-api\");(async()=>{"
