@@ -34,11 +34,15 @@ typedef struct loom_checkpoint_opts {
  *  metric `created` is 0.
  *  Metrics in `out`: version, created, numActions, sizeInBytes, numAddFiles,
  *  numRemoveFiles, numExpiredTombstones, v2, lastCheckpointUpdated.
+ *  `loc` may be NULL; `cancel` (may be NULL) is checked before the
+ *  checkpoint is published (LOOM_ECANCELLED: nothing is written).
  *  Errors: LOOM_EUNSUPPORTED naming the feature when the protocol forbids
  *  loom to checkpoint (the table is untouched), LOOM_ENOTFOUND for a missing
  *  table or version, LOOM_EINVAL for bad options. */
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
-                                 const loom_checkpoint_opts *opts);
+                                 const loom_table_location *loc,
+                                 const loom_checkpoint_opts *opts,
+                                 const loom_cancel *cancel);
 
 #define LOOM_CLEANUP_LOGS_OPTS_VERSION 1
 typedef struct loom_cleanup_logs_opts {
@@ -65,10 +69,14 @@ typedef struct loom_cleanup_logs_opts {
  *  would delete, relative to the table root (e.g. "_delta_log/000...0.json"),
  *  oldest first; metrics: checkpointVersion (-1 none), cutoffMs,
  *  numDeletedFiles, sizeOfDataToDelete.
+ *  `loc` may be NULL; `cancel` (may be NULL) is polled between deletions
+ *  (LOOM_ECANCELLED: the files deleted so far were expired anyway).
  *  Errors: LOOM_EUNSUPPORTED for a protocol the gate refuses, or when the
  *  table sets delta.enableExpiredLogCleanup=false and `force` is 0. */
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
-                                   const loom_cleanup_logs_opts *opts);
+                                   const loom_table_location *loc,
+                                   const loom_cleanup_logs_opts *opts,
+                                   const loom_cancel *cancel);
 
 LOOM_END_DECL
 

@@ -53,6 +53,7 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int64_t *o
 int cmd_checkpoint(int argc, char **argv)
 {
 	loom_checkpoint_opts opts = LOOM_CHECKPOINT_OPTS_INIT;
+	loom_cancel *cancel;
 	loom_op_result r;
 	const char *uri = NULL, *config = NULL;
 	cli_table table;
@@ -90,7 +91,9 @@ int cmd_checkpoint(int argc, char **argv)
 		return rc;
 	uri = table.uri;
 	memset(&r, 0, sizeof(r));
-	rc = loom_checkpoint(&r, uri, &opts);
+	cancel = cli_cancel_begin();
+	rc = loom_checkpoint(&r, uri, table.loc, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("checkpoint");
 		loom_op_result_clear(&r);
@@ -135,6 +138,7 @@ int cmd_checkpoint(int argc, char **argv)
 int cmd_cleanup_logs(int argc, char **argv)
 {
 	loom_cleanup_logs_opts opts = LOOM_CLEANUP_LOGS_OPTS_INIT;
+	loom_cancel *cancel;
 	loom_op_result r;
 	const char *uri = NULL, *config = NULL;
 	cli_table table;
@@ -179,7 +183,9 @@ int cmd_cleanup_logs(int argc, char **argv)
 		return rc;
 	uri = table.uri;
 	memset(&r, 0, sizeof(r));
-	rc = loom_cleanup_logs(&r, uri, &opts);
+	cancel = cli_cancel_begin();
+	rc = loom_cleanup_logs(&r, uri, table.loc, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("cleanup-logs");
 		loom_op_result_clear(&r);

@@ -21,6 +21,8 @@ static void convert_usage(FILE *out)
 
 int cmd_convert(int argc, char **argv)
 {
+	loom_convert_opts copts = LOOM_CONVERT_OPTS_INIT;
+	loom_cancel *cancel;
 	const char *pcols[MAX_PCOLS];
 	char *list = NULL;
 	size_t np = 0;
@@ -73,7 +75,11 @@ int cmd_convert(int argc, char **argv)
 		}
 	}
 	memset(&result, 0, sizeof(result));
-	rc = loom_convert(&result, uri, np ? pcols : NULL, np, NULL);
+	copts.partition_columns = np ? pcols : NULL;
+	copts.n_partition_columns = np;
+	cancel = cli_cancel_begin();
+	rc = loom_convert(&result, uri, NULL, &copts, cancel);
+	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("convert");
 		loom_op_result_clear(&result);

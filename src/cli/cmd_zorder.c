@@ -61,6 +61,7 @@ static void print_human(const char *uri, const loom_op_result *r)
 int cmd_zorder(int argc, char **argv)
 {
 	loom_zorder_opts opts = LOOM_ZORDER_OPTS_INIT;
+	loom_cancel *cancel;
 	const char *cols[MAX_COLUMNS];
 	char *colbuf = NULL;
 	size_t nc = 0;
@@ -145,7 +146,9 @@ int cmd_zorder(int argc, char **argv)
 	if (tty)
 		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", uri);
 	memset(&result, 0, sizeof(result));
-	rc = loom_zorder(&result, uri, &opts, NULL, NULL);
+	cancel = cli_cancel_begin();
+	rc = loom_zorder(&result, uri, NULL, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (tty)
 		fprintf(stderr, "\033[K");
 	free(colbuf);

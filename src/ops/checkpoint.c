@@ -412,6 +412,9 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 		goto done;
 	rc = checkpoint_write_parquet(w, snap, now - props.deleted_file_retention_ms, v2,
 	                              &num_actions, &num_removes, &num_expired, &bytes);
+	if (rc == 0 && loom_cancel_requested(p->cancel))
+		rc = OPS_ERR(LOOM_ECANCELLED, "checkpoint of version %lld cancelled before it was published",
+		             (long long)snap->version);
 	if (rc < 0) {
 		w->abort(w);
 		goto done;

@@ -62,6 +62,7 @@ int ck_batch_init(pq_batch *b, int with_ckmeta);
 typedef struct checkpoint_params {
 	int64_t version;             /* -1: latest */
 	const loom_clock *clock;     /* NULL: system clock (tombstone expiry) */
+	const loom_cancel *cancel;   /* checked before publishing; may be NULL */
 } checkpoint_params;
 
 /* Write a checkpoint of the table in `store`. Metrics in `out`: version,
@@ -87,6 +88,7 @@ typedef struct log_cleanup_params {
 	int force;                   /* run even with delta.enableExpiredLogCleanup=false */
 	int64_t retention_hours;     /* -1: delta.logRetentionDuration */
 	const loom_clock *clock;     /* NULL: system clock */
+	const loom_cancel *cancel;   /* polled between deletions; may be NULL */
 } log_cleanup_params;
 
 /* Delete expired log files (see log_cleanup.c). `out` (kind VACUUM) gets

@@ -34,6 +34,7 @@ typedef struct conv_state {
 	const char *const *pcols;
 	size_t npc;
 	int has_ntz;
+	const loom_cancel *cancel;
 } conv_state;
 
 static int hidden(const char *key)
@@ -436,6 +437,11 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 		pq_reader *r = NULL;
 		json_t *t, *add, *pv;
 		char *text;
+		if (loom_cancel_requested(st->cancel)) {
+			rc = OPS_ERR(LOOM_ECANCELLED, "convert cancelled after reading %zu of %zu footers",
+			             i, st->files.len);
+			break;
+		}
 		if ((rc = pq_reader_open(&r, store, f->key)) < 0) {
 			loom_err_wrap("reading %s", f->key);
 			break;
@@ -552,7 +558,10 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			c.user_metadata = loc->commit;
 			c.n_user_metadata = loc->n_commit;
 		}
-		rc = delta_commit_write(store, &c, &version);
+		if (loom_cancel_requested(st->cancel))
+			rc = OPS_ERR(LOOM_ECANCELLED, "convert cancelled before its commit");
+		else
+			rc = delta_commit_write(store, &c, &version);
 	meta_done:
 		json_decref(params);
 		json_decref(pcols);
@@ -577,14 +586,27 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const char *const *partition_columns,
-                              size_t n, const loom_table_location *loc)
+LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                              const loom_convert_opts *opts, const loom_cancel *cancel)
 {
+	const loom_convert_opts defaults = LOOM_CONVERT_OPTS_INIT;
+	const char *const *partition_columns;
 	loom_store *store = NULL;
 	conv_state st;
-	size_t i, j;
+	size_t i, j, n;
 	int rc;
 
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
+		return OPS_ERR(LOOM_EINVAL, "convert: NULL argument");
+	if (opts->version != LOOM_CONVERT_OPTS_VERSION)
+		return OPS_ERR(LOOM_EINVAL, "convert: options version %u not set or unknown (use "
+		               "LOOM_CONVERT_OPTS_INIT)", opts->version);
+	partition_columns = opts->partition_columns;
+	n = opts->n_partition_columns;
+	if (n && !partition_columns)
+		return OPS_ERR(LOOM_EINVAL, "convert: %zu partition columns but the list is NULL", n);
 	for (i = 0; i < n; i++)
 		if (!partition_columns[i] || !partition_columns[i][0] || strchr(partition_columns[i], '/') ||
 		    strchr(partition_columns[i], '='))
@@ -595,6 +617,7 @@ LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const char *
 	loom_vec_init(&st.files, sizeof(conv_file));
 	st.pcols = partition_columns;
 	st.npc = n;
+	st.cancel = cancel;
 	rc = convert_run(out, store, &st, loc);
 	if (rc < 0)
 		loom_err_wrap("convert %s", uri);

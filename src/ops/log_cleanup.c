@@ -210,6 +210,11 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 
 	for (i = 0; i < st.doomed.len; i++) {
 		const doomed *d = loom_vec_at(&st.doomed, i);
+		if (loom_cancel_requested(p->cancel)) {
+			rc = OPS_ERR(LOOM_ECANCELLED, "log cleanup cancelled after %zu of %zu files", i,
+			             st.doomed.len);
+			goto done;
+		}
 		if (!p->dry_run && (rc = store->remove(store, d->key)) < 0)
 			goto done;
 		if ((rc = loom_op_result_add_deleted(out, d->key)) < 0)

@@ -7,13 +7,18 @@
 #include "util/error.h"
 
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
-                                 const loom_checkpoint_opts *opts)
+                                 const loom_table_location *loc,
+                                 const loom_checkpoint_opts *opts, const loom_cancel *cancel)
 {
+	const loom_checkpoint_opts defaults = LOOM_CHECKPOINT_OPTS_INIT;
 	checkpoint_params p;
 	loom_store *store = NULL;
 	int rc;
 
-	if (!out || !uri || !opts)
+	(void)loc;   /* nothing in a location changes how a checkpoint is written yet */
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "checkpoint: NULL argument");
 	if (opts->version != LOOM_CHECKPOINT_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
@@ -25,6 +30,7 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 		                (long long)opts->table_version);
 	memset(&p, 0, sizeof(p));
 	p.version = opts->table_version;
+	p.cancel = cancel;
 	if (loom_store_open(&store, uri) < 0)
 		return loom_err_wrap("checkpoint %s", uri);
 	rc = checkpoint_run(out, store, &p);
@@ -35,13 +41,18 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 }
 
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
-                                   const loom_cleanup_logs_opts *opts)
+                                   const loom_table_location *loc,
+                                   const loom_cleanup_logs_opts *opts, const loom_cancel *cancel)
 {
+	const loom_cleanup_logs_opts defaults = LOOM_CLEANUP_LOGS_OPTS_INIT;
 	log_cleanup_params p;
 	loom_store *store = NULL;
 	int rc;
 
-	if (!out || !uri || !opts)
+	(void)loc;
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "cleanup-logs: NULL argument");
 	if (opts->version != LOOM_CLEANUP_LOGS_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
@@ -55,6 +66,7 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 	p.dry_run = opts->dry_run;
 	p.force = opts->force;
 	p.retention_hours = opts->retention_hours;
+	p.cancel = cancel;
 	if (loom_store_open(&store, uri) < 0)
 		return loom_err_wrap("cleanup-logs %s", uri);
 	rc = log_cleanup_run(out, store, &p);

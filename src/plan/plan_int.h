@@ -4,10 +4,7 @@
 
 #include "loom/config.h"
 #include "loom/ops.h"
-#include "ops/cancel.h"
 #include "loom/plan.h"
-
-/* cancel token (opts.c) */
 
 /* The kind of a built-in op (ops.c): used to reject compact + z-order. */
 enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER };

@@ -65,7 +65,7 @@ LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *c
 	r = loom_calloc(1, sizeof(*r));
 	if (!r)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
-	if (ops_cancel_new(&r->cancel) < 0) {
+	if (loom_cancel_new(&r->cancel) < 0) {
 		loom_free(r);
 		return LOOM_ENOMEM;
 	}
@@ -90,20 +90,20 @@ LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs)
 LOOM_EXTERN(void) loom_runner_cancel(loom_runner *r)
 {
 	if (r)
-		ops_cancel_set(r->cancel, 1);
+		loom_cancel_request(r->cancel);
 }
 
 LOOM_EXTERN(void) loom_runner_reset_cancel(loom_runner *r)
 {
 	if (r)
-		ops_cancel_set(r->cancel, 0);
+		loom_cancel_reset(r->cancel);
 }
 
 LOOM_EXTERN(void) loom_runner_free(loom_runner *r)
 {
 	if (!r)
 		return;
-	ops_cancel_free(r->cancel);
+	loom_cancel_free(r->cancel);
 	loom_free(r);
 }
 
