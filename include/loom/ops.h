@@ -99,6 +99,13 @@ typedef enum loom_zorder_curve {
 } loom_zorder_curve;
 #define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0, NULL, 0 }
 
+/** The curve a name means, as the CLI, plan files, the storage YAML and
+ *  the Python package spell it: "z" (also "zorder", "morton"), "hilbert",
+ *  "auto". LOOM_EINVAL for anything else (nothing recorded). */
+LOOM_EXTERN(int) loom_zorder_curve_from_name(const char *name, int *curve);
+/** "auto", "z" or "hilbert"; NULL for an unknown value. Static storage. */
+LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve);
+
 /** Fill `o` with defaults. LOOM_EINVAL if `version` is not one this
  *  library knows. */
 LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version);

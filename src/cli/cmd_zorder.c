@@ -106,11 +106,7 @@ int cmd_zorder(int argc, char **argv)
 				opts.memory_budget = v;
 		} else if (strcmp(a, "--curve") == 0 && i + 1 < argc) {
 			const char *c = argv[++i];
-			if (strcmp(c, "z") == 0 || strcmp(c, "zorder") == 0 || strcmp(c, "morton") == 0)
-				opts.curve = LOOM_ZORDER_CURVE_Z;
-			else if (strcmp(c, "hilbert") == 0)
-				opts.curve = LOOM_ZORDER_CURVE_HILBERT;
-			else {
+			if (loom_zorder_curve_from_name(c, &opts.curve) < 0) {
 				fprintf(stderr, "loom zorder: --curve is z or hilbert, got '%s'\n", c);
 				free(colbuf);
 				return CLI_EXIT_USAGE;

@@ -111,6 +111,32 @@ LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
 	return 0;
 }
 
+LOOM_EXTERN(int) loom_zorder_curve_from_name(const char *name, int *curve)
+{
+	static const struct { const char *name; int curve; } names[] = {
+		{ "z", LOOM_ZORDER_CURVE_Z }, { "zorder", LOOM_ZORDER_CURVE_Z },
+		{ "morton", LOOM_ZORDER_CURVE_Z }, { "hilbert", LOOM_ZORDER_CURVE_HILBERT },
+		{ "auto", LOOM_ZORDER_CURVE_AUTO },
+	};
+	size_t i;
+	for (i = 0; name && curve && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i].name) == 0) {
+			*curve = names[i].curve;
+			return 0;
+		}
+	return LOOM_EINVAL;
+}
+
+LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve)
+{
+	switch (curve) {
+	case LOOM_ZORDER_CURVE_AUTO: return "auto";
+	case LOOM_ZORDER_CURVE_Z: return "z";
+	case LOOM_ZORDER_CURVE_HILBERT: return "hilbert";
+	default: return NULL;
+	}
+}
+
 /* ---- results ---------------------------------------------------------- */
 
 LOOM_EXTERN(int) loom_op_result_add_deleted(loom_op_result *r, const char *path)

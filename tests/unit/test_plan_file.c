@@ -78,6 +78,7 @@ TEST(nightly_example)
 static loom_vacuum_opts seen_v;
 static loom_zorder_opts seen_z;
 static char seen_cols[2][32];
+static char seen_tmp[64];
 static int rec_vacuum(loom_op_result *out, const loom_maintainer *self, const char *uri,
                       const loom_table_location *loc, const loom_vacuum_opts *o,
                       const loom_cancel *cancel)
@@ -96,6 +97,7 @@ static int rec_zorder(loom_op_result *out, const loom_maintainer *self, const ch
 	seen_z = *o;
 	snprintf(seen_cols[0], 32, "%s", o->columns[0]);
 	snprintf(seen_cols[1], 32, "%s", o->columns[1]);
+	snprintf(seen_tmp, sizeof(seen_tmp), "%s", o->temp_dir ? o->temp_dir : "(null)");
 	out->kind = LOOM_RESULT_OPTIMIZE;
 	return 0;
 }
@@ -125,6 +127,50 @@ TEST(options_reach_the_maintainer)
 	CHECK_STR(seen_cols[0], "x");
 	CHECK_STR(seen_cols[1], "y");
 	CHECK_INT(seen_z.target_size, 1LL << 30);
+	CHECK_INT(seen_z.curve, LOOM_ZORDER_CURVE_AUTO);
+	CHECK_INT(seen_z.memory_budget, 0);
+	CHECK_STR(seen_tmp, "(null)");
+	loom_spec_list_free(l);
+	loom_plan_free(plan);
+
+	/* every option `loom zorder` has */
+	CHECK_OK(load(&plan, "steps:\n"
+	                     "  s:\n"
+	                     "    - table: a.b\n"
+	                     "      z_order_by:\n"
+	                     "        columns: [x, y]\n"
+	                     "        curve: z\n"
+	                     "        memory: 256MiB\n"
+	                     "        temp_dir: /spill/here\n"
+	                     "        spill_limit: 10GiB\n"
+	                     "        full: true\n"
+	                     "        dry_run: true\n"));
+	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, NULL));
+	s = loom_spec_list_at(l, 0);
+	CHECK_OK(loom_op_execute(loom_spec_op_at(s, 0), &r, &m, "/x", NULL, NULL));
+	CHECK_INT(seen_z.curve, LOOM_ZORDER_CURVE_Z);
+	CHECK_INT(seen_z.memory_budget, 256LL << 20);
+	CHECK_STR(seen_tmp, "/spill/here");
+	CHECK_INT(seen_z.spill_limit, 10LL << 30);
+	CHECK_INT(seen_z.full, 1);
+	CHECK_INT(seen_z.dry_run, 1);
+	CHECK_INT(seen_z.target_size, 0);
+	{
+		/* explain shows them (text and JSON) */
+		static const char yaml[] = "storage:\n  defaults: {table_path: {uri: /lake}}\n";
+		loom_config *cfg = NULL;
+		char *text = NULL;
+		CHECK_OK(loom_config_load_string(&cfg, yaml, sizeof(yaml) - 1, "c.yaml"));
+		CHECK_OK(loom_step_explain(&text, loom_plan_step_at(plan, 0), NULL, cfg, 0));
+		CHECK(strstr(text, "by x,y curve=z memory=268435456 temp_dir=/spill/here "
+		                   "spill_limit=10737418240 full dry-run") != NULL);
+		loom_string_free(text);
+		CHECK_OK(loom_step_explain(&text, loom_plan_step_at(plan, 0), NULL, cfg, 1));
+		CHECK(strstr(text, "\"curve\": \"z\"") != NULL);
+		CHECK(strstr(text, "\"temp_dir\": \"/spill/here\"") != NULL);
+		loom_string_free(text);
+		loom_config_free(cfg);
+	}
 	/* the maintainer has no compact: a clear error, not a crash */
 	{
 		loom_op *c;
@@ -187,6 +233,16 @@ TEST(errors_have_lines)
 	               "      vacuum:\n"
 	               "      vacuum:\n",
 	               5, "duplicate key 'vacuum'");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - table: a.b\n"
+	               "      z_order_by: {columns: [x], curve: peano}\n",
+	               4, "expected z or hilbert");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - table: a.b\n"
+	               "      z_order_by: {columns: [x], memory: -1GiB}\n",
+	               4, "memory");
 	CHECK_PLAN_ERR("steps:\n  s: []\n", 2, "non-empty list");
 	CHECK_PLAN_ERR("version: 2\nsteps:\n  s: []\n", 1, "version 2");
 	CHECK_PLAN_ERR("steps: [\n", 2, "YAML syntax error");
