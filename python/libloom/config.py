@@ -182,7 +182,7 @@ class StorageConfig:
                         f"parsed mapping, got {type(config).__name__}")
 
     def close(self) -> None:
-        if self._handle:
+        if getattr(self, "_handle", None):
             lib.loom_config_free(self._handle)
             self._handle = None
 

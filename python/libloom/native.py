@@ -110,7 +110,7 @@ class CancelToken:
         return bool(lib.loom_cancel_requested(self._handle))
 
     def close(self) -> None:
-        if self._handle:
+        if getattr(self, "_handle", None):
             lib.loom_cancel_free(self._handle)
             self._handle = None
 

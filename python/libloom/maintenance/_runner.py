@@ -214,7 +214,7 @@ class MaintenanceRunner:
         return self._maintainer
 
     def close(self) -> None:
-        if self._handle:
+        if getattr(self, "_handle", None):
             lib.loom_runner_free(self._handle)
             self._handle = None
 
