@@ -145,19 +145,23 @@ def call_cancellable(fn: Callable[[], T], cancel: Callable[[], None]) -> T:
     if threading.current_thread() is not threading.main_thread():
         return fn()
     box: dict[str, Any] = {}
+    done = threading.Event()
 
     def target() -> None:
         try:
             box["value"] = fn()
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=target, name="libloom-call", daemon=True)
-    worker.start()
+    # An Event, not Thread.join: a join interrupted by Ctrl-C marks the
+    # thread finished while it still runs (CPython 3.11).
+    threading.Thread(target=target, name="libloom-call", daemon=True).start()
     interrupted: KeyboardInterrupt | None = None
-    while worker.is_alive():
+    while not done.is_set():
         try:
-            worker.join(0.05)
+            done.wait(0.05)
         except KeyboardInterrupt as exc:
             if interrupted is None:
                 interrupted = exc

@@ -6,7 +6,7 @@
 
 #include "loom.h"
 
-#define STRUCT(t) printf("%s\"%s\":{\"size\":%zu", first ? "" : ",", #t, sizeof(t)); first = 0
+#define STRUCT(t) printf("%s\"%s\":{\"sizeof\":%zu", first ? "" : ",", #t, sizeof(t)); first = 0
 #define FIELD(t, f) printf(",\"%s\":%zu", #f, offsetof(t, f))
 #define END() printf("}")
 

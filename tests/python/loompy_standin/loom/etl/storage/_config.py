@@ -1,0 +1,72 @@
+"""loom.etl.storage._config (stand-in): the storage config model of loom-py
+(msgspec structs there, dataclasses here; same fields and defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from loom.etl.storage._locator import MappingLocator, PrefixLocator, TableLocation
+
+
+@dataclass(frozen=True)
+class TablePathConfig:
+    uri: str = ""
+    storage_options: dict[str, str] = field(default_factory=dict)
+    writer: dict[str, Any] = field(default_factory=dict)
+    target_file_size: int | None = None
+    delta_config: dict[str, str | None] = field(default_factory=dict)
+    commit: dict[str, Any] = field(default_factory=dict)
+
+    def to_location(self) -> TableLocation:
+        return TableLocation(self.uri, self.storage_options, self.writer,
+                             self.target_file_size, self.delta_config, self.commit)
+
+
+@dataclass(frozen=True)
+class StorageDefaults:
+    table_path: TablePathConfig | None = None
+
+
+@dataclass(frozen=True)
+class TableRoute:
+    name: str
+    ref: str = ""
+    catalog: str = ""
+    path: TablePathConfig | None = None
+
+
+@dataclass(frozen=True)
+class MaintenanceVacuumConfig:
+    retention_hours: int | None = None
+    dry_run: bool = True
+
+
+@dataclass(frozen=True)
+class MaintenanceConfig:
+    schemas: tuple[str, ...] = ()
+    vacuum: MaintenanceVacuumConfig | None = None
+    compact: bool = False
+    z_order_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    engine: str = "polars"
+    missing_table_policy: str = "schema_mode"
+    catalogs: dict[str, Any] = field(default_factory=dict)
+    defaults: StorageDefaults = field(default_factory=StorageDefaults)
+    tables: tuple[TableRoute, ...] = ()
+    files: tuple[Any, ...] = ()
+    maintenance: MaintenanceConfig = field(default_factory=MaintenanceConfig)
+
+    def to_path_locator(self):
+        mapping = {r.name: r.path.to_location() for r in self.tables if r.path is not None}
+        default = self.defaults.table_path.to_location() if self.defaults.table_path else None
+        if not mapping and default is None:
+            raise ValueError("storage.to_path_locator: no path routes configured.")
+        if not mapping and default is not None:
+            return PrefixLocator(default.uri, default.storage_options or None,
+                                 default.writer or None, default.target_file_size,
+                                 default.delta_config or None, default.commit or None)
+        return MappingLocator(mapping, default)

@@ -1,0 +1,37 @@
+"""The ctypes mirrors of the public structs (python/libloom/_capi.py) have
+the compiler's sizes and field offsets (tests/helpers/abi_layout.c), and
+every function the package declares is exported by the library."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import unittest
+
+from support import BUILD_DIR
+
+from libloom import _capi
+
+
+class AbiLayout(unittest.TestCase):
+    def test_struct_layouts_match_the_headers(self) -> None:
+        out = subprocess.run([str(BUILD_DIR / "tests" / "abi_layout")], check=True,
+                             capture_output=True, text=True).stdout
+        layouts = json.loads(out)
+        self.assertGreaterEqual(len(layouts), 14)
+        for name, layout in layouts.items():
+            mirror = getattr(_capi, name)
+            self.assertEqual(layout["sizeof"], _capi.ctypes.sizeof(mirror), f"sizeof({name})")
+            fields = [f[0] for f in mirror._fields_]
+            self.assertEqual(fields, [k for k in layout if k != "sizeof"], f"{name} fields")
+            for field, offset in layout.items():
+                if field != "sizeof":
+                    self.assertEqual(getattr(mirror, field).offset, offset, f"{name}.{field}")
+
+    def test_prototypes_are_exported(self) -> None:
+        for name in _capi._PROTOTYPES:
+            self.assertTrue(hasattr(_capi.lib, name), name)
+
+
+if __name__ == "__main__":
+    unittest.main()

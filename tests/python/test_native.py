@@ -1,0 +1,121 @@
+"""The low-level binding (libloom.native, libloom.DeltaTable) on real data:
+CONVERT TO DELTA of DuckDB-written Parquet, Z-order with both curves and a
+memory budget small enough to spill (clustering judged by the oracle's
+data-skipping score), checkpoints and log cleanup, and errors as Python
+exceptions with loom's message, code and class."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import unittest
+from pathlib import Path
+
+from support import SOURCE_DIR, TOOLS, LakeTest, TempDirTest, fingerprint, node, oracle
+
+import libloom
+from libloom import DeltaTable, native
+from libloom.maintenance import MaintainTable, MaintenanceRunner, MaintenanceStep
+
+
+class Errors(TempDirTest):
+    def test_errors_carry_code_class_and_message(self) -> None:
+        with self.assertRaises(libloom.LoomNotFound) as cm:
+            native.vacuum(str(self.tmp / "nope"))
+        e = cm.exception
+        self.assertEqual((e.code, e.code_name), (-2, "ENOTFOUND"))
+        self.assertIn(str(self.tmp / "nope"), e.message)
+        self.assertIsInstance(e, LookupError)
+        with self.assertRaises(libloom.LoomValueError) as cm2:
+            native.zorder(str(self.tmp), [])
+        self.assertIn("column list is empty", str(cm2.exception))
+        with self.assertRaises(ValueError):
+            native.parse_size("12 parsecs")
+        self.assertEqual(native.parse_size("1.5 KiB"), 1536)
+        self.assertEqual(native.format_size(3 << 20), "3.0 MiB")
+
+    def test_retention_check(self) -> None:
+        table = self.tmp / "t"
+        shutil.copytree(SOURCE_DIR.parent / "shared/fixtures/delta/simple_table", table)
+        with self.assertRaises(libloom.LoomValueError) as cm:
+            DeltaTable(table).vacuum(retention_hours=0)
+        self.assertEqual(cm.exception.error_class, "ops")
+        self.assertEqual(len(DeltaTable(table).vacuum(retention_hours=0,
+                                                      enforce_retention_duration=False)), 31)
+
+
+class ConvertAndCluster(TempDirTest):
+    """DuckDB writes 60 000 rows in random order; loom converts them and
+    clusters them along each curve; the oracle scores the layout."""
+
+    def make_table(self, name: str) -> Path:
+        base = self.tmp / "base"
+        if not base.exists():
+            node(TOOLS / "zorder_gen.cjs", str(base), "4", "15000", "0")
+        table = self.tmp / name
+        shutil.copytree(base, table)
+        return table
+
+    def test_convert_then_zorder_both_curves(self) -> None:
+        table = self.make_table("t")
+        r = native.convert(str(table))
+        self.assertEqual((r.metrics["numFiles"], r.metrics["numRecords"]), (4, 60000))
+        fp = fingerprint(table)
+        self.assertEqual(fp, (oracle("fingerprint-parquet", str(self.tmp / "base"),
+                                     "--schema-from", str(table))["hash"], 60000))
+        dt = DeltaTable(table)
+        self.assertEqual((dt.version(), len(dt.files())), (0, 4))
+        before = oracle("zorder-quality", str(table), "--columns", "u1,u2")
+        self.assertEqual(before["avg_fraction_scanned"], 1)
+
+        other = self.make_table("z")
+        native.convert(str(other))
+        for t, curve in ((table, "hilbert"), (other, "z")):
+            config = {"storage": {"defaults": {"table_path": {"uri": str(self.tmp)}}}}
+
+            class Cluster(MaintenanceStep[None]):
+                operations = [MaintainTable(t.name).z_order_by(
+                    ["u1", "u2"], target_size="256KiB", curve=curve, memory="1MiB")]
+
+            report = MaintenanceRunner.from_config(config).run(Cluster)
+            report.raise_if_errors()
+            z = report.results[0].z_order
+            self.assertGreater(z.metrics["zOrderSpillBytes"], 0, curve)   # sorted externally
+            self.assertEqual(z.metrics["zOrderCurveHilbert"], int(curve == "hilbert"))
+            q = oracle("zorder-quality", str(t), "--columns", "u1,u2")
+            self.assertGreaterEqual(q["files"], 8, curve)
+            self.assertLessEqual(q["avg_fraction_scanned"], 0.3, curve)
+            self.assertEqual(fingerprint(t), fp, curve)
+            self.assertTrue(oracle("verify", str(t))["ok"])
+        # a second run finds every partition clustered and writes nothing
+        r2 = native.zorder(str(table), ["u1", "u2"], curve="hilbert")
+        self.assertEqual((r2.num_files_added, r2.metrics["version"]), (0, -1))
+
+
+class TableHandle(LakeTest):
+    def test_delta_table(self) -> None:
+        lake = self.make_lake()
+        dt = DeltaTable(lake / "raw/events")
+        snap = oracle("snapshot", str(lake / "raw/events"))
+        self.assertEqual(dt.version(), snap["version"])
+        self.assertEqual(dt.files(), sorted(f["path"] for f in snap["files"]))
+        self.assertEqual(dt.partition_columns(), snap["metadata"]["partitionColumns"])
+        self.assertEqual(dt.schema_json(), snap["metadata"]["schema"])
+        day = snap["files"][0]["partitionValues"]["event_date"]
+        metrics = dt.optimize.compact(partition_filters=[("event_date", "=", day)])
+        self.assertEqual(metrics["partitionsOptimized"], 1)
+        self.assertEqual(len(dt.files()), 271)
+        dt.create_checkpoint()
+        snap = oracle("snapshot", str(lake / "raw/events"))
+        self.assertEqual(snap["checkpoint"]["version"], snap["version"])
+        dry = native.cleanup_logs(str(lake / "raw/events"))
+        self.assertTrue(dry.dry_run)
+        pinned = DeltaTable(lake / "raw/events", version=0)
+        self.assertEqual(pinned.version(), 0)
+        with self.assertRaises(libloom.LoomNotFound):
+            DeltaTable(lake / "raw/events", version=999)
+
+
+if __name__ == "__main__":
+    os.chdir(SOURCE_DIR)
+    unittest.main()
