@@ -8,6 +8,9 @@ packages=(
   zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
   libjansson-dev libyaml-dev uuid-dev libroaring-dev
   nodejs npm
+  # the Python package's tests: `pip install ./python` into a venv, and the
+  # parsed-YAML form of a storage config
+  python3-venv python3-yaml
 )
 
 missing=()
@@ -16,7 +19,8 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-# python3 (test comparison scripts) may come from outside Debian too.
+# python3 (test comparison scripts, the Python package) may come from
+# outside Debian too; it must be 3.11 or newer (CMake checks).
 if ! command -v python3 >/dev/null 2>&1; then
   missing+=(python3)
 fi

@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import _capi, native
 from .._capi import lib
-from ..errors import LoomError, check
+from ..errors import LoomError, check, last_error
 from ..location import CLocation, TableRef, location_from_c
 
 # ---- the payload registry ------------------------------------------------------------
@@ -217,20 +217,30 @@ class Run:
                               _register((self, spec)), _free_payload))
         return op.value  # type: ignore[no-any-return]
 
+    def add_ops(self, add: Callable[[int, int], int], target: int, specs: Any,
+                free: Callable[[int], None]) -> None:
+        """C ops for `specs` added to `target` (a declaration or a spec) with
+        `add`; on failure `target` is released with `free`."""
+        try:
+            for spec in specs:
+                op = self.c_op(spec)
+                rc = add(target, op)
+                lib.loom_op_free(op)   # `target` holds its own reference
+                check(rc)
+        except BaseException:
+            free(target)
+            raise
+
     def c_decl(self, decl: Any) -> int:
         from ._builder import is_builtin_declaration
         if is_builtin_declaration(decl):
             d = decl._new_c_decl()
-            try:
-                for spec in decl.operations:
-                    op = self.c_op(spec)
-                    rc = lib.loom_decl_add_op(d, op)
-                    lib.loom_op_free(op)
-                    check(rc)
-                check(lib.loom_decl_validate(d))
-            except BaseException:
+            self.add_ops(lib.loom_decl_add_op, d, decl.operations, lib.loom_decl_free)
+            rc = lib.loom_decl_validate(d)
+            if rc < 0:
+                err = last_error(rc)
                 lib.loom_decl_free(d)
-                raise
+                raise err
             return d
         if not callable(getattr(decl, "resolve", None)):
             raise TypeError(f"{type(decl).__name__} is not an OperationDeclaration "
@@ -259,16 +269,8 @@ class Run:
             for s in specs:
                 spec = _capi.loom_spec_p()
                 check(lib.loom_spec_new(byref(spec), _capi.cstr(str(s.table_ref))))
-                try:
-                    for opspec in s.ops:
-                        op = self.c_op(opspec)
-                        rc = lib.loom_spec_add_op(spec, op)
-                        lib.loom_op_free(op)
-                        check(rc)
-                except BaseException:
-                    lib.loom_spec_free(spec)
-                    raise
-                check(lib.loom_spec_list_push(out, spec))
+                self.add_ops(lib.loom_spec_add_op, spec.value, s.ops, lib.loom_spec_free)
+                check(lib.loom_spec_list_push(out, spec))   # owned by the list now
             return 0
         except BaseException as exc:
             if self.resolve_error is None:
