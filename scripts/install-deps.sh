@@ -8,9 +8,9 @@ packages=(
   zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
   libjansson-dev libyaml-dev uuid-dev libroaring-dev
   nodejs npm
-  # the Python package's tests: `pip install ./python` into a venv, and the
-  # parsed-YAML form of a storage config
-  python3-venv python3-yaml
+  # the Python package's tests: `pip install ./python` into a venv, the
+  # parsed-YAML form of a storage config, mypy --strict
+  python3-venv python3-yaml python3-mypy
 )
 
 missing=()

@@ -39,6 +39,7 @@ from ctypes import (
     c_void_p,
 )
 from pathlib import Path
+from typing import Any
 
 SONAME = "libloom.so.0"
 
@@ -487,6 +488,18 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)
     _fn.restype = _restype
     _fn.argtypes = _argtypes
+
+
+def handle(ptr: c_void_p) -> int:
+    """The address in a pointer a successful constructor filled."""
+    if not ptr.value:
+        raise ValueError("libloom returned a NULL handle")
+    return int(ptr.value)
+
+
+def null_fn(proto: type[Any]) -> Any:
+    """A NULL function pointer of a callback type ("no callback")."""
+    return proto()
 
 
 def text(value: bytes | None) -> str | None:

@@ -148,14 +148,14 @@ class StorageConfig:
         for YAML and validation errors, LoomNotFound for a missing file."""
         handle = _capi.loom_config_p()
         check(lib.loom_config_load_file(byref(handle), _capi.cstr(os.fspath(path))))
-        return cls(handle.value, os.fspath(path))
+        return cls(_capi.handle(handle), os.fspath(path))
 
     @classmethod
     def from_yaml(cls, text: str, name: str = "<string>") -> StorageConfig:
         data = text.encode("utf-8")
         handle = _capi.loom_config_p()
         check(lib.loom_config_load_string(byref(handle), data, len(data), _capi.cstr(name)))
-        return cls(handle.value, name)
+        return cls(_capi.handle(handle), name)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any], name: str = "<mapping>") -> StorageConfig:

@@ -98,7 +98,9 @@ def class_name(klass: int) -> str:
 def error_for(code: int, message: str, klass: int,
               cls: type[LoomError] | None = None) -> LoomError:
     """The exception for a code, message and class."""
-    return (cls or _BY_CODE.get(code, LoomError))(message, code, class_name(klass))
+    if cls is None:
+        cls = _BY_CODE.get(code, LoomError)
+    return cls(message, code, class_name(klass))
 
 
 def last_error(code: int, context: str = "") -> LoomError:

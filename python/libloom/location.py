@@ -81,7 +81,7 @@ def _scalar_text(value: Any) -> str | None:
     if isinstance(value, (list, tuple)):
         return ",".join(_scalar_text(v) or "" for v in value)
     if isinstance(value, os.PathLike):
-        return os.fspath(value)
+        return str(os.fspath(value))
     return str(value)
 
 

@@ -91,9 +91,9 @@ class CancelToken:
     once :meth:`request` was called (from any thread)."""
 
     def __init__(self) -> None:
-        handle = _capi.loom_cancel_p()
-        check(lib.loom_cancel_new(byref(handle)))
-        self._handle: int | None = handle.value
+        ptr = _capi.loom_cancel_p()
+        check(lib.loom_cancel_new(byref(ptr)))
+        self._handle: int | None = _capi.handle(ptr)
 
     @property
     def handle(self) -> int | None:
@@ -343,8 +343,11 @@ def _run(fn: Any, uri: str, location: Any, opts: Any, cancel: CancelToken | None
         finally:
             lib.loom_op_result_clear(byref(res))
 
+    def cancel_it() -> None:
+        lib.loom_cancel_request(handle)
+
     try:
-        return call_cancellable(call, lambda: lib.loom_cancel_request(handle))
+        return call_cancellable(call, cancel_it)
     finally:
         if own is not None:
             own.close()

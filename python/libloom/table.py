@@ -134,7 +134,8 @@ class DeltaTable:
         return out
 
     def schema_json(self) -> dict[str, Any]:
-        return json.loads(_capi.text(lib.loom_snapshot_schema_json(self._snap().handle)) or "{}")
+        return dict(json.loads(_capi.text(lib.loom_snapshot_schema_json(self._snap().handle))
+                               or "{}"))
 
     def partition_columns(self) -> list[str]:
         n = ctypes.c_size_t()

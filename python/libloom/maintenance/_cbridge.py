@@ -44,10 +44,12 @@ def _register(obj: Any) -> int:
         return _next_id
 
 
-@_capi.FREE_PAYLOAD_FN
-def _free_payload(payload: int | None) -> None:
+def _free_payload_py(payload: int | None) -> None:
     if payload:
         _registry.pop(payload, None)
+
+
+_free_payload = _capi.FREE_PAYLOAD_FN(_free_payload_py)
 
 
 def _fail(exc: BaseException, code: int | None = None) -> int:
@@ -67,7 +69,7 @@ def _fail(exc: BaseException, code: int | None = None) -> int:
 def new_decl(ctor: Callable[..., int], target: str) -> int:
     d = _capi.loom_decl_p()
     check(ctor(byref(d), _capi.cstr(target)))
-    return d.value  # type: ignore[no-any-return]
+    return _capi.handle(d)
 
 
 def free_decl(d: int | None) -> None:
@@ -97,7 +99,7 @@ def builtin_op(spec: Any) -> int:
         check(lib.loom_op_zorder(byref(op), byref(z)))   # copies columns and temp_dir
     else:
         raise TypeError(f"not a built-in operation: {type(spec).__name__}")
-    return op.value  # type: ignore[no-any-return]
+    return _capi.handle(op)
 
 
 def _noop(out: Any, m: Any, uri: Any, loc: Any, cancel: Any, payload: Any) -> int:
@@ -114,7 +116,8 @@ def schema_members(config: Any, prefix: str) -> list[str]:
     op = _capi.loom_op_p()
     specs = _capi.loom_spec_list_p()
     try:
-        check(lib.loom_op_new(byref(op), b"resolve", _NOOP, None, _capi.FREE_PAYLOAD_FN()))
+        check(lib.loom_op_new(byref(op), b"resolve", _NOOP, None,
+                              _capi.null_fn(_capi.FREE_PAYLOAD_FN)))
         check(lib.loom_decl_add_op(d, op))
         check(lib.loom_spec_list_new(byref(specs)))
         check(lib.loom_decl_resolve(d, config.handle, specs))
@@ -129,45 +132,49 @@ def schema_members(config: Any, prefix: str) -> list[str]:
 # ---- the trampolines --------------------------------------------------------------------
 
 
-@_capi.OP_EXECUTE_FN
-def _op_execute(out: Any, maintainer: Any, uri: bytes, loc: Any, cancel: int | None,
-                payload: int | None) -> int:
+def _op_execute_py(out: Any, maintainer: Any, uri: bytes, loc: Any, cancel: int | None,
+                   payload: int | None) -> int:
     try:
         run, spec = _registry[payload or 0]
-        return run.execute_op(spec, out, _capi.text(uri) or "", loc, cancel)  # type: ignore
+        return int(run.execute_op(spec, out, _capi.text(uri) or "", loc, cancel))
     except BaseException as exc:
         return _fail(exc)
 
 
-@_capi.DECL_RESOLVE_FN
-def _decl_resolve(out: int | None, cfg: int | None, payload: int | None) -> int:
+def _decl_resolve_py(out: int | None, cfg: int | None, payload: int | None) -> int:
     try:
         run, decl = _registry[payload or 0]
-        return run.resolve_decl(decl, out)  # type: ignore[no-any-return]
+        return int(run.resolve_decl(decl, out))
     except BaseException as exc:
         return _fail(exc)
 
 
-@_capi.LOCATE_FN
-def _locate(out: Any, ref: bytes, payload: int | None) -> int:
+def _locate_py(out: Any, ref: bytes, payload: int | None) -> int:
     try:
-        return _registry[payload or 0].locate(out, _capi.text(ref) or "")  # type: ignore
+        return int(_registry[payload or 0].locate(out, _capi.text(ref) or ""))
     except BaseException as exc:
         return _fail(exc, _capi.LOOM_ENOTFOUND)
 
 
-@_capi.LOCATION_RELEASE_FN
-def _release(loc: Any, payload: int | None) -> None:
+def _release_py(loc: Any, payload: int | None) -> None:
     run = _registry.get(payload or 0)
     if run is not None:
         run.release(loc)
 
 
-@_capi.PROGRESS_FN
-def _progress(p: Any, payload: int | None) -> None:
+def _progress_py(p: Any, payload: int | None) -> None:
     run = _registry.get(payload or 0)
     if run is not None:
         run.progress(p.contents)
+
+
+# The C trampolines, made once: the library may call them as long as the
+# process lives.
+_op_execute = _capi.OP_EXECUTE_FN(_op_execute_py)
+_decl_resolve = _capi.DECL_RESOLVE_FN(_decl_resolve_py)
+_locate = _capi.LOCATE_FN(_locate_py)
+_release = _capi.LOCATION_RELEASE_FN(_release_py)
+_progress = _capi.PROGRESS_FN(_progress_py)
 
 
 # ---- one run ------------------------------------------------------------------------------
@@ -215,7 +222,7 @@ class Run:
         op = _capi.loom_op_p()
         check(lib.loom_op_new(byref(op), _capi.cstr(name), _op_execute,
                               _register((self, spec)), _free_payload))
-        return op.value  # type: ignore[no-any-return]
+        return _capi.handle(op)
 
     def add_ops(self, add: Callable[[int, int], int], target: int, specs: Any,
                 free: Callable[[int], None]) -> None:
@@ -234,7 +241,7 @@ class Run:
     def c_decl(self, decl: Any) -> int:
         from ._builder import is_builtin_declaration
         if is_builtin_declaration(decl):
-            d = decl._new_c_decl()
+            d: int = decl._new_c_decl()
             self.add_ops(lib.loom_decl_add_op, d, decl.operations, lib.loom_decl_free)
             rc = lib.loom_decl_validate(d)
             if rc < 0:
@@ -248,7 +255,7 @@ class Run:
         d2 = _capi.loom_decl_p()
         check(lib.loom_decl_new(byref(d2), _decl_resolve, _register((self, decl)),
                                 _free_payload))
-        return d2.value  # type: ignore[no-any-return]
+        return _capi.handle(d2)
 
     def c_step(self, name: str, decls: list[Any]) -> int:
         step = _capi.loom_step_p()
@@ -259,7 +266,7 @@ class Run:
         except BaseException:
             lib.loom_step_free(step)
             raise
-        return step.value  # type: ignore[no-any-return]
+        return _capi.handle(step)
 
     # ---- callbacks (worker threads, GIL held) ------------------------------------
 
@@ -269,7 +276,7 @@ class Run:
             for s in specs:
                 spec = _capi.loom_spec_p()
                 check(lib.loom_spec_new(byref(spec), _capi.cstr(str(s.table_ref))))
-                self.add_ops(lib.loom_spec_add_op, spec.value, s.ops, lib.loom_spec_free)
+                self.add_ops(lib.loom_spec_add_op, _capi.handle(spec), s.ops, lib.loom_spec_free)
                 check(lib.loom_spec_list_push(out, spec))   # owned by the list now
             return 0
         except BaseException as exc:
@@ -299,6 +306,8 @@ class Run:
 
     def locate(self, out: Any, ref: str) -> int:
         try:
+            if self.locator is None:
+                raise LookupError("no locator")
             location = self.locator.locate(TableRef(ref))
             cloc = CLocation(location)
         except BaseException as exc:

@@ -187,7 +187,7 @@ class MaintenanceRunner:
         handle = _capi.loom_runner_p()
         check(lib.loom_runner_from_config(byref(handle), self._config.handle, None,
                                           _POLICIES[missing_table_policy]))
-        self._handle: int | None = handle.value
+        self._handle: int | None = _capi.handle(handle)
         check(lib.loom_runner_set_jobs(self._handle, jobs))
 
     @classmethod
@@ -273,9 +273,14 @@ class MaintenanceRunner:
     def _run(self, name: str, decls: list[Any] | None, c_run: Any) -> MaintenanceReport:
         if not self._handle:
             raise ValueError("the runner was closed")
-        progress = self._progress
+        user_progress = self._progress
+
+        def on_progress(p: Any) -> None:
+            if user_progress is not None:
+                user_progress(_event(p))
+
         run = _cbridge.Run(self._config, self._maintainer, self._native, self._locator,
-                           (lambda p: progress(_event(p))) if progress else None)
+                           on_progress if user_progress else None)
         step = None
         report = _capi.loom_report_p()
         try:
@@ -297,29 +302,29 @@ class MaintenanceRunner:
                 native.call_cancellable(call, self.cancel)
             except KeyboardInterrupt as exc:
                 if report.value:
-                    exc.report = self._report(report.value, run)  # type: ignore[attr-defined]
+                    setattr(exc, "report", self._report(report.value, run))
                 raise
             except LoomError:
                 if run.resolve_error is not None:   # a Python resolve raised: that error
                     raise run.resolve_error from None
                 raise
-            result = self._report(report.value, run)
+            result = self._report(_capi.handle(report), run)
             if run.progress_errors:
                 result.warnings.append(f"the progress callback raised: {run.progress_errors[0]!r}")
-            stopped = lib.loom_report_stopped_at(report.value)
+            stopped = lib.loom_report_stopped_at(report)
             if stopped >= 0:
                 exc2 = result.results[stopped].error
                 if exc2 is not None:
                     try:
-                        exc2.report = result  # type: ignore[attr-defined]
+                        setattr(exc2, "report", result)
                     except AttributeError:
                         pass
                     raise exc2
             return result
         finally:
-            lib.loom_runner_set_locator(self._handle, _capi.LOCATE_FN(), _capi.LOCATION_RELEASE_FN(),
-                                        None)
-            lib.loom_runner_set_progress(self._handle, _capi.PROGRESS_FN(), None)
+            lib.loom_runner_set_locator(self._handle, _capi.null_fn(_capi.LOCATE_FN),
+                                        _capi.null_fn(_capi.LOCATION_RELEASE_FN), None)
+            lib.loom_runner_set_progress(self._handle, _capi.null_fn(_capi.PROGRESS_FN), None)
             if report.value:
                 lib.loom_report_free(report.value)
             if step is not None:
