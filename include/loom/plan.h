@@ -47,8 +47,10 @@ LOOM_EXTERN(int) loom_op_new(loom_op **out, const char *name,
                              loom_op_execute_fn execute, void *payload,
                              void (*free_payload)(void *payload));
 /** Built-in operations: they call the maintainer's vacuum / compact /
- *  z_order. Options are checked and copied. Names: "vacuum", "compact",
- *  "z_order". */
+ *  z_order. Options are checked and copied, with the strings they point to
+ *  (Z-order columns and temp dir, compaction partition filters); a
+ *  compaction progress callback and its context are kept as given. Names:
+ *  "vacuum", "compact", "z_order". */
 LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts);
 LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts);
 LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts);

@@ -184,6 +184,44 @@ TEST(options_reach_the_maintainer)
 	loom_plan_free(plan);
 }
 
+static char seen_filters[2][32];
+static int rec_compact(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                       const loom_table_location *loc, const loom_compact_opts *o,
+                       const loom_cancel *cancel)
+{
+	size_t i;
+	(void)self; (void)uri; (void)loc; (void)cancel;
+	for (i = 0; i < 2 && i < o->n_partition_filters; i++)
+		snprintf(seen_filters[i], sizeof(seen_filters[i]), "%s", o->partition_filters[i]);
+	out->kind = LOOM_RESULT_OPTIMIZE;
+	return 0;
+}
+
+/* A compaction op keeps its own copy of the partition filters: the
+ * caller's strings may be gone when the op runs. */
+TEST(compact_op_copies_its_filters)
+{
+	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "rec", NULL, rec_compact, NULL,
+		                               NULL };
+	loom_compact_opts o = LOOM_COMPACT_OPTS_INIT;
+	char a[16] = "day=2024-01-01", b[16] = "region=eu";
+	const char *filters[2] = { a, b };
+	loom_op *op = NULL;
+	loom_op_result r;
+	o.partition_filters = filters;
+	o.n_partition_filters = 2;
+	CHECK_OK(loom_op_compact(&op, &o));
+	memset(a, 'x', sizeof(a) - 1);
+	memset(b, 'y', sizeof(b) - 1);
+	filters[0] = filters[1] = NULL;
+	memset(&r, 0, sizeof(r));
+	CHECK_OK(loom_op_execute(op, &r, &m, "/x", NULL, NULL));
+	CHECK_STR(seen_filters[0], "day=2024-01-01");
+	CHECK_STR(seen_filters[1], "region=eu");
+	loom_op_result_clear(&r);
+	loom_op_free(op);
+}
+
 TEST(errors_have_lines)
 {
 	CHECK_PLAN_ERR("steps:\n"
@@ -252,6 +290,7 @@ int main(void)
 {
 	RUN(nightly_example);
 	RUN(options_reach_the_maintainer);
+	RUN(compact_op_copies_its_filters);
 	RUN(errors_have_lines);
 	return test_summary();
 }
