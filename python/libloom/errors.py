@@ -24,6 +24,8 @@ class LoomError(Exception):
         message: the library's message (secrets masked where a config is known).
     """
 
+    klass = 0   # the numeric class (loom_error_class), when known
+
     def __init__(self, message: str, code: int = _capi.LOOM_ERROR,
                  error_class: str = "none") -> None:
         super().__init__(message)
@@ -100,7 +102,9 @@ def error_for(code: int, message: str, klass: int,
     """The exception for a code, message and class."""
     if cls is None:
         cls = _BY_CODE.get(code, LoomError)
-    return cls(message, code, class_name(klass))
+    err = cls(message, code, class_name(klass))
+    err.klass = klass
+    return err
 
 
 def last_error(code: int, context: str = "") -> LoomError:

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from support import SOURCE_DIR, LakeTest, commits, fingerprint, oracle
 
+import libloom
 from libloom import DeltaTable, TableLocation
 from libloom.maintenance import (
     MaintainSchema,
@@ -25,6 +26,7 @@ from libloom.maintenance import (
     OptimizeResult,
     StorageConfig,
     VacuumResult,
+    VacuumSpec,
 )
 
 
@@ -60,6 +62,16 @@ class Explode:
         if uri.endswith("orders"):
             raise RuntimeError(f"no orders today ({uri})")
         return OptimizeResult()
+
+
+@dataclass(frozen=True)
+class VacuumThroughMaintainer:
+    """A custom op that asks the runner's maintainer for a (dry) vacuum."""
+
+    name: ClassVar[str] = "via_maintainer"
+
+    def execute(self, maintainer, uri, location):
+        return maintainer.vacuum(uri, VacuumSpec(), location)
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,24 @@ class CustomOps(LakeTest):
         wrong = report.results[3]
         self.assertIsInstance(wrong.error, TypeError)
         self.assertIn("must return a VacuumResult or an OptimizeResult", str(wrong.error))
+
+    def test_loom_errors_keep_their_code_and_class(self) -> None:
+        lake = self.make_lake()
+        last = sorted((lake / "staging/orders/_delta_log").glob("*.json"))[-1]
+        last.write_text("{not json\n")
+
+        class Step(MaintenanceStep[None]):
+            operations = [EveryRoute(VacuumThroughMaintainer())]
+
+        report = MaintenanceRunner.from_config(self.config_path).run(Step)
+        ok, ok2, bad = report.results
+        self.assertTrue(ok.ok and ok2.ok)
+        self.assertIsInstance(ok.op_results["via_maintainer"], VacuumResult)
+        self.assertIsInstance(bad.error, libloom.LoomCorrupt)
+        doc = report.to_dict()["tables"][2]["error"]
+        self.assertEqual((doc["name"], doc["class"], doc["op"]),
+                         ("ECORRUPT", "delta", "via_maintainer"))
+        self.assertIn(last.name, doc["message"])
 
     def test_resolve_errors_propagate(self) -> None:
         self.make_lake()

@@ -54,13 +54,15 @@ _free_payload = _capi.FREE_PAYLOAD_FN(_free_payload_py)
 
 def _fail(exc: BaseException, code: int | None = None) -> int:
     """Record a Python exception as the C thread's error; return its code."""
-    if isinstance(exc, LoomError):
+    klass = _capi.LOOM_ERRCLASS_USER
+    if isinstance(exc, LoomError):   # loom's own error, passed through: keep its class
         rc = exc.code if exc.code < 0 else _capi.LOOM_EUSER
         message = exc.message
+        klass = exc.klass or klass
     else:
         rc = code if code is not None else _capi.LOOM_EUSER
         message = f"{type(exc).__name__}: {exc}"
-    return int(lib.loom_error_set(rc, _capi.LOOM_ERRCLASS_USER, _capi.cstr(message)))
+    return int(lib.loom_error_set(rc, klass, _capi.cstr(message)))
 
 
 # ---- C objects ------------------------------------------------------------------------
