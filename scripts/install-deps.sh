@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang
   zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
   libjansson-dev libyaml-dev uuid-dev libroaring-dev
+  libcurl4-openssl-dev libssl-dev libexpat1-dev ca-certificates openssl
   nodejs npm
   # the Python package's tests: `pip install ./python` into a venv, the
   # parsed-YAML form of a storage config, mypy --strict

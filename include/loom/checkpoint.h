@@ -34,8 +34,10 @@ typedef struct loom_checkpoint_opts {
  *  metric `created` is 0.
  *  Metrics in `out`: version, created, numActions, sizeInBytes, numAddFiles,
  *  numRemoveFiles, numExpiredTombstones, v2, lastCheckpointUpdated.
- *  `loc` may be NULL; `cancel` (may be NULL) is checked before the
- *  checkpoint is published (LOOM_ECANCELLED: nothing is written).
+ *  `loc` (may be NULL) supplies the table's storage options (the store is
+ *  configured from them and the environment); `cancel` (may be NULL) is
+ *  checked before the checkpoint is published (LOOM_ECANCELLED: nothing
+ *  is written).
  *  Errors: LOOM_EUNSUPPORTED naming the feature when the protocol forbids
  *  loom to checkpoint (the table is untouched), LOOM_ENOTFOUND for a missing
  *  table or version, LOOM_EINVAL for bad options. */
@@ -69,8 +71,9 @@ typedef struct loom_cleanup_logs_opts {
  *  would delete, relative to the table root (e.g. "_delta_log/000...0.json"),
  *  oldest first; metrics: checkpointVersion (-1 none), cutoffMs,
  *  numDeletedFiles, sizeOfDataToDelete.
- *  `loc` may be NULL; `cancel` (may be NULL) is polled between deletions
- *  (LOOM_ECANCELLED: the files deleted so far were expired anyway).
+ *  `loc` (may be NULL) supplies the table's storage options; `cancel` (may
+ *  be NULL) is polled between deletions (LOOM_ECANCELLED: the files
+ *  deleted so far were expired anyway).
  *  Errors: LOOM_EUNSUPPORTED for a protocol the gate refuses, or when the
  *  table sets delta.enableExpiredLogCleanup=false and `force` is 0. */
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,

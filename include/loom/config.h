@@ -77,14 +77,17 @@ LOOM_EXTERN(const char *) loom_config_source(const loom_config *cfg);
 
 /* ---- secrets and rendering ---------------------------------------------- */
 
-/** 1 when a storage-option key names a secret: it contains (case-
- *  insensitively) secret, password, token, key or credential, and does
- *  not contain endpoint. */
+/** 1 when a storage-option key names a secret: the library's one rule,
+ *  loom_secret_name() of loom/store.h (the name contains, case-
+ *  insensitively, secret, password, passwd, token, key, credential,
+ *  signature, sas or authorization, and not endpoint). */
 LOOM_EXTERN(int) loom_config_key_is_secret(const char *key);
 
 /** Copy `text` into `out` (capacity `cap`, always NUL-terminated) with every
- *  occurrence of a secret storage-option value of `cfg` replaced by "***".
- *  Returns the length written. */
+ *  occurrence of a secret storage-option value of `cfg` (and of the secret
+ *  AWS_/AZURE_/GOOGLE_/LOOM_ environment variables), every URI password and
+ *  every secret query parameter value replaced by "***". `text` may be
+ *  `out`. Returns the length written. */
 LOOM_EXTERN(size_t) loom_config_mask(const loom_config *cfg, const char *text,
                                      char *out, size_t cap);
 

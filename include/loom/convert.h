@@ -35,9 +35,10 @@ typedef struct loom_convert_opts {
  *    date, else string.
  *  - Stats: numRecords, minValues/maxValues/nullCount from the footers.
  *  - One commit: protocol (1,2; or 3,7 with timestampNtz), metaData, the
- *    adds and commitInfo CONVERT. `loc` (may be NULL) supplies commit
- *    metadata; `opts` NULL means not partitioned; `cancel` (may be NULL)
- *    is polled between footers and before the commit.
+ *    adds and commitInfo CONVERT. `loc` (may be NULL) supplies storage
+ *    options and commit metadata; `opts` NULL means not partitioned;
+ *    `cancel` (may be NULL) is polled between footers and before the
+ *    commit.
  *  `out` (zero-filled; loom_op_result_clear) gets the metrics numFiles,
  *  numRecords, numBytes and version (0).
  *  LOOM_EEXISTS if the directory already holds a Delta log; LOOM_EINVAL for

@@ -28,7 +28,14 @@ typedef enum loom_error_code {
 	LOOM_EINVAL = -8,       /* bad argument or configuration */
 	LOOM_ENOMEM = -9,       /* allocation failed or a memory limit was hit */
 	LOOM_EIO = -10,         /* the operating system or object store failed */
-	LOOM_EUSER = -11        /* reserved for callbacks that want to stop work */
+	LOOM_EUSER = -11,       /* reserved for callbacks that want to stop work */
+	LOOM_EPERM = -12,       /* access denied: missing permission, bad or
+	                         * expired credentials (HTTP 401/403, EACCES) */
+	LOOM_ETRANSIENT = -13   /* a failure that may pass if the same call is
+	                         * made again later: a timeout, a reset
+	                         * connection, a truncated body, HTTP 5xx,
+	                         * throttling. Returned once the store's own
+	                         * bounded retries are spent */
 } loom_error_code;
 
 /* Which part of loom raised the error. */
@@ -77,6 +84,12 @@ LOOM_EXTERN(const char *) loom_error_class_name(int klass);
  *  table's result. `message` is copied (truncated to
  *  LOOM_ERROR_MESSAGE_MAX - 1 bytes); NULL means "". Returns `code`. */
 LOOM_EXTERN(int) loom_error_set(int code, int klass, const char *message);
+
+/** 1 when `code` is worth retrying as is (LOOM_ETRANSIENT), else 0. A
+ *  retry policy above the store (a whole operation, a scheduler) tests
+ *  this; LOOM_ENOTFOUND, LOOM_EEXISTS, LOOM_EPERM, LOOM_EINVAL and the
+ *  others will fail the same way again. */
+LOOM_EXTERN(int) loom_error_is_transient(int code);
 
 LOOM_END_DECL
 

@@ -126,7 +126,10 @@ LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o);
  * from the caller that built it) and valid during the call it is passed to. */
 typedef struct loom_table_location {
 	const char *uri;                 /* table root: a path, file://, s3://... */
-	const loom_kv *storage_options;  /* object-store settings (credentials!) */
+	const loom_kv *storage_options;  /* object-store settings (credentials!):
+	                                  * every operation opens its store with
+	                                  * them and masks their secret values in
+	                                  * every message and commit */
 	size_t n_storage_options;
 	const loom_kv *writer;           /* Parquet writer settings */
 	size_t n_writer;
@@ -239,7 +242,8 @@ struct loom_maintainer {
  *  sorted, and the metrics numDeletedFiles (or numFilesToDelete for dry
  *  runs), sizeOfDataToDelete (bytes), numVacuumedDirectories and version
  *  (the VACUUM END commit, -1 when nothing was committed). `loc` (may be
- *  NULL) supplies the commit metadata; `cancel` may be NULL.
+ *  NULL) supplies the storage options and the commit metadata; `cancel`
+ *  may be NULL.
  *  LOOM_EINVAL for a retention below the table's with the check on,
  *  LOOM_EUNSUPPORTED for a protocol loom may not write. */
 LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
@@ -261,9 +265,9 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
  *  totalConsideredFiles, totalFilesSkipped, numDeletionVectorsRemoved,
  *  numBins, numBatches, targetSize, dryRun, version (-1: no commit) and
  *  filesAdded.{min,max,avg,totalFiles,totalSize} (same for filesRemoved).
- *  `loc` (may be NULL) supplies writer settings (compression,
- *  compression_level, row_group_size), target_file_size and commit
- *  metadata. On any failure (LOOM_ECONFLICT when a concurrent commit
+ *  `loc` (may be NULL) supplies storage options, writer settings
+ *  (compression, compression_level, row_group_size), target_file_size
+ *  and commit metadata. On any failure (LOOM_ECONFLICT when a concurrent commit
  *  removed a file being compacted, LOOM_EUNSUPPORTED for tables loom may
  *  not rewrite, LOOM_ECANCELLED) the table is unchanged and the files this
  *  run wrote are deleted. */

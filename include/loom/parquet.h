@@ -22,6 +22,7 @@
 #define LOOM_PARQUET_H
 
 #include "common.h"
+#include "store.h"
 
 LOOM_BEGIN_DECL
 
@@ -32,9 +33,18 @@ typedef struct loom_parquet_file loom_parquet_file;
  * returned by the renderer. */
 typedef int (*loom_parquet_line_cb)(const char *line, size_t len, void *payload);
 
-/** Open a local Parquet file (reads only its tail and footer). On success
- *  *out is owned by the caller: release with loom_parquet_close. */
+/** Open a Parquet file by path or URI ("data/x.parquet",
+ *  "file:///data/x.parquet", or any scheme a store backend takes; the file
+ *  name is used as written, not percent-decoded). Reads only its tail and
+ *  footer: one request when the footer fits in the last 64 KiB. The store
+ *  is configured from the environment. On success *out is owned by the
+ *  caller: release with loom_parquet_close. */
 LOOM_EXTERN(int) loom_parquet_open(loom_parquet_file **out, const char *path);
+
+/** loom_parquet_open with storage options (borrowed for the call; NULL =
+ *  none). */
+LOOM_EXTERN(int) loom_parquet_open_opts(loom_parquet_file **out, const char *uri,
+                                        const loom_store_options *opts);
 
 /** Release a file; NULL is accepted. */
 LOOM_EXTERN(void) loom_parquet_close(loom_parquet_file *f);

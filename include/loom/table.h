@@ -31,9 +31,15 @@ LOOM_BEGIN_DECL
 typedef struct loom_table loom_table;
 typedef struct loom_snapshot loom_snapshot;
 
-/** Open the table at `uri` (a directory path or file:// URI). Does not
- *  read the log yet. *out is owned by the caller: loom_table_free. */
+/** Open the table at `uri` (a directory path, file:// URI, or any URI a
+ *  store backend takes, configured from the environment). Does not read
+ *  the log yet. *out is owned by the caller: loom_table_free. */
 LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri);
+
+/** loom_table_open with storage options (a location's storage_options;
+ *  borrowed for the call; NULL = none). */
+LOOM_EXTERN(int) loom_table_open_opts(loom_table **out, const char *uri,
+                                      const loom_store_options *opts);
 
 /** Open a table over a store the caller already has (rooted at the table
  *  directory). The store is borrowed: it must outlive the table and every

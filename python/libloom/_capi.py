@@ -57,6 +57,8 @@ LOOM_EINVAL = -8
 LOOM_ENOMEM = -9
 LOOM_EIO = -10
 LOOM_EUSER = -11
+LOOM_EPERM = -12
+LOOM_ETRANSIENT = -13
 
 LOOM_ERRCLASS_PLAN = 7
 LOOM_ERRCLASS_USER = 10
@@ -265,7 +267,19 @@ LOCATE_FN = CFUNCTYPE(c_int, POINTER(POINTER(loom_table_location)), c_char_p, c_
 LOCATION_RELEASE_FN = CFUNCTYPE(None, POINTER(loom_table_location), c_void_p)
 PROGRESS_FN = CFUNCTYPE(None, POINTER(loom_progress), c_void_p)
 
-# ---- table.h -----------------------------------------------------------------
+# ---- store.h, table.h ----------------------------------------------------------
+
+LOOM_STORE_OPTIONS_VERSION = 1
+
+
+class loom_store_options(Structure):
+    _fields_ = [
+        ("version", c_uint),
+        ("options", POINTER(loom_kv)),
+        ("n_options", c_size_t),
+        ("ignore_env", c_int),
+    ]
+
 
 
 class loom_file_info(Structure):
@@ -425,6 +439,9 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_table_result_op_at": (POINTER(loom_op_result), [loom_table_result_p, c_size_t]),
     # tables
     "loom_table_open": (c_int, [POINTER(loom_table_p), c_char_p]),
+    "loom_table_open_opts": (c_int, [POINTER(loom_table_p), c_char_p,
+                                     POINTER(loom_store_options)]),
+    "loom_error_is_transient": (c_int, [c_int]),
     "loom_table_free": (None, [loom_table_p]),
     "loom_snapshot_load": (c_int, [POINTER(loom_snapshot_p), loom_table_p, c_int64]),
     "loom_snapshot_free": (None, [loom_snapshot_p]),

@@ -80,6 +80,15 @@ class LoomIOError(LoomError):
     """EIO: the operating system or the object store failed."""
 
 
+class LoomPermissionError(LoomError, PermissionError):
+    """EPERM: access denied (missing permission, bad or expired credentials)."""
+
+
+class LoomTransient(LoomError):
+    """ETRANSIENT: a timeout, reset connection, throttling or 5xx that may
+    pass if the same call is made again later."""
+
+
 _BY_CODE: dict[int, type[LoomError]] = {
     _capi.LOOM_EINVAL: LoomValueError,
     _capi.LOOM_ENOTFOUND: LoomNotFound,
@@ -90,6 +99,8 @@ _BY_CODE: dict[int, type[LoomError]] = {
     _capi.LOOM_ECANCELLED: LoomCancelled,
     _capi.LOOM_ENOMEM: LoomMemoryError,
     _capi.LOOM_EIO: LoomIOError,
+    _capi.LOOM_EPERM: LoomPermissionError,
+    _capi.LOOM_ETRANSIENT: LoomTransient,
 }
 
 

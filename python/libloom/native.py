@@ -19,6 +19,7 @@ its next safe point (the table is left as it was), then raises
 from __future__ import annotations
 
 import ctypes
+import signal
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -155,12 +156,24 @@ def call_cancellable(fn: Callable[[], T], cancel: Callable[[], None]) -> T:
         finally:
             done.set()
 
-    # An Event, not Thread.join: a join interrupted by Ctrl-C marks the
-    # thread finished while it still runs (CPython 3.11).
-    threading.Thread(target=target, name="libloom-call", daemon=True).start()
+    # SIGINT is held while the helper starts (a KeyboardInterrupt inside
+    # Thread.start would escape with the work running), and the helper and
+    # the C threads it makes inherit the block, so the signal reaches this
+    # thread once it waits. An Event, not Thread.join: a join interrupted by
+    # Ctrl-C marks the thread finished while it still runs (CPython 3.11).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held: set[int | signal.Signals] | None = mask
+    try:
+        threading.Thread(target=target, name="libloom-call", daemon=True).start()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
     interrupted: KeyboardInterrupt | None = None
     while not done.is_set():
         try:
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                held = None
             done.wait(0.05)
         except KeyboardInterrupt as exc:
             if interrupted is None:

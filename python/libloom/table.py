@@ -17,7 +17,7 @@ from typing import Any
 from . import _capi, native
 from ._capi import lib
 from .errors import check
-from .location import TableLocation
+from .location import TableLocation, flatten
 
 
 def _settings(obj: Any) -> dict[str, Any]:
@@ -33,9 +33,19 @@ def _settings(obj: Any) -> dict[str, Any]:
 class _Snapshot:
     """A loaded snapshot (``loom_snapshot``), freed with the object."""
 
-    def __init__(self, uri: str, version: int | None) -> None:
+    def __init__(self, uri: str, version: int | None,
+                 storage_options: Mapping[str, str]) -> None:
         table = _capi.loom_table_p()
-        check(lib.loom_table_open(byref(table), _capi.cstr(uri)))
+        pairs = flatten(storage_options, nested=False)
+        kvs = (_capi.loom_kv * max(len(pairs), 1))()
+        keep = []
+        for i, (k, v) in enumerate(pairs):
+            keep += [_capi.cstr(k), _capi.cstr(v) if v is not None else None]
+            kvs[i].key, kvs[i].value = keep[-2], keep[-1]
+        so = _capi.loom_store_options(_capi.LOOM_STORE_OPTIONS_VERSION,
+                                      ctypes.cast(kvs, ctypes.POINTER(_capi.loom_kv)),
+                                      len(pairs), 0)
+        check(lib.loom_table_open_opts(byref(table), _capi.cstr(uri), byref(so)))
         snap = _capi.loom_snapshot_p()
         rc = lib.loom_snapshot_load(byref(snap), table, -1 if version is None else version)
         lib.loom_table_free(table)   # the snapshot keeps what it needs
@@ -109,11 +119,12 @@ class DeltaTable:
         self.table_uri = os.fspath(table_uri)
         self.storage_options = dict(storage_options or {})
         self._pinned = version
-        self._snapshot: _Snapshot | None = _Snapshot(self.table_uri, version)
+        self._snapshot: _Snapshot | None = _Snapshot(self.table_uri, version,
+                                                     self.storage_options)
 
     def _snap(self) -> _Snapshot:
         if self._snapshot is None:
-            self._snapshot = _Snapshot(self.table_uri, self._pinned)
+            self._snapshot = _Snapshot(self.table_uri, self._pinned, self.storage_options)
         return self._snapshot
 
     def _location(self, writer: Any = None, commit: Any = None) -> TableLocation:

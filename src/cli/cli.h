@@ -8,6 +8,7 @@
 
 #include "loom/config.h"
 #include "loom/ops.h"
+#include "loom/store.h"
 
 /* Exit statuses: 0 ok; 1 an operation or table failed; 2 usage/config. */
 #define CLI_EXIT_OK 0
@@ -31,8 +32,14 @@ int cmd_compact(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_zorder(int argc, char **argv);
 
-/* Print the thread's last library error as "loom: <context>: <message>". */
+/* Print the thread's last library error as "loom: <context>: <message>",
+ * secrets masked. */
 void cli_print_error(const char *context);
+
+/* With LOOM_STORE_STATS set ("1"/"stderr": to stderr; else a file to append
+ * to), write the process's store request counters as one JSON line:
+ * {"store_requests":{"GET":n,...},"retries":n,"bytes_read":n,"bytes_written":n}. */
+void cli_report_store_stats(void);
 
 /* Print `s` as a JSON string literal to stdout. */
 void cli_print_json_string(const char *s);
@@ -41,12 +48,17 @@ void cli_print_optimize_json(const char *uri, const loom_op_result *r);
 
 /* The TABLE argument of a single-table verb: a path/URI, or a logical name
  * resolved through `config_path` (NULL: none). On success t->uri is the
- * table URI and t->loc its location (NULL without a config); release with
- * cli_table_release. Returns 0 or an exit status after printing why. */
+ * table URI, t->shown the same with secrets masked (what output prints),
+ * t->loc its location (NULL without a config: the store then takes its
+ * settings from the environment) and t->store_opts its storage options;
+ * release with cli_table_release. Returns 0 or an exit status after
+ * printing why. */
 typedef struct cli_table {
 	const char *uri;
+	char shown[1024];
 	loom_config *cfg;
 	loom_table_location *loc;
+	loom_store_options store_opts;
 } cli_table;
 int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const char *config_path);
 void cli_table_release(cli_table *t);

@@ -89,10 +89,10 @@ int cmd_checkpoint(int argc, char **argv)
 	}
 	if ((rc = cli_table_resolve(&table, "checkpoint", uri, config)) != 0)
 		return rc;
-	uri = table.uri;
+	uri = table.shown;
 	memset(&r, 0, sizeof(r));
 	cancel = cli_cancel_begin();
-	rc = loom_checkpoint(&r, uri, table.loc, &opts, cancel);
+	rc = loom_checkpoint(&r, table.uri, table.loc, &opts, cancel);
 	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("checkpoint");
@@ -181,10 +181,10 @@ int cmd_cleanup_logs(int argc, char **argv)
 	}
 	if ((rc = cli_table_resolve(&table, "cleanup-logs", uri, config)) != 0)
 		return rc;
-	uri = table.uri;
+	uri = table.shown;
 	memset(&r, 0, sizeof(r));
 	cancel = cli_cancel_begin();
-	rc = loom_cleanup_logs(&r, uri, table.loc, &opts, cancel);
+	rc = loom_cleanup_logs(&r, table.uri, table.loc, &opts, cancel);
 	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("cleanup-logs");

@@ -116,7 +116,7 @@ int cmd_compact(int argc, char **argv)
 	}
 	if ((rc = cli_table_resolve(&table, "compact", uri, config)) != 0)
 		return rc;
-	uri = table.uri;
+	uri = table.shown;
 	opts.partition_filters = nf ? filters : NULL;
 	opts.n_partition_filters = nf;
 	if (tty) {
@@ -126,7 +126,7 @@ int cmd_compact(int argc, char **argv)
 	}
 	memset(&result, 0, sizeof(result));
 	cancel = cli_cancel_begin();
-	rc = loom_compact(&result, uri, table.loc, &opts, cancel);
+	rc = loom_compact(&result, table.uri, table.loc, &opts, cancel);
 	cli_cancel_end(cancel);
 	if (tty)
 		fprintf(stderr, "\r\033[K");

@@ -1,4 +1,5 @@
-/* cli/cmd_convert.c - `loom convert DIR [--partition-by a,b] [--json]`. */
+/* cli/cmd_convert.c - `loom convert DIR [--config FILE] [--partition-by a,b]
+ * [--json]`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@ static void convert_usage(FILE *out)
 	fprintf(out,
 	        "usage: loom convert DIR [options]\n\n"
 	        "CONVERT TO DELTA: make the Parquet files under DIR a Delta table, in place\n"
-	        "(schema from the files, statistics from their footers, one commit).\n\n"
+	        "(schema from the files, statistics from their footers, one commit).\n"
+	        "DIR is a path or URI, or with --config a table name like raw.events.\n\n"
+	        "  --config FILE        the loom storage YAML that names the table\n"
 	        "  --partition-by a,b   the Hive partition directories (a=1/b=x/...), in order\n"
 	        "  --json               machine-readable output\n");
 }
@@ -27,7 +30,8 @@ int cmd_convert(int argc, char **argv)
 	char *list = NULL;
 	size_t np = 0;
 	loom_op_result result;
-	const char *uri = NULL;
+	const char *uri = NULL, *config = NULL;
+	cli_table table;
 	int json = 0, i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -37,6 +41,8 @@ int cmd_convert(int argc, char **argv)
 			return CLI_EXIT_OK;
 		} else if (strcmp(a, "--partition-by") == 0 && i + 1 < argc) {
 			list = argv[++i];
+		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
 		} else if (a[0] == '-') {
@@ -74,15 +80,19 @@ int cmd_convert(int argc, char **argv)
 			p = comma + 1;
 		}
 	}
+	if ((rc = cli_table_resolve(&table, "convert", uri, config)) != 0)
+		return rc;
 	memset(&result, 0, sizeof(result));
 	copts.partition_columns = np ? pcols : NULL;
 	copts.n_partition_columns = np;
 	cancel = cli_cancel_begin();
-	rc = loom_convert(&result, uri, NULL, &copts, cancel);
+	rc = loom_convert(&result, table.uri, table.loc, &copts, cancel);
 	cli_cancel_end(cancel);
+	uri = table.shown;
 	if (rc < 0) {
 		cli_print_error("convert");
 		loom_op_result_clear(&result);
+		cli_table_release(&table);
 		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 	}
 	if (json) {
@@ -100,5 +110,6 @@ int cmd_convert(int argc, char **argv)
 		       (long long)loom_op_result_metric(&result, "version", -1));
 	}
 	loom_op_result_clear(&result);
+	cli_table_release(&table);
 	return CLI_EXIT_OK;
 }

@@ -385,7 +385,10 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 
 static void inspect_usage(FILE *o)
 {
-	fprintf(o, "usage: loom inspect URI [--json] [--files] [--version N] [--deleted-rows]\n"
+	fprintf(o, "usage: loom inspect TABLE [--config FILE] [--json] [--files] [--version N]\n"
+	           "                  [--deleted-rows]\n"
+	           "TABLE is a path or URI, or with --config a table name like raw.events.\n"
+	           "  --config FILE   the loom storage YAML that names the table\n"
 	           "  --json          machine-readable output\n"
 	           "  --files         list the live files (and, with --json, tombstones)\n"
 	           "  --version N     the table as of version N (time travel)\n"
@@ -397,6 +400,8 @@ int cmd_inspect(int argc, char **argv)
 	inspect_opts io;
 	loom_table *t = NULL;
 	loom_snapshot *s = NULL;
+	const char *config = NULL;
+	cli_table table;
 	int i, rc;
 
 	memset(&io, 0, sizeof(io));
@@ -406,6 +411,8 @@ int cmd_inspect(int argc, char **argv)
 			io.json = 1;
 		} else if (strcmp(argv[i], "--files") == 0) {
 			io.files = 1;
+		} else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else if (strcmp(argv[i], "--deleted-rows") == 0) {
 			io.deleted_rows = 1;
 		} else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
@@ -431,18 +438,23 @@ int cmd_inspect(int argc, char **argv)
 		inspect_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	rc = loom_table_open(&t, io.uri);
+	if ((rc = cli_table_resolve(&table, "inspect", io.uri, config)) != 0)
+		return rc;
+	rc = loom_table_open_opts(&t, table.uri, &table.store_opts);
 	if (rc == 0)
 		rc = loom_snapshot_load(&s, t, io.version);
 	if (rc < 0) {
 		cli_print_error("inspect");
 		loom_table_free(t);
+		cli_table_release(&table);
 		return CLI_EXIT_FAILED;
 	}
+	io.uri = table.shown;
 	rc = io.json ? print_json(s, &io, stdout) : print_human(s, &io, stdout);
 	if (rc < 0)
 		cli_print_error("inspect");
 	loom_snapshot_free(s);
 	loom_table_free(t);
+	cli_table_release(&table);
 	return rc < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }

@@ -120,9 +120,9 @@ int cmd_vacuum(int argc, char **argv)
 		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 	}
 	if (json)
-		print_json(table.uri, &result);
+		print_json(table.shown, &result);
 	else
-		print_human(table.uri, &result);
+		print_human(table.shown, &result);
 	loom_op_result_clear(&result);
 	cli_table_release(&table);
 	return CLI_EXIT_OK;

@@ -15,9 +15,14 @@ int cmd_version(int argc, char **argv)
 void cli_print_error(const char *context)
 {
 	const loom_error *e = loom_error_last();
-	if (e)
-		fprintf(stderr, "loom: %s: %s (%s)\n", context, e->message,
-		        loom_error_code_name(e->code));
+	if (e) {
+		/* the library masks what it knows; this also catches credentials
+		 * of the environment and signed URLs, whatever raised them */
+		char msg[LOOM_ERROR_MESSAGE_MAX + 64], ctx[512];
+		loom_secret_mask(NULL, 0, e->message, msg, sizeof(msg));
+		loom_secret_mask(NULL, 0, context, ctx, sizeof(ctx));
+		fprintf(stderr, "loom: %s: %s (%s)\n", ctx, msg, loom_error_code_name(e->code));
+	}
 	else
 		fprintf(stderr, "loom: %s: failed\n", context);
 }

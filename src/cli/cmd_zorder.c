@@ -1,5 +1,6 @@
-/* cli/cmd_zorder.c - `loom zorder URI --columns a,b [--target-size 128MiB]
- * [--curve z|hilbert] [--full] [--memory 1GiB] [--dry-run] [--json]`. */
+/* cli/cmd_zorder.c - `loom zorder TABLE --columns a,b [--config FILE]
+ * [--target-size 128MiB] [--curve z|hilbert] [--full] [--memory 1GiB]
+ * [--dry-run] [--json]`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,15 @@
 static void zorder_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: loom zorder URI --columns A,B [options]\n\n"
+	        "usage: loom zorder TABLE --columns A,B [options]\n\n"
 	        "OPTIMIZE ZORDER BY: rewrite every partition's rows in space-filling-curve\n"
 	        "order of the columns, into files of the target size, so min/max stats let\n"
 	        "readers skip files for predicates on any of the columns. One commit that\n"
 	        "changes no data. Partitions already clustered by the same columns and\n"
 	        "curve (their files carry the loom.zorder tag) are skipped.\n\n"
+	        "TABLE is a path or URI, or with --config a table name like raw.events.\n\n"
 	        "  --columns A,B        columns to cluster by (dotted paths reach into structs)\n"
+	        "  --config FILE        the loom storage YAML that names the table\n"
 	        "  --target-size SIZE   target file size (e.g. 128MiB); default: the table's\n"
 	        "                       delta.targetFileSize, else 100MiB\n"
 	        "  --curve z|hilbert    space-filling curve (default hilbert)\n"
@@ -66,7 +69,8 @@ int cmd_zorder(int argc, char **argv)
 	char *colbuf = NULL;
 	size_t nc = 0;
 	loom_op_result result;
-	const char *uri = NULL;
+	const char *uri = NULL, *config = NULL;
+	cli_table table;
 	int json = 0, i, rc, tty = isatty(2);
 
 	for (i = 1; i < argc; i++) {
@@ -88,6 +92,8 @@ int cmd_zorder(int argc, char **argv)
 				}
 				cols[nc++] = tok;
 			}
+		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else if (strcmp(a, "--temp-dir") == 0 && i + 1 < argc) {
 			opts.temp_dir = argv[++i];
 		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0 ||
@@ -139,11 +145,15 @@ int cmd_zorder(int argc, char **argv)
 	}
 	opts.columns = cols;
 	opts.n_columns = nc;
+	if ((rc = cli_table_resolve(&table, "zorder", uri, config)) != 0) {
+		free(colbuf);
+		return rc;
+	}
 	if (tty)
-		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", uri);
+		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", table.shown);
 	memset(&result, 0, sizeof(result));
 	cancel = cli_cancel_begin();
-	rc = loom_zorder(&result, uri, NULL, &opts, cancel);
+	rc = loom_zorder(&result, table.uri, table.loc, &opts, cancel);
 	cli_cancel_end(cancel);
 	if (tty)
 		fprintf(stderr, "\033[K");
@@ -151,12 +161,14 @@ int cmd_zorder(int argc, char **argv)
 	if (rc < 0) {
 		cli_print_error("zorder");
 		loom_op_result_clear(&result);
+		cli_table_release(&table);
 		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 	}
 	if (json)
-		cli_print_optimize_json(uri, &result);
+		cli_print_optimize_json(table.shown, &result);
 	else
-		print_human(uri, &result);
+		print_human(table.shown, &result);
 	loom_op_result_clear(&result);
+	cli_table_release(&table);
 	return CLI_EXIT_OK;
 }

@@ -42,8 +42,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			int status = commands[i].run(argc - 1, argv + 1);
+			cli_report_store_stats();
+			return status;
+		}
 	fprintf(stderr, "loom: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return CLI_EXIT_USAGE;

@@ -7,13 +7,27 @@
 #include "cli/cli.h"
 #include "loom.h"
 
+static void fill_shown(cli_table *t)
+{
+	const loom_store_options d = LOOM_STORE_OPTIONS_INIT;
+	t->store_opts = d;
+	if (t->loc) {
+		t->store_opts.options = t->loc->storage_options;
+		t->store_opts.n_options = t->loc->n_storage_options;
+	}
+	loom_secret_mask(t->store_opts.options, t->store_opts.n_options, t->uri, t->shown,
+	                 sizeof(t->shown));
+}
+
 int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const char *config_path)
 {
 	t->uri = arg;
 	t->cfg = NULL;
 	t->loc = NULL;
-	if (!config_path)
+	if (!config_path) {
+		fill_shown(t);
 		return 0;
+	}
 	if (loom_config_load_file(&t->cfg, config_path) < 0) {
 		cli_print_error(verb);
 		return CLI_EXIT_USAGE;
@@ -24,6 +38,7 @@ int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const cha
 		return CLI_EXIT_USAGE;
 	}
 	t->uri = t->loc->uri;
+	fill_shown(t);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "delta/log_names.h"
 #include "loom/common.h"
 #include "store/store_int.h"
+#include "util/alloc.h"
 #include "util/error.h"
 #include "util/uuid.h"
 
@@ -108,8 +109,17 @@ static void add_user_metadata(json_t *ci, const delta_commit *c)
 			name = k + 16;
 		else if (strcmp(k, "user_metadata") == 0 || strcmp(k, "userMetadata") == 0)
 			name = "userMetadata";
-		if (name && *name && !is_reserved(name))
-			json_object_set_new(ci, name, json_string(v));
+		if (name && *name && !is_reserved(name)) {
+			/* commitInfo is read by anyone who reads the table: no
+			 * credential may reach it, even one a config interpolated
+			 * into its commit metadata */
+			size_t cap = 3 * strlen(v) + 16; /* "pw" -> "***" may grow */
+			char *masked = loom_secret_name(name) ? NULL : loom_malloc(cap);
+			if (masked)
+				loom_secrets_mask(c->secrets, v, masked, cap);
+			json_object_set_new(ci, name, json_string(masked ? masked : "***"));
+			loom_free(masked);
+		}
 	}
 }
 

@@ -18,6 +18,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/hashmap.h"
+#include "util/secret.h"
 
 typedef enum delta_commit_kind {
 	/* commitInfo only (VACUUM START/END): changes no file, conflicts only
@@ -53,6 +54,9 @@ typedef struct delta_commit {
 	size_t actions_len;
 	const loom_map *removed_keys;    /* REARRANGE: decoded paths of files this
 	                                    commit removes (values unused) */
+	const loom_secrets *secrets;     /* values masked in user metadata (the
+	                                    values of secret-named keys are
+	                                    "***" whatever this holds); NULL ok */
 	int max_attempts;                /* 0: default 15 */
 	const loom_clock *clock;         /* NULL: system clock */
 } delta_commit;

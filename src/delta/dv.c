@@ -21,8 +21,7 @@ struct delta_row_filter {
 	uint64_t cardinality;
 };
 
-int delta_dv_file_key(const delta_dv_descriptor *dv, const char *table_root,
-                      loom_buf *out)
+int delta_dv_file_key(const delta_dv_descriptor *dv, loom_store *store, loom_buf *out)
 {
 	const char *s = dv->path_or_inline_dv;
 	size_t len = s ? strlen(s) : 0;
@@ -49,30 +48,25 @@ int delta_dv_file_key(const delta_dv_descriptor *dv, const char *table_root,
 	}
 	if (dv->storage_type == 'p') {
 		loom_buf p = LOOM_BUF_INIT;
-		const char *q;
-		size_t rl;
-		int rc = loom_percent_decode(&p, s, len);
+		const char *q, *key = NULL;
+		int rc = loom_percent_decode(&p, s, len), absolute;
 		if (rc < 0) {
 			loom_buf_dispose(&p);
 			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
 			                "deletion vector path \"%.200s\": bad escape", s);
 		}
 		q = p.ptr ? p.ptr : "";
-		if (strncmp(q, "file://", 7) == 0 && q[7] == '/')
-			q += 7;
-		else if (strncmp(q, "file:", 5) == 0 && q[5] == '/')
-			q += 5;
-		rl = table_root ? strlen(table_root) : 0;
-		while (rl > 1 && table_root[rl - 1] == '/')
-			rl--;
-		if (!table_root || strncmp(q, table_root, rl) != 0 || q[rl] != '/' || !q[rl + 1]) {
+		/* 'p' is an absolute path or URI; the store knows whether it lies
+		 * inside its root and which key it names there */
+		absolute = q[0] == '/' || strstr(q, "://") || strncmp(q, "file:", 5) == 0;
+		rc = absolute && store ? loom_store_key_of(store, q, &key) : LOOM_ENOTFOUND;
+		if (rc == 0)
+			rc = loom_buf_puts(out, key);
+		else if (rc != LOOM_ENOMEM)
 			rc = loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_DELTA,
 			              "deletion vector file \"%.300s\" is outside the table root "
 			              "\"%s\"; loom reads DV files only inside the table",
-			              q, table_root ? table_root : "(unknown)");
-		} else {
-			rc = loom_buf_puts(out, q + rl + 1);
-		}
+			              q, store ? loom_store_root(store) : "(unknown)");
 		loom_buf_dispose(&p);
 		return rc;
 	}
@@ -218,13 +212,30 @@ int delta_row_filter_parse(const uint8_t *data, size_t len, const char *what,
 	return 0;
 }
 
-int delta_dv_load(loom_store *store, const char *table_root,
-                  const delta_dv_descriptor *dv, delta_row_filter **out)
+/* A DV file is: a version byte (1), then at `offset` a 4-byte big-endian
+ * size, the bitmap, and a 4-byte big-endian CRC-32 of the bitmap. A DV
+ * near the start (the usual case: offset 1) is fetched with the version
+ * byte in one ranged read; one further away takes two. */
+#define DV_ONE_READ_MAX_OFFSET 65536u
+
+static int dv_read(loom_store *store, const char *key, uint64_t off, size_t len, uint8_t *dst,
+                   const char *what)
+{
+	size_t got = 0;
+	int rc = store->read_range(store, key, off, len, dst, &got);
+	if (rc < 0)
+		return loom_err_wrap("%s", what);
+	if (got != len)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
+		                "%s: truncated: %zu bytes at offset %llu, wanted %zu", what, got,
+		                (unsigned long long)off, len);
+	return 0;
+}
+
+int delta_dv_load(loom_store *store, const delta_dv_descriptor *dv, delta_row_filter **out)
 {
 	loom_buf key = LOOM_BUF_INIT, raw = LOOM_BUF_INIT;
 	char what[400];
-	uint8_t hdr[4];
-	size_t got;
 	int rc;
 
 	*out = NULL;
@@ -240,7 +251,7 @@ int delta_dv_load(loom_store *store, const char *table_root,
 			                            (size_t)dv->size_in_bytes, what, out);
 		goto done;
 	}
-	rc = delta_dv_file_key(dv, table_root, &key);
+	rc = delta_dv_file_key(dv, store, &key);
 	if (rc < 0)
 		goto done;
 	snprintf(what, sizeof(what), "deletion vector file %s", key.ptr);
@@ -248,50 +259,49 @@ int delta_dv_load(loom_store *store, const char *table_root,
 		/* Spark always writes the offset; the first DV of a file sits right
 		 * after the version byte. */
 		uint64_t off = dv->has_offset ? (uint64_t)dv->offset : 1;
-		uint8_t ver = 0;
-		uint32_t size, crc;
-		rc = store->read_range(store, key.ptr, 0, 1, &ver, &got);
-		if (rc < 0) {
-			rc = loom_err_wrap("%s", what);
+		size_t size = dv->size_in_bytes > 0 ? (size_t)dv->size_in_bytes : 0;
+		size_t block = 4 + size + 4;
+		const uint8_t *b;
+		uint8_t ver;
+		uint32_t crc;
+		if (off < 1) {
+			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s: offset %llu is inside the "
+			              "version byte", what, (unsigned long long)off);
 			goto done;
 		}
-		if (got != 1 || ver != 1) {
+		if (off <= DV_ONE_READ_MAX_OFFSET) {
+			if ((rc = loom_buf_grow(&raw, (size_t)off + block)) < 0 ||
+			    (rc = dv_read(store, key.ptr, 0, (size_t)off + block, (uint8_t *)raw.ptr,
+			                  what)) < 0)
+				goto done;
+			ver = (uint8_t)raw.ptr[0];
+			b = (const uint8_t *)raw.ptr + off;
+		} else {
+			if ((rc = dv_read(store, key.ptr, 0, 1, &ver, what)) < 0 ||
+			    (rc = loom_buf_grow(&raw, block)) < 0 ||
+			    (rc = dv_read(store, key.ptr, off, block, (uint8_t *)raw.ptr, what)) < 0)
+				goto done;
+			b = (const uint8_t *)raw.ptr;
+		}
+		if (ver != 1) {
 			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
 			              "%s: unsupported format version %u", what, ver);
 			goto done;
 		}
-		rc = store->read_range(store, key.ptr, off, 4, hdr, &got);
-		if (rc == 0 && got != 4)
-			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
-			              "%s: truncated at offset %llu", what, (unsigned long long)off);
-		if (rc < 0)
-			goto done;
-		size = rd32(hdr, 1);
-		if (size != (uint32_t)dv->size_in_bytes) {
+		if (rd32(b, 1) != (uint32_t)dv->size_in_bytes) {
 			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
 			              "%s: bitmap size at offset %llu is %u, the descriptor says %d",
-			              what, (unsigned long long)off, size, (int)dv->size_in_bytes);
+			              what, (unsigned long long)off, rd32(b, 1), (int)dv->size_in_bytes);
 			goto done;
 		}
-		rc = loom_buf_grow(&raw, (size_t)size + 4);
-		if (rc < 0)
-			goto done;
-		rc = store->read_range(store, key.ptr, off + 4, (size_t)size + 4, raw.ptr, &got);
-		if (rc == 0 && got != (size_t)size + 4)
-			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
-			              "%s: truncated bitmap at offset %llu", what,
-			              (unsigned long long)off + 4);
-		if (rc < 0)
-			goto done;
-		raw.size = size;
-		crc = rd32((const uint8_t *)raw.ptr + size, 1);
-		if ((uint32_t)crc32(0L, (const Bytef *)raw.ptr, size) != crc) {
+		crc = rd32(b + 4 + size, 1);
+		if ((uint32_t)crc32(0L, (const Bytef *)b + 4, (uInt)size) != crc) {
 			rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA,
 			              "%s: CRC-32 mismatch for the bitmap at offset %llu",
 			              what, (unsigned long long)off);
 			goto done;
 		}
-		rc = delta_row_filter_parse((const uint8_t *)raw.ptr, size, what, out);
+		rc = delta_row_filter_parse(b + 4, size, what, out);
 	}
 done:
 	if (rc == 0 && (*out)->cardinality != (uint64_t)dv->cardinality) {

@@ -22,11 +22,11 @@ int delta_z85_encode(const uint8_t *data, size_t len, loom_buf *out);
 /* The store key of the DV file of a 'u' or 'p' descriptor.
  * 'u': "<prefix>/deletion_vector_<uuid>.bin" from the 20-char Z85 UUID
  * (the characters before it are the prefix directory).
- * 'p': the absolute path must lie inside `table_root` (the table's local
- * root directory, or NULL when unknown) - else LOOM_EUNSUPPORTED.
+ * 'p': the absolute path or URI must lie inside the root of `store` (the
+ * store maps it: loom_store_key_of) - else LOOM_EUNSUPPORTED naming it and
+ * the root. `store` may be NULL for 'u' (then every 'p' is outside).
  * LOOM_EINVAL for 'i' (inline) descriptors. Appended to `out`. */
-int delta_dv_file_key(const delta_dv_descriptor *dv, const char *table_root,
-                      loom_buf *out);
+int delta_dv_file_key(const delta_dv_descriptor *dv, loom_store *store, loom_buf *out);
 
 typedef struct delta_row_filter delta_row_filter;
 
@@ -39,8 +39,7 @@ int delta_row_filter_parse(const uint8_t *data, size_t len, const char *what,
 /* Load the DV of a file: inline data or the DV file (version byte 1, at
  * `offset`: 4-byte BE size, bitmap, 4-byte BE CRC-32 which is checked),
  * and check the cardinality against the descriptor. */
-int delta_dv_load(loom_store *store, const char *table_root,
-                  const delta_dv_descriptor *dv, delta_row_filter **out);
+int delta_dv_load(loom_store *store, const delta_dv_descriptor *dv, delta_row_filter **out);
 
 int delta_row_filter_contains(const delta_row_filter *f, uint64_t row);
 uint64_t delta_row_filter_cardinality(const delta_row_filter *f);

@@ -268,7 +268,11 @@ static int list_once(loom_store *store, int64_t from_version, delta_log_listing 
 		return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_DELTA,
 		                "not a Delta table: no commit or checkpoint in " DELTA_LOG_DIR);
 	}
-	out->last_checkpoint_hint = delta_log_read_hint(store);
+	/* _last_checkpoint sorts after every versioned name, so the listing
+	 * shows whether there is one: no request for a hint that is not there */
+	if (n && ((const delta_log_file *)loom_vec_at(&out->files, n - 1))->name.kind ==
+	             DELTA_LOG_LAST_CHECKPOINT)
+		out->last_checkpoint_hint = delta_log_read_hint(store);
 	return 0;
 }
 

@@ -12,20 +12,20 @@
 #include "delta/snapshot.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/secret.h"
 
 /* A table is shared by its snapshots: each snapshot holds a reference,
  * so a snapshot stays valid after loom_table_free. */
 struct loom_table {
 	loom_store *store;
 	int owns_store;
-	char *uri;
+	char *uri;           /* for messages; secrets masked */
 	atomic_int refs;
 };
 
 struct loom_snapshot {
 	delta_snapshot *snap;
 	loom_table *table;   /* referenced */
-	char *root;          /* local table root (for 'p' DVs), or NULL */
 };
 
 static void table_unref(loom_table *t)
@@ -38,17 +38,46 @@ static void table_unref(loom_table *t)
 	loom_free(t);
 }
 
+/* A table over `store` whose URI (kept for messages only) is masked with
+ * the secrets of `opts` and the environment. */
+static int open_masked(loom_table **out, loom_store *store, const char *uri,
+                       const loom_store_options *opts)
+{
+	loom_secrets secrets = LOOM_SECRETS_INIT;
+	char shown[1024];
+	int rc = 0;
+	if (opts)
+		rc = loom_secrets_add_options(&secrets, opts->options, opts->n_options);
+	if (rc == 0)
+		rc = loom_secrets_add_env(&secrets);
+	if (rc == 0) {
+		loom_secrets_mask(&secrets, uri ? uri : "", shown, sizeof(shown));
+		rc = loom_table_open_store(out, store, shown);
+	}
+	loom_secrets_dispose(&secrets);
+	return rc;
+}
+
 LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri)
+{
+	return loom_table_open_opts(out, uri, NULL);
+}
+
+LOOM_EXTERN(int) loom_table_open_opts(loom_table **out, const char *uri,
+                                      const loom_store_options *opts)
 {
 	loom_store *st;
 	int rc;
 	*out = NULL;
 	if (!uri || !*uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "empty table URI");
-	rc = loom_store_open(&st, uri);
-	if (rc < 0)
-		return loom_err_wrap("table %s", uri);
-	rc = loom_table_open_store(out, st, uri);
+	rc = loom_store_open(&st, uri, opts);
+	if (rc < 0) {
+		char shown[1024];
+		loom_secrets_mask(NULL, uri, shown, sizeof(shown));
+		return loom_err_wrap("table %s", shown);
+	}
+	rc = open_masked(out, st, uri, opts);
 	if (rc < 0) {
 		loom_store_free(st);
 		return rc;
@@ -61,12 +90,14 @@ LOOM_EXTERN(int) loom_table_open_store(loom_table **out, loom_store *store,
                                        const char *uri)
 {
 	loom_table *t = loom_calloc(1, sizeof(*t));
+	char shown[1024];
 	*out = NULL;
 	if (!t)
 		return LOOM_ENOMEM;
 	t->store = store;
 	atomic_init(&t->refs, 1);
-	t->uri = loom_strdup(uri ? uri : "");
+	loom_secrets_mask(NULL, uri ? uri : "", shown, sizeof(shown));
+	t->uri = loom_strdup(shown);
 	if (!t->uri) {
 		loom_free(t);
 		return LOOM_ENOMEM;
@@ -88,7 +119,6 @@ LOOM_EXTERN(loom_store *) loom_table_store(loom_table *t)
 LOOM_EXTERN(int) loom_snapshot_load(loom_snapshot **out, loom_table *t, int64_t version)
 {
 	loom_snapshot *s;
-	const char *root;
 	int rc;
 
 	*out = NULL;
@@ -104,11 +134,6 @@ LOOM_EXTERN(int) loom_snapshot_load(loom_snapshot **out, loom_table *t, int64_t 
 	}
 	s->table = t;
 	atomic_fetch_add(&t->refs, 1);
-	root = loom_store_local_root(t->store);
-	if (root && !(s->root = loom_strdup(root))) {
-		loom_snapshot_free(s);
-		return LOOM_ENOMEM;
-	}
 	*out = s;
 	return 0;
 }
@@ -119,7 +144,6 @@ LOOM_EXTERN(void) loom_snapshot_free(loom_snapshot *s)
 		return;
 	delta_snapshot_free(s->snap);
 	table_unref(s->table);
-	loom_free(s->root);
 	loom_free(s);
 }
 
@@ -258,7 +282,7 @@ LOOM_EXTERN(int) loom_snapshot_deleted_rows(const loom_snapshot *s, size_t i,
 	f = s->snap->files[i];
 	if (!f->dv.storage_type)
 		return 0;
-	rc = delta_dv_load(s->snap->store, s->root, &f->dv, &rf);
+	rc = delta_dv_load(s->snap->store, &f->dv, &rf);
 	if (rc < 0)
 		return loom_err_wrap("data file %s", f->path);
 	rc = delta_row_filter_to_array(rf, rows, n);

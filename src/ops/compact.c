@@ -10,6 +10,7 @@
 #include "delta/commit_write.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
+#include "ops/location.h"
 #include "ops/rewrite.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -292,6 +293,7 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 	c.actions_len = actions.size;
 	c.removed_keys = &removed;
 	c.clock = p->clock;
+	c.secrets = p->secrets;
 	if (p->loc) {
 		c.user_metadata = p->loc->commit;
 		c.n_user_metadata = p->loc->n_commit;
@@ -450,7 +452,7 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_t
 {
 	const loom_compact_opts defaults = LOOM_COMPACT_OPTS_INIT;
 	compact_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	if (!opts)
@@ -465,11 +467,8 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_t
 	p.cancel = cancel;
 	p.progress = opts->progress;
 	p.progress_ctx = opts->progress_ctx;
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("compact %s", uri);
-	rc = compact_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("compact %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "compact"));
+	p.secrets = &t.secrets;
+	rc = compact_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "compact");
 }

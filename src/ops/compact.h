@@ -11,6 +11,7 @@
 #include "loom/ops.h"
 #include "loom/store.h"
 #include "util/clock.h"
+#include "util/secret.h"
 
 #define COMPACT_DEFAULT_TARGET (100LL * 1024 * 1024)
 #define COMPACT_MAX_DELETED_RATIO 0.05
@@ -45,6 +46,7 @@ typedef struct compact_params {
 	const char *const *partition_filters; /* "col=value", ANDed */
 	size_t n_partition_filters;
 	const loom_table_location *loc;   /* may be NULL */
+	const loom_secrets *secrets;      /* masked in commitInfo; may be NULL */
 	const loom_cancel *cancel;        /* may be NULL */
 	size_t threads;                   /* 0: one per CPU */
 	const loom_clock *clock;          /* NULL: system */

@@ -35,10 +35,12 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int is_candidate(const delta_file *f, int64_t target)
+static int is_candidate(const delta_snapshot *snap, const delta_file *f, int64_t target)
 {
-	/* files outside the table root (absolute URIs) stay where they are */
-	if (f->path[0] == '/' || strstr(f->path, "://"))
+	/* files outside the table root stay where they are; an absolute URI
+	 * inside it is a file of the table like any other */
+	const char *key;
+	if (loom_store_key_of(snap->store, f->path, &key) < 0)
 		return 0;
 	if (f->dv.storage_type && f->dv.cardinality > 0) {
 		if (f->num_records <= 0)
@@ -144,7 +146,7 @@ int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t t
 		memset(&cur, 0, sizeof(cur));
 		for (i = 0; i <= n; i++) {
 			int new_part = i == n || (i > 0 && strcmp(ks[i].pkey, ks[i - 1].pkey) != 0);
-			int cand = i < n && is_candidate(ks[i].f, target);
+			int cand = i < n && is_candidate(snap, ks[i].f, target);
 			int fits = cand && cur.num_files > 0 && cur.bytes + ks[i].f->size <= target;
 			/* close the current bin */
 			if (cur.num_files > 0 && (new_part || !fits)) {

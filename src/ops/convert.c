@@ -10,6 +10,7 @@
 #include "delta/stats_json.h"
 #include "parquet/reader.h"
 #include "parquet/schema.h"
+#include "ops/location.h"
 #include "parquet/stats.h"
 #include "store/store_int.h"
 #include "util/alloc.h"
@@ -35,6 +36,7 @@ typedef struct conv_state {
 	size_t npc;
 	int has_ntz;
 	const loom_cancel *cancel;
+	const loom_secrets *secrets;   /* masked in commitInfo */
 } conv_state;
 
 static int hidden(const char *key)
@@ -557,6 +559,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 		if (loc) {
 			c.user_metadata = loc->commit;
 			c.n_user_metadata = loc->n_commit;
+			c.secrets = st->secrets;
 		}
 		if (loom_cancel_requested(st->cancel))
 			rc = OPS_ERR(LOOM_ECANCELLED, "convert cancelled before its commit");
@@ -591,7 +594,7 @@ LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const loom_t
 {
 	const loom_convert_opts defaults = LOOM_CONVERT_OPTS_INIT;
 	const char *const *partition_columns;
-	loom_store *store = NULL;
+	ops_table t;
 	conv_state st;
 	size_t i, j, n;
 	int rc;
@@ -611,16 +614,14 @@ LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const loom_t
 		if (!partition_columns[i] || !partition_columns[i][0] || strchr(partition_columns[i], '/') ||
 		    strchr(partition_columns[i], '='))
 			return OPS_ERR(LOOM_EINVAL, "convert %s: partition column %zu is empty or has '/' or '='", uri, i);
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("convert %s", uri);
+	LOOM_TRY(ops_table_open(&t, uri, loc, "convert"));
 	memset(&st, 0, sizeof(st));
 	loom_vec_init(&st.files, sizeof(conv_file));
 	st.pcols = partition_columns;
 	st.npc = n;
 	st.cancel = cancel;
-	rc = convert_run(out, store, &st, loc);
-	if (rc < 0)
-		loom_err_wrap("convert %s", uri);
+	st.secrets = &t.secrets;
+	rc = convert_run(out, t.store, &st, loc);
 	for (i = 0; i < st.files.len; i++) {
 		conv_file *f = &LOOM_VEC_AT(&st.files, conv_file, i);
 		for (j = 0; f->pvals && j < n; j++)
@@ -629,6 +630,5 @@ LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const loom_t
 		loom_free(f->key);
 	}
 	loom_vec_dispose(&st.files);
-	loom_store_free(store);
-	return rc;
+	return ops_table_close(&t, rc, "convert");
 }

@@ -4,6 +4,7 @@
 
 #include "loom/checkpoint.h"
 #include "ops/checkpoint.h"
+#include "ops/location.h"
 #include "util/error.h"
 
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
@@ -12,10 +13,9 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 {
 	const loom_checkpoint_opts defaults = LOOM_CHECKPOINT_OPTS_INIT;
 	checkpoint_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
-	(void)loc;   /* nothing in a location changes how a checkpoint is written yet */
 	if (!opts)
 		opts = &defaults;
 	if (!out || !uri)
@@ -31,13 +31,9 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 	memset(&p, 0, sizeof(p));
 	p.version = opts->table_version;
 	p.cancel = cancel;
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("checkpoint %s", uri);
-	rc = checkpoint_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("checkpoint %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "checkpoint"));
+	rc = checkpoint_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "checkpoint");
 }
 
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
@@ -46,10 +42,9 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 {
 	const loom_cleanup_logs_opts defaults = LOOM_CLEANUP_LOGS_OPTS_INIT;
 	log_cleanup_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
-	(void)loc;
 	if (!opts)
 		opts = &defaults;
 	if (!out || !uri)
@@ -67,11 +62,7 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 	p.force = opts->force;
 	p.retention_hours = opts->retention_hours;
 	p.cancel = cancel;
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("cleanup-logs %s", uri);
-	rc = log_cleanup_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("cleanup-logs %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "cleanup-logs"));
+	rc = log_cleanup_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "cleanup-logs");
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "loom/ops.h"
+#include "ops/location.h"
 #include "ops/vacuum.h"
 #include "util/error.h"
 
@@ -10,7 +11,7 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_ta
 {
 	const loom_vacuum_opts defaults = LOOM_VACUUM_OPTS_INIT;
 	vacuum_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	if (!opts)
@@ -26,11 +27,8 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_ta
 		p.commit_metadata = loc->commit;
 		p.n_commit_metadata = loc->n_commit;
 	}
-	if ((rc = loom_store_open(&store, uri)) < 0)
-		return loom_err_wrap("vacuum %s", uri);
-	rc = vacuum_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("vacuum %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "vacuum"));
+	p.secrets = &t.secrets;
+	rc = vacuum_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "vacuum");
 }

@@ -61,7 +61,6 @@ int rewrite_ctx_init(rewrite_ctx *ctx, loom_store *store, const delta_snapshot *
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->store = store;
-	ctx->root = loom_store_local_root(store);
 	ctx->snap = snap;
 	pq_writer_opts_default(&ctx->wopts);
 	ctx->wopts.codec = PQ_CODEC_SNAPPY;
@@ -570,6 +569,20 @@ static int drop_deleted(pq_batch *dst, const pq_batch *src, const delta_row_filt
 	return 0;
 }
 
+/* The store key of a live file: its relative path, or an absolute URI or
+ * path inside the table root ("file:///t/x.parquet" in a table at /t).
+ * Files outside the root belong to someone else and are not rewritten. */
+static int source_key(const rewrite_ctx *ctx, const delta_file *f, const char **key)
+{
+	int rc = loom_store_key_of(ctx->store, f->path, key);
+	if (rc == LOOM_ENOMEM)
+		return rc;
+	if (rc < 0)
+		return OPS_ERR(LOOM_EUNSUPPORTED, "%s: data files outside the table root %s are not "
+		               "rewritten", f->path, loom_store_root(ctx->store));
+	return 0;
+}
+
 /* `mask` (per output leaf, 1 = read) projects the pass; NULL reads all. */
 static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta_file *f,
                        const uint8_t *mask, read_state *rs, writer_state *ws)
@@ -580,15 +593,15 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 	const pq_file_meta *m;
 	size_t i, k, npresent = 0, nout = os->schema->num_leaves, g;
 	uint64_t base = 0;
+	const char *key;
 	int rc;
 
-	if (f->path[0] == '/' || strstr(f->path, "://"))
-		return OPS_ERR(LOOM_EUNSUPPORTED, "%s: data files outside the table root are not rewritten", f->path);
-	if ((rc = pq_reader_open(&r, ctx->store, f->path)) < 0)
+	LOOM_TRY(source_key(ctx, f, &key));
+	if ((rc = pq_reader_open(&r, ctx->store, key)) < 0)
 		return loom_err_wrap("reading %s", f->path);
 	s = pq_reader_schema(r);
 	m = pq_reader_meta(r);
-	if (f->dv.storage_type && (rc = delta_dv_load(ctx->store, ctx->root, &f->dv, &dv)) < 0) {
+	if (f->dv.storage_type && (rc = delta_dv_load(ctx->store, &f->dv, &dv)) < 0) {
 		loom_err_wrap("deletion vector of %s", f->path);
 		goto done;
 	}
@@ -1027,12 +1040,10 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 	/* schema pass: footers only */
 	for (i = 0; i < n && rc == 0; i++) {
 		pq_reader *r = NULL;
-		if (files[i]->path[0] == '/' || strstr(files[i]->path, "://")) {
-			rc = OPS_ERR(LOOM_EUNSUPPORTED, "%s: data files outside the table root are not rewritten",
-			             files[i]->path);
+		const char *key;
+		if ((rc = source_key(ctx, files[i], &key)) < 0)
 			break;
-		}
-		if ((rc = pq_reader_open(&r, ctx->store, files[i]->path)) < 0) {
+		if ((rc = pq_reader_open(&r, ctx->store, key)) < 0) {
 			loom_err_wrap("reading %s", files[i]->path);
 			break;
 		}

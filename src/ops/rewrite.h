@@ -67,7 +67,6 @@ typedef struct rewrite_hook {
 
 typedef struct rewrite_ctx {
 	loom_store *store;
-	const char *root;             /* local root (DV 'p' paths), or NULL */
 	const delta_snapshot *snap;
 	pq_writer_opts wopts;
 	int64_t row_group_rows;       /* > 0: cut row groups near this many rows */

@@ -25,11 +25,15 @@
 typedef struct candidate {
 	const char *key;       /* arena string */
 	uint64_t size;
+	int deleted;           /* set once the store deleted it */
 } candidate;
+
+/* Keys per delete request: S3's DeleteObjects takes at most 1,000, and the
+ * cancel token is polled between batches. */
+#define VACUUM_DELETE_BATCH 1000
 
 typedef struct vacuum_state {
 	loom_store *store;
-	const char *root;          /* local root, or NULL */
 	delta_snapshot *snap;
 	int64_t cutoff_ms;         /* files older than this may go */
 	loom_arena arena;
@@ -69,18 +73,14 @@ int vacuum_is_hidden(const char *key, const char *const *part_cols, size_t n_par
 }
 
 /* The store key of a log path, or NULL when it lies outside the table root
- * or is not a safe relative key (such paths are never touched). */
+ * or is not a safe relative key (such paths are never touched). An
+ * absolute URI or path inside the root ("file:///t/x.parquet",
+ * "s3://bucket/t/x.parquet") names the same file as its relative form
+ * ("x.parquet"), so both protect it. The key is borrowed from `path`. */
 static const char *table_key(vacuum_state *st, const char *path)
 {
-	if (path[0] == '/') {
-		size_t n = st->root ? strlen(st->root) : 0;
-		if (!st->root || strncmp(path, st->root, n) != 0 || path[n] != '/')
-			return NULL;
-		path += n + 1;
-	} else if (strstr(path, "://")) {
-		return NULL;
-	}
-	return loom_store_check_key(path, "vacuum") == 0 ? path : NULL;
+	const char *key;
+	return loom_store_key_of(st->store, path, &key) == 0 ? key : NULL;
 }
 
 static int protect(vacuum_state *st, const char *key)
@@ -102,7 +102,7 @@ static int protect_file(vacuum_state *st, const delta_file *f)
 		LOOM_TRY(protect(st, key));
 	if (f->dv.storage_type == 'u' || f->dv.storage_type == 'p') {
 		loom_buf dv = LOOM_BUF_INIT;
-		int rc = delta_dv_file_key(&f->dv, st->root, &dv);
+		int rc = delta_dv_file_key(&f->dv, st->store, &dv);
 		if (rc == 0 && (key = table_key(st, dv.ptr)) != NULL)
 			rc = protect(st, key);
 		else if (rc == LOOM_EUNSUPPORTED)
@@ -122,6 +122,7 @@ static int add_candidate(vacuum_state *st, const char *key, uint64_t size)
 	if (!c.key)
 		return LOOM_ENOMEM;
 	c.size = size;
+	c.deleted = 0;
 	LOOM_TRY(loom_map_puts(&st->candidate_keys, c.key, (void *)c.key));
 	LOOM_TRY(loom_vec_push(&st->candidates, &c));
 	st->candidate_bytes += size;
@@ -159,7 +160,7 @@ static int consider_removed_file(vacuum_state *st, const delta_file *f, const ch
 	LOOM_TRY(consider_removed(st, f->path, pcols, npc));
 	if (f->dv.storage_type == 'u' || f->dv.storage_type == 'p') {
 		loom_buf dv = LOOM_BUF_INIT;
-		int rc = delta_dv_file_key(&f->dv, st->root, &dv);
+		int rc = delta_dv_file_key(&f->dv, st->store, &dv);
 		if (rc == 0)
 			rc = consider_removed(st, dv.ptr, pcols, npc);
 		else if (rc == LOOM_EUNSUPPORTED)
@@ -287,6 +288,7 @@ static int commit_marker(vacuum_state *st, const vacuum_params *p, int64_t read_
 	c.user_metadata = p->commit_metadata;
 	c.n_user_metadata = p->n_commit_metadata;
 	c.clock = p->clock;
+	c.secrets = p->secrets;
 	return delta_commit_write(st->store, &c, version);
 }
 
@@ -319,9 +321,9 @@ static int fill_result(loom_op_result *out, vacuum_state *st, const vacuum_param
 	out->kind = LOOM_RESULT_VACUUM;
 	out->dry_run = p->dry_run;
 	for (i = 0; i < st->candidates.len; i++) {
-		if (!p->dry_run && i >= deleted)
-			break;
-		LOOM_TRY(loom_op_result_add_deleted(out, LOOM_VEC_AT(&st->candidates, candidate, i).key));
+		const candidate *c = &LOOM_VEC_AT(&st->candidates, candidate, i);
+		if (p->dry_run || c->deleted)
+			LOOM_TRY(loom_op_result_add_deleted(out, c->key));
 	}
 	LOOM_TRY(loom_op_result_set_metric(out, p->dry_run ? "numFilesToDelete" : "numDeletedFiles",
 	                                   (int64_t)(p->dry_run ? st->candidates.len : deleted)));
@@ -336,6 +338,9 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 {
 	json_t *params = json_object(), *metrics = json_object();
 	int64_t start_version = -1, end_version = -1;
+	const char *keys[VACUUM_DELETE_BATCH];
+	int results[VACUUM_DELETE_BATCH];
+	loom_error del_err;
 	size_t deleted = 0, dirs = 0, i;
 	int rc, del_rc = 0;
 
@@ -351,20 +356,35 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 	if (rc < 0)
 		return rc;
 
-	for (i = 0; i < st->candidates.len; i++) {
-		const candidate *c = &LOOM_VEC_AT(&st->candidates, candidate, i);
+	for (i = 0; i < st->candidates.len && del_rc == 0; i += VACUUM_DELETE_BATCH) {
+		size_t n = st->candidates.len - i < VACUUM_DELETE_BATCH ? st->candidates.len - i
+		                                                         : VACUUM_DELETE_BATCH, k;
 		if (loom_cancel_requested(p->cancel)) {
 			del_rc = OPS_ERR(LOOM_ECANCELLED, "vacuum cancelled after deleting %zu of %zu files",
 			                 deleted, st->candidates.len);
 			break;
 		}
-		if ((del_rc = st->store->remove(st->store, c->key)) < 0) {
-			loom_err_wrap("vacuum deleted %zu of %zu files, then failed", deleted, st->candidates.len);
-			break;
+		for (k = 0; k < n; k++)
+			keys[k] = LOOM_VEC_AT(&st->candidates, candidate, i + k).key;
+		/* one request per batch on object stores; per-key results, so the
+		 * files that went are known even when some did not */
+		del_rc = loom_store_remove_many(st->store, keys, n, results);
+		if (del_rc < 0)
+			loom_err_copy(&del_err); /* removing emptied directories may raise others */
+		for (k = 0; k < n; k++) {
+			candidate *c = &LOOM_VEC_AT(&st->candidates, candidate, i + k);
+			if (results[k] < 0)
+				continue;
+			c->deleted = 1;
+			deleted++;
+			if (p->full)
+				dirs += remove_empty_parents(st->store, c->key);
 		}
-		deleted++;
-		if (p->full)
-			dirs += remove_empty_parents(st->store, c->key);
+		if (del_rc < 0) {
+			loom_err(del_err.code, del_err.klass, "%s", del_err.message);
+			loom_err_wrap("vacuum deleted %zu of %zu files, then failed", deleted,
+			              st->candidates.len);
+		}
 	}
 
 	params = json_object();
@@ -396,7 +416,6 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 
 	memset(&st, 0, sizeof(st));
 	st.store = store;
-	st.root = loom_store_local_root(store);
 	loom_arena_init(&st.arena, 0);
 	loom_vec_init(&st.candidates, sizeof(candidate));
 

@@ -22,6 +22,7 @@
 #include "loom/ops.h"
 #include "loom/store.h"
 #include "util/clock.h"
+#include "util/secret.h"
 
 typedef struct vacuum_params {
 	int64_t retention_hours;     /* LOOM_RETENTION_TABLE_DEFAULT: the table's */
@@ -32,6 +33,7 @@ typedef struct vacuum_params {
 	const loom_cancel *cancel;   /* may be NULL */
 	const loom_kv *commit_metadata; /* the config's commit block */
 	size_t n_commit_metadata;
+	const loom_secrets *secrets;  /* masked in commitInfo; may be NULL */
 } vacuum_params;
 
 /* Run VACUUM on the table in `store`. Fills `out` (kind VACUUM): the paths

@@ -10,6 +10,7 @@
 
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
+#include "ops/location.h"
 #include "ops/rewrite.h"
 #include "ops/zcurve.h"
 #include "ops/zorder_gather.h"
@@ -1281,6 +1282,7 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 	cp.target_size = p->target_size;
 	cp.dry_run = p->dry_run;
 	cp.loc = p->loc;
+	cp.secrets = p->secrets;
 	cp.cancel = p->cancel;
 	cp.threads = p->threads;
 	cp.strategy = &st;
@@ -1306,7 +1308,7 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_ta
                              const loom_zorder_opts *opts, const loom_cancel *cancel)
 {
 	zorder_params p;
-	loom_store *store = NULL;
+	ops_table t;
 	int rc;
 
 	LOOM_TRY(loom_zorder_opts_check(opts));
@@ -1322,11 +1324,8 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_ta
 	p.spill_limit = opts->spill_limit;
 	p.loc = loc;
 	p.cancel = cancel;
-	if (loom_store_open(&store, uri) < 0)
-		return loom_err_wrap("z-order %s", uri);
-	rc = zorder_run(out, store, &p);
-	if (rc < 0)
-		loom_err_wrap("z-order %s", uri);
-	loom_store_free(store);
-	return rc;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "z-order"));
+	p.secrets = &t.secrets;
+	rc = zorder_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "z-order");
 }

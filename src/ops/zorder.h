@@ -35,6 +35,7 @@ typedef struct zorder_params {
 	int64_t spill_limit;          /* 0: 90 % of the free temp space */
 	size_t threads;               /* 0: one per CPU */
 	const loom_table_location *loc;
+	const loom_secrets *secrets;  /* masked in commitInfo; may be NULL */
 	const loom_cancel *cancel;
 } zorder_params;
 

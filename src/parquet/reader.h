@@ -1,6 +1,8 @@
 /* parquet/reader.h - reading Parquet files through a loom_store.
  *
- * Opening reads only the 8-byte tail and the footer (ranged reads). Reading
+ * Opening reads only the file's tail: one request (the last 64 KiB, which
+ * holds the footer of most files) on stores with read_tail, a second for
+ * a larger footer; stat + tail + footer on version 1 stores. Reading
  * a row group fetches just the projected column chunks, one at a time, and
  * decodes them into a pq_batch; peak memory is one compressed chunk, one
  * decompressed page and the decoded batch, never the whole file.
@@ -43,8 +45,12 @@ typedef struct pq_reader pq_reader;
 /* Open `key` in `store` (borrowed: must outlive the reader). */
 int pq_reader_open(pq_reader **out, loom_store *store, const char *key);
 
-/* Open a local file by path: a local store on its directory, owned by the
- * reader. */
+/* Open a file by path or URI ("/d/f.parquet", "file:///d/f.parquet",
+ * "s3://bucket/d/f.parquet"): a store rooted at its parent (configured by
+ * `opts`, NULL = the environment), owned by the reader. The file name is
+ * taken as written (not percent-decoded). */
+int pq_reader_open_uri(pq_reader **out, const char *uri, const loom_store_options *opts);
+/* pq_reader_open_uri without options. */
 int pq_reader_open_path(pq_reader **out, const char *path);
 
 /* Footer and schema, owned by the reader. */

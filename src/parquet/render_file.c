@@ -11,13 +11,19 @@
 
 LOOM_EXTERN(int) loom_parquet_open(loom_parquet_file **out, const char *path)
 {
+	return loom_parquet_open_opts(out, path, NULL);
+}
+
+LOOM_EXTERN(int) loom_parquet_open_opts(loom_parquet_file **out, const char *uri,
+                                        const loom_store_options *opts)
+{
 	loom_parquet_file *f;
 	int rc;
 	*out = NULL;
 	f = loom_calloc(1, sizeof(*f));
 	if (!f)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", path);
-	rc = pq_reader_open_path(&f->r, path);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", uri);
+	rc = pq_reader_open_uri(&f->r, uri, opts);
 	if (rc < 0) {
 		loom_free(f);
 		return rc;

@@ -16,6 +16,7 @@
 #include "plan/yopts.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/secret.h"
 
 static void kvs_dispose(cfg_kvs *k)
 {
@@ -94,7 +95,7 @@ LOOM_EXTERN(void) loom_config_free(loom_config *cfg)
 	loom_free(cfg->tables);
 	strv_free(cfg->schemas, cfg->n_schemas);
 	yopts_zorder_dispose(&cfg->zorder);
-	strv_free(cfg->secrets, cfg->n_secrets);
+	loom_secrets_dispose(&cfg->secrets);
 	loom_free(cfg->source);
 	loom_free(cfg);
 }
@@ -175,8 +176,8 @@ static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char 
 			break;
 		if ((rc = kvs_push(out, key.ptr, val.ptr)) < 0)
 			break;
-		if (is_storage && loom_config_key_is_secret(key.ptr) && val.size > 0 &&
-		    (rc = strv_push(&cfg->secrets, &cfg->n_secrets, val.ptr)) < 0)
+		if (is_storage && loom_secret_name(key.ptr) &&
+		    (rc = loom_secrets_add(&cfg->secrets, val.ptr)) < 0)
 			break;
 	}
 	loom_buf_dispose(&key);
@@ -185,27 +186,11 @@ static int read_kvs_level(loom_config *cfg, ydoc *d, yaml_node_t *n, const char 
 	return rc;
 }
 
-/* Remember the password part of scheme://user:password@host URIs. */
+/* Remember the password part of scheme://user:password@host URIs (masked
+ * by value too, wherever it appears without its URI). */
 static int note_uri_secret(loom_config *cfg, const char *uri)
 {
-	const char *s = strstr(uri, "://"), *at, *colon;
-	char *pw;
-	int rc;
-	if (!s)
-		return 0;
-	s += 3;
-	at = strchr(s, '@');
-	if (!at || memchr(s, '/', (size_t)(at - s)))
-		return 0;
-	colon = memchr(s, ':', (size_t)(at - s));
-	if (!colon || colon + 1 == at)
-		return 0;
-	pw = loom_strndup(colon + 1, (size_t)(at - colon - 1));
-	if (!pw)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
-	rc = strv_push(&cfg->secrets, &cfg->n_secrets, pw);
-	loom_free(pw);
-	return rc;
+	return loom_secrets_add_uri_password(&cfg->secrets, uri);
 }
 
 static int read_path(loom_config *cfg, ydoc *d, yaml_node_t *n, const char *what,
@@ -514,7 +499,10 @@ LOOM_EXTERN(int) loom_config_load_string(loom_config **out, const char *yaml, si
 		loom_free(cfg);
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
 	}
-	rc = ydoc_load(&d, yaml, len, cfg->source);
+	/* credentials a store may take from the environment are masked too */
+	rc = loom_secrets_add_env(&cfg->secrets);
+	if (rc == 0)
+		rc = ydoc_load(&d, yaml, len, cfg->source);
 	if (rc == 0)
 		rc = load_doc(cfg, &d);
 	ydoc_dispose(&d);

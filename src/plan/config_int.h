@@ -4,6 +4,7 @@
 
 #include "loom/config.h"
 #include "plan/yopts.h"
+#include "util/secret.h"
 
 typedef struct cfg_kvs {
 	loom_kv *items;   /* keys and values owned */
@@ -46,8 +47,9 @@ struct loom_config {
 	loom_compact_opts compact;
 	zorder_yaml zorder;
 
-	char **secrets;   /* values to mask in every message and output */
-	size_t n_secrets;
+	loom_secrets secrets;   /* values to mask in every message and output:
+	                         * secret storage options, URI passwords and the
+	                         * secret variables of the environment */
 };
 
 #endif

@@ -207,61 +207,16 @@ LOOM_EXTERN(int) loom_config_maintenance_zorder(const loom_config *cfg, loom_zor
 
 /* ---- secrets ----------------------------------------------------------- */
 
-static int contains_ci(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; *hay; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return 1;
-	return 0;
-}
-
+/* One rule and one masking routine for the whole library: util/secret.c. */
 LOOM_EXTERN(int) loom_config_key_is_secret(const char *key)
 {
-	static const char *const words[] = { "secret", "password", "token", "key", "credential" };
-	size_t i;
-	if (!key || contains_ci(key, "endpoint"))
-		return 0;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (contains_ci(key, words[i]))
-			return 1;
-	return 0;
+	return loom_secret_name(key);
 }
-
-/* Values shorter than this are not searched for: masking every "1" or
- * "us" in a message would garble it without protecting anything real. */
-#define MASK_MIN_LEN 4
 
 LOOM_EXTERN(size_t) loom_config_mask(const loom_config *cfg, const char *text, char *out,
                                      size_t cap)
 {
-	/* No allocation (this runs on error paths, also out of memory). A
-	 * secret (>= MASK_MIN_LEN bytes) becomes "***", which is shorter, so
-	 * the write position never passes the read position and `text` may be
-	 * `out` itself. */
-	const char *p = text ? text : "";
-	size_t w = 0;
-
-	if (!out || cap == 0)
-		return 0;
-	while (*p && w + 1 < cap) {
-		size_t i, best = 0;
-		for (i = 0; cfg && i < cfg->n_secrets; i++) {
-			size_t l = strlen(cfg->secrets[i]);
-			if (l >= MASK_MIN_LEN && l > best && strncmp(p, cfg->secrets[i], l) == 0)
-				best = l;
-		}
-		if (best) {
-			size_t k;
-			for (k = 0; k < 3 && w + 1 < cap; k++)
-				out[w++] = '*';
-			p += best;
-		} else {
-			out[w++] = *p++;
-		}
-	}
-	out[w] = '\0';
-	return w;
+	return loom_secrets_mask(cfg ? &cfg->secrets : NULL, text, out, cap);
 }
 
 /* ---- JSON -------------------------------------------------------------- */

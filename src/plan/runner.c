@@ -176,12 +176,16 @@ static int first_entry(const loom_store_entry *e, void *payload)
 }
 
 /* 1 when the table has a _delta_log with something in it; 0 when it does
- * not exist yet; negative on a store error. */
-static int is_delta_table(const char *uri)
+ * not exist yet; negative on a store error. The store is opened with the
+ * location's storage options, as the operations will open it. */
+static int is_delta_table(const loom_table_location *loc)
 {
+	loom_store_options so = LOOM_STORE_OPTIONS_INIT;
 	loom_store *s = NULL;
 	int found = 0, rc;
-	rc = loom_store_open(&s, uri);
+	so.options = loc->storage_options;
+	so.n_options = loc->n_storage_options;
+	rc = loom_store_open(&s, loc->uri, &so);
 	if (rc == LOOM_ENOTFOUND)
 		return 0;
 	if (rc < 0)
@@ -317,7 +321,7 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 		}
 	}
 	loom_error_clear();
-	rc = is_delta_table(loc->uri);
+	rc = is_delta_table(loc);
 	if (rc < 0) {
 		set_error(r, t, rc, NULL, "cannot list the table's _delta_log");
 		goto done;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +26,12 @@ typedef struct local_store {
 	loom_store base;
 	char *root;       /* realpath of the root, no trailing '/' */
 	size_t root_len;
+	char *given;      /* the root as opened, absolute and normalized, when
+	                   * it differs from `root` (a path through a symlink);
+	                   * log paths may name files through it. NULL else. */
+	size_t given_len;
+	char *root_uri;   /* "file://" + root, for messages */
+	store_counters counters;
 } local_store;
 
 static int full_path(const local_store *ls, const char *key, loom_buf *out)
@@ -62,6 +69,25 @@ static int check_parent_inside(const local_store *ls, const char *path, const ch
 	return rc;
 }
 
+/* pread `len` bytes at `offset` (fewer only at end of file); *got the count. */
+static int read_at(int fd, const char *path, uint64_t offset, size_t len, void *dst, size_t *got)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = pread(fd, (char *)dst + *got, len - *got, (off_t)(offset + *got));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return loom_err_os(LOOM_EIO, errno, "read of %s at offset %llu failed", path,
+			                   (unsigned long long)(offset + *got));
+		}
+		if (n == 0)
+			break;
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
 static int local_read_range(loom_store *s, const char *key, uint64_t offset,
                             size_t len, void *dst, size_t *nread)
 {
@@ -72,6 +98,7 @@ static int local_read_range(loom_store *s, const char *key, uint64_t offset,
 
 	*nread = 0;
 	LOOM_TRY(loom_store_check_key(key, "read"));
+	store_count_request(&ls->counters, LOOM_STORE_REQ_GET);
 	if ((rc = full_path(ls, key, &path)) < 0)
 		goto done;
 	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
@@ -79,21 +106,10 @@ static int local_read_range(loom_store *s, const char *key, uint64_t offset,
 		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot open %s", path.ptr);
 		goto done;
 	}
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)dst + got, len - got, (off_t)(offset + got));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = loom_err_os(LOOM_EIO, errno, "read of %s at offset %llu failed",
-			                 path.ptr, (unsigned long long)(offset + got));
-			break;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	rc = read_at(fd, path.ptr, offset, len, dst, &got);
 	close(fd);
 	*nread = got;
+	store_count_bytes(&ls->counters, got, 0);
 done:
 	loom_buf_dispose(&path);
 	return rc;
@@ -112,6 +128,7 @@ static int local_stat(loom_store *s, const char *key, loom_store_entry *out)
 	int rc;
 
 	LOOM_TRY(loom_store_check_key(key, "stat"));
+	store_count_request(&ls->counters, LOOM_STORE_REQ_HEAD);
 	if ((rc = full_path(ls, key, &path)) < 0 ||
 	    (rc = check_parent_inside(ls, path.ptr, key)) < 0)
 		goto done;
@@ -171,6 +188,7 @@ static int fsync_parent(const char *path)
 
 typedef struct local_writer {
 	loom_store_writer base;
+	store_counters *counters;
 	char *final_path;
 	char *tmp_path;
 	int fd;
@@ -199,6 +217,7 @@ static int writer_write(loom_store_writer *base, const void *data, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		store_count_bytes(w->counters, 0, (uint64_t)n);
 	}
 	return 0;
 }
@@ -208,6 +227,7 @@ static int writer_commit(loom_store_writer *base)
 	local_writer *w = (local_writer *)base;
 	int rc = 0;
 
+	store_count_request(w->counters, LOOM_STORE_REQ_PUT);
 	if (fsync(w->fd) != 0) {
 		rc = loom_err_os(LOOM_EIO, errno, "fsync of %s failed", w->tmp_path);
 		goto fail;
@@ -285,6 +305,7 @@ static int local_writer_open(loom_store *s, const char *key, unsigned int flags,
 	w->base.write = writer_write;
 	w->base.commit = writer_commit;
 	w->base.abort = writer_abort;
+	w->counters = &ls->counters;
 	w->flags = flags;
 	w->final_path = loom_buf_detach(&path);
 	w->tmp_path = loom_buf_detach(&tmp);
@@ -425,6 +446,7 @@ static int local_list(loom_store *s, const char *prefix, const char *start_after
 	size_t i;
 	int fd, rc = 0;
 
+	store_count_request(&ls->counters, LOOM_STORE_REQ_LIST);
 	memset(&c, 0, sizeof(c));
 	c.ls = ls;
 	c.prefix = prefix ? prefix : "";
@@ -497,6 +519,7 @@ static int local_remove(loom_store *s, const char *key)
 	int rc;
 
 	LOOM_TRY(loom_store_check_key(key, "delete"));
+	store_count_request(&ls->counters, LOOM_STORE_REQ_DELETE);
 	if ((rc = full_path(ls, key, &path)) < 0 ||
 	    (rc = check_parent_inside(ls, path.ptr, key)) < 0)
 		goto done;
@@ -529,18 +552,134 @@ done:
 	return rc;
 }
 
+/* One request: open, size, then the last bytes (a Parquet footer). */
+static int local_read_tail(loom_store *s, const char *key, size_t len, void *dst,
+                           size_t *nread, uint64_t *size)
+{
+	local_store *ls = (local_store *)s;
+	loom_buf path = LOOM_BUF_INIT;
+	struct stat st;
+	size_t want, got = 0;
+	int fd, rc = 0;
+
+	*nread = 0;
+	LOOM_TRY(loom_store_check_key(key, "read"));
+	store_count_request(&ls->counters, LOOM_STORE_REQ_GET);
+	if ((rc = full_path(ls, key, &path)) < 0)
+		goto done;
+	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot open %s", path.ptr);
+		goto done;
+	}
+	if (fstat(fd, &st) != 0) {
+		rc = loom_err_os(LOOM_EIO, errno, "cannot stat %s", path.ptr);
+		close(fd);
+		goto done;
+	}
+	*size = (uint64_t)st.st_size;
+	want = *size < (uint64_t)len ? (size_t)*size : len;
+	rc = read_at(fd, path.ptr, *size - want, want, dst, &got);
+	close(fd);
+	*nread = got;
+	store_count_bytes(&ls->counters, got, 0);
+done:
+	loom_buf_dispose(&path);
+	return rc;
+}
+
+/* "/x" from "/x", "file:/x", "file:///x" or "file://localhost/x"; NULL for
+ * anything else (another scheme, a relative path). */
+static const char *local_path_of(const char *location)
+{
+	if (location[0] == '/')
+		return location;
+	if (strncasecmp(location, "file:", 5) != 0)
+		return NULL;
+	location += 5;
+	if (strncmp(location, "//localhost/", 12) == 0)
+		return location + 11;
+	if (strncmp(location, "///", 3) == 0)
+		return location + 2;
+	return location[0] == '/' && location[1] != '/' ? location : NULL;
+}
+
+/* The part of `path` after `root` + '/', or NULL when it is not under it. */
+static const char *under(const char *path, const char *root, size_t root_len)
+{
+	if (!root || strncmp(path, root, root_len) != 0 || path[root_len] != '/')
+		return NULL;
+	return path + root_len + 1;
+}
+
+static int local_key_of(loom_store *s, const char *location, const char **key)
+{
+	local_store *ls = (local_store *)s;
+	const char *path = local_path_of(location), *rel = NULL;
+
+	*key = NULL;
+	if (path && !(rel = under(path, ls->root, ls->root_len)))
+		rel = under(path, ls->given, ls->given_len);
+	if (!rel || loom_store_check_key(rel, "path") < 0)
+		return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_STORE, "%.400s is outside the table root %s",
+		                location, ls->base.root);
+	*key = rel;
+	return 0;
+}
+
+static int local_stats(loom_store *s, loom_store_stats *out)
+{
+	store_counters_read(&((local_store *)s)->counters, out);
+	return 0;
+}
+
 static void local_free(loom_store *s)
 {
 	local_store *ls = (local_store *)s;
 	loom_free(ls->root);
+	loom_free(ls->given);
+	loom_free(ls->root_uri);
 	loom_free(ls);
+}
+
+/* `dir` made absolute and normalized ('//', '/./' and a trailing '/'
+ * dropped) without resolving symlinks, into `out`: 0, or 1 when there is
+ * no such form to use (a path with ".." components: lexically they may not
+ * name the directory realpath() found), or LOOM_ENOMEM. */
+static int given_root(const char *dir, loom_buf *out)
+{
+	char cwd[PATH_MAX];
+	const char *p;
+	if (dir[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return 1;
+		LOOM_TRY(loom_buf_puts(out, cwd));
+	}
+	for (p = dir; *p;) {
+		const char *seg = p;
+		size_t n;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - seg);
+		if (*p == '/')
+			p++;
+		if (n == 0 || (n == 1 && seg[0] == '.'))
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.')
+			return 1;
+		LOOM_TRY(loom_buf_putc(out, '/'));
+		LOOM_TRY(loom_buf_put(out, seg, n));
+	}
+	return out->size ? 0 : 1;
 }
 
 LOOM_EXTERN(int) loom_store_open_local(loom_store **out, const char *root_dir)
 {
 	char resolved[PATH_MAX];
 	struct stat st;
+	loom_buf given = LOOM_BUF_INIT;
 	local_store *ls;
+	int rc;
 
 	if (!root_dir || !*root_dir)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "empty table path");
@@ -553,13 +692,26 @@ LOOM_EXTERN(int) loom_store_open_local(loom_store **out, const char *root_dir)
 	if (!ls)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	ls->root = loom_strdup(resolved);
-	if (!ls->root) {
-		loom_free(ls);
+	ls->root_uri = loom_malloc(strlen(resolved) + 8);
+	if (!ls->root || !ls->root_uri) {
+		local_free(&ls->base);
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	}
+	sprintf(ls->root_uri, "file://%s", resolved);
 	ls->root_len = strlen(ls->root);
 	if (ls->root_len == 1) /* "/" */
 		ls->root_len = 0;
+	if ((rc = given_root(root_dir, &given)) < 0) {
+		loom_buf_dispose(&given);
+		local_free(&ls->base);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	}
+	if (rc == 0 && strcmp(given.ptr, resolved) != 0) {
+		ls->given_len = given.size;
+		ls->given = loom_buf_detach(&given);
+	}
+	loom_buf_dispose(&given);
+	store_counters_init(&ls->counters);
 	ls->base.version = LOOM_STORE_VERSION;
 	ls->base.name = "local";
 	ls->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ;
@@ -571,8 +723,29 @@ LOOM_EXTERN(int) loom_store_open_local(loom_store **out, const char *root_dir)
 	ls->base.remove = local_remove;
 	ls->base.remove_empty_dir = local_remove_empty_dir;
 	ls->base.free = local_free;
+	ls->base.root = ls->root_uri;
+	ls->base.read_tail = local_read_tail;
+	ls->base.remove_many = NULL; /* loom_store_remove_many calls remove per key */
+	ls->base.key_of = local_key_of;
+	ls->base.stats = local_stats;
 	*out = &ls->base;
 	return 0;
+}
+
+/* The registry's opener for plain paths and file: URIs. The local store
+ * reads no options. */
+int store_local_open(loom_store **out, const char *uri, const store_config *cfg)
+{
+	const char *path = uri;
+	(void)cfg;
+	if (strncasecmp(uri, "file:", 5) == 0) {
+		path = local_path_of(uri);
+		if (!path)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
+			                "%s: a file: URI names a local absolute path (file:///data/t, "
+			                "file:/data/t)", uri);
+	}
+	return loom_store_open_local(out, path);
 }
 
 LOOM_EXTERN(const char *) loom_store_local_root(const loom_store *s)

@@ -35,6 +35,8 @@ LOOM_EXTERN(const char *) loom_error_code_name(int code)
 	case LOOM_ENOMEM: return "ENOMEM";
 	case LOOM_EIO: return "EIO";
 	case LOOM_EUSER: return "EUSER";
+	case LOOM_EPERM: return "EPERM";
+	case LOOM_ETRANSIENT: return "ETRANSIENT";
 	default: return "UNKNOWN";
 	}
 }
@@ -51,6 +53,11 @@ LOOM_EXTERN(const char *) loom_error_class_name(int klass)
 LOOM_EXTERN(int) loom_error_set(int code, int klass, const char *message)
 {
 	return loom_err(code, klass, "%s", message ? message : "");
+}
+
+LOOM_EXTERN(int) loom_error_is_transient(int code)
+{
+	return code == LOOM_ETRANSIENT;
 }
 
 static void set_message(int code, int klass, const char *fmt, va_list ap)
@@ -78,6 +85,8 @@ int loom_err_from_errno(int errnum)
 	case EEXIST: return LOOM_EEXISTS;
 	case ENOMEM: return LOOM_ENOMEM;
 	case EINVAL: return LOOM_EINVAL;
+	case EACCES:
+	case EPERM: return LOOM_EPERM;
 	default: return LOOM_EIO;
 	}
 }

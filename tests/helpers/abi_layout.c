@@ -55,6 +55,9 @@ int main(void)
 	FIELD(loom_progress, op_name); FIELD(loom_progress, table_index);
 	FIELD(loom_progress, table_count); FIELD(loom_progress, code); FIELD(loom_progress, skipped);
 	FIELD(loom_progress, seconds); END();
+	STRUCT(loom_store_options); FIELD(loom_store_options, version);
+	FIELD(loom_store_options, options); FIELD(loom_store_options, n_options);
+	FIELD(loom_store_options, ignore_env); END();
 	STRUCT(loom_file_info); FIELD(loom_file_info, path); FIELD(loom_file_info, path_raw);
 	FIELD(loom_file_info, size); FIELD(loom_file_info, modification_time);
 	FIELD(loom_file_info, deletion_timestamp); FIELD(loom_file_info, num_records);

@@ -7,6 +7,7 @@
 
 #include "delta/dv.h"
 #include "test.h"
+#include "tmpdir.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 
@@ -31,35 +32,54 @@ TEST(relative_dv_path_from_protocol_example)
 {
 	delta_dv_descriptor dv = { 'u', 1, 4, 40, 6, "ab^-aqEH.-t@S}K{vb[*k^" };
 	loom_buf b = LOOM_BUF_INIT;
-	CHECK_OK(delta_dv_file_key(&dv, "/t", &b));
+	CHECK_OK(delta_dv_file_key(&dv, NULL, &b));
 	CHECK_STR(b.ptr, "ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin");
 	loom_buf_clear(&b);
 	dv.path_or_inline_dv = "^-aqEH.-t@S}K{vb[*k^";  /* no prefix */
-	CHECK_OK(delta_dv_file_key(&dv, "/t", &b));
+	CHECK_OK(delta_dv_file_key(&dv, NULL, &b));
 	CHECK_STR(b.ptr, "deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin");
 	loom_buf_clear(&b);
 	dv.path_or_inline_dv = "short";
-	CHECK_ERR(delta_dv_file_key(&dv, "/t", &b), LOOM_ECORRUPT);
+	CHECK_ERR(delta_dv_file_key(&dv, NULL, &b), LOOM_ECORRUPT);
 	loom_buf_dispose(&b);
 }
 
+/* 'p' paths are absolute; the table's store maps them to keys (the same
+ * root named with or without a trailing '/'), and refuses anything outside
+ * it - a sibling directory sharing the root's name as a prefix, another
+ * scheme. */
 TEST(absolute_dv_path_must_be_inside_the_table)
 {
-	delta_dv_descriptor dv = { 'p', 1, 1, 40, 6, "file:///data/t/sub/deletion_vector_x.bin" };
+	char *dir = test_mkdtemp("dv"), path[4300], root_slash[4200];
+	delta_dv_descriptor dv = { 'p', 1, 1, 40, 6, NULL };
 	loom_buf b = LOOM_BUF_INIT;
-	CHECK_OK(delta_dv_file_key(&dv, "/data/t", &b));
+	loom_store *s = NULL, *s2 = NULL;
+	REQUIRE(loom_store_open_local(&s, dir) == 0);
+	snprintf(root_slash, sizeof(root_slash), "%s/", dir);
+	REQUIRE(loom_store_open_local(&s2, root_slash) == 0);
+	snprintf(path, sizeof(path), "file://%s/sub/deletion_vector_x.bin", dir);
+	dv.path_or_inline_dv = path;
+	CHECK_OK(delta_dv_file_key(&dv, s, &b));
 	CHECK_STR(b.ptr, "sub/deletion_vector_x.bin");
 	loom_buf_clear(&b);
-	dv.path_or_inline_dv = "/data/t/a%20b.bin";
-	CHECK_OK(delta_dv_file_key(&dv, "/data/t/", &b));
+	snprintf(path, sizeof(path), "%s/a%%20b.bin", dir);
+	CHECK_OK(delta_dv_file_key(&dv, s2, &b));
 	CHECK_STR(b.ptr, "a b.bin");
 	loom_buf_clear(&b);
-	dv.path_or_inline_dv = "/data/t2/deletion_vector_x.bin";
-	CHECK_ERR(delta_dv_file_key(&dv, "/data/t", &b), LOOM_EUNSUPPORTED);
+	snprintf(path, sizeof(path), "%s2/deletion_vector_x.bin", dir);
+	CHECK_ERR(delta_dv_file_key(&dv, s, &b), LOOM_EUNSUPPORTED);
 	dv.path_or_inline_dv = "s3://mytable/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin";
-	CHECK_ERR(delta_dv_file_key(&dv, "/data/t", &b), LOOM_EUNSUPPORTED);
+	CHECK_ERR(delta_dv_file_key(&dv, s, &b), LOOM_EUNSUPPORTED);
 	CHECK(strstr(loom_error_last()->message, "outside the table root") != NULL);
+	/* without a store nothing absolute maps */
+	snprintf(path, sizeof(path), "%s/x.bin", dir);
+	dv.path_or_inline_dv = path;
+	CHECK_ERR(delta_dv_file_key(&dv, NULL, &b), LOOM_EUNSUPPORTED);
 	loom_buf_dispose(&b);
+	loom_store_free(s);
+	loom_store_free(s2);
+	test_rmtree(dir);
+	free(dir);
 }
 
 TEST(inline_dv_from_protocol_example)
@@ -70,7 +90,7 @@ TEST(inline_dv_from_protocol_example)
 	delta_row_filter *f;
 	uint64_t *rows;
 	size_t n, i;
-	CHECK_OK(delta_dv_load(NULL, NULL, &dv, &f));
+	CHECK_OK(delta_dv_load(NULL, &dv, &f));
 	CHECK_INT(delta_row_filter_cardinality(f), 6);
 	CHECK_OK(delta_row_filter_to_array(f, &rows, &n));
 	REQUIRE(n == 6);
@@ -82,7 +102,7 @@ TEST(inline_dv_from_protocol_example)
 	loom_free(rows);
 	delta_row_filter_free(f);
 	dv.cardinality = 5;
-	CHECK_ERR(delta_dv_load(NULL, NULL, &dv, &f), LOOM_ECORRUPT);
+	CHECK_ERR(delta_dv_load(NULL, &dv, &f), LOOM_ECORRUPT);
 }
 
 /* Serialize buckets as the portable RoaringBitmapArray (little endian). */

@@ -137,7 +137,7 @@ TEST(every_fixture_partition_value_parses)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/delta/%s", LOOM_FIXTURES_DIR, e->d_name);
-		if (loom_store_open(&st, path) < 0)
+		if (loom_store_open(&st, path, NULL) < 0)
 			continue;
 		delta_load_opts_init(&o);
 		if (delta_snapshot_load(&s, st, -1, &o) < 0) {

@@ -382,7 +382,7 @@ static int write_parquet(const char *name, const pq_schema_node *schema, size_t 
 	pq_batch part;
 	size_t r;
 	int rc;
-	if ((rc = loom_store_open(&st, g_dir)) < 0)
+	if ((rc = loom_store_open(&st, g_dir, NULL)) < 0)
 		return rc;
 	if ((rc = st->writer_open(st, name, 0, &sink)) < 0)
 		goto out;

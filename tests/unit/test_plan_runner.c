@@ -97,7 +97,7 @@ static int collect(const loom_store_entry *e, void *payload)
 
 static int list_table(const char *uri, listing *l, loom_store **store)
 {
-	int rc = loom_store_open(store, uri);
+	int rc = loom_store_open(store, uri, NULL);
 	if (rc < 0)
 		return rc;
 	return (*store)->list(*store, "", NULL, LOOM_LIST_RECURSIVE, collect, l);
@@ -776,7 +776,7 @@ static int checkpoint_execute(loom_op_result *out, const loom_maintainer *m, con
 	(void)m;
 	(void)loc;
 	(void)cancel;
-	if ((rc = loom_store_open(&s, uri)) < 0)
+	if ((rc = loom_store_open(&s, uri, NULL)) < 0)
 		return rc;
 	rc = s->put(s, "_delta_log/_loom_checkpoint_marker", "ok\n", 3, 0);
 	loom_store_free(s);

@@ -28,16 +28,16 @@ TEST(open_accepts_paths_and_file_uris)
 {
 	loom_store *s;
 	char uri[4200];
-	CHECK_OK(loom_store_open(&s, root));
+	CHECK_OK(loom_store_open(&s, root, NULL));
 	CHECK_STR(s->name, "local");
 	CHECK(loom_store_local_root(s) != NULL);
 	loom_store_free(s);
 	snprintf(uri, sizeof(uri), "file://%s", root);
-	CHECK_OK(loom_store_open(&s, uri));
+	CHECK_OK(loom_store_open(&s, uri, NULL));
 	loom_store_free(s);
-	CHECK_ERR(loom_store_open(&s, "/definitely/not/here"), LOOM_ENOTFOUND);
-	CHECK_ERR(loom_store_open(&s, "s3://bucket/t"), LOOM_EUNSUPPORTED);
-	CHECK_ERR(loom_store_open(&s, ""), LOOM_EINVAL);
+	CHECK_ERR(loom_store_open(&s, "/definitely/not/here", NULL), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_open(&s, "nosuch://bucket/t", NULL), LOOM_EUNSUPPORTED);
+	CHECK_ERR(loom_store_open(&s, "", NULL), LOOM_EINVAL);
 	loom_store_free(NULL);
 }
 

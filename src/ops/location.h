@@ -1,0 +1,37 @@
+/* ops/location.h - a table location opened for an operation: its store,
+ * configured from the location's storage_options and the environment, and
+ * the secrets every message and commit of the operation must not carry.
+ *
+ *   ops_table t;
+ *   if (ops_table_open(&t, uri, loc, "vacuum") < 0) return rc;
+ *   rc = vacuum_run(out, t.store, &p);          // p.secrets = &t.secrets
+ *   return ops_table_close(&t, rc, "vacuum");    // wraps + masks an error
+ */
+#ifndef LOOM_OPS_LOCATION_H
+#define LOOM_OPS_LOCATION_H
+
+#include "loom/ops.h"
+#include "loom/store.h"
+#include "util/secret.h"
+
+typedef struct ops_table {
+	loom_store *store;
+	loom_secrets secrets;   /* secret storage options, environment
+	                         * credentials, the URI's password */
+	char shown_uri[1024];   /* the URI with its secrets masked */
+} ops_table;
+
+/* Open the store of the table at `uri` (`loc` may be NULL: options from
+ * the environment only). On failure the error is wrapped "<what> <uri>:",
+ * masked, and returned; nothing needs closing. */
+int ops_table_open(ops_table *t, const char *uri, const loom_table_location *loc,
+                   const char *what);
+
+/* Release the table. When rc < 0 the thread's error is first wrapped
+ * "<what> <uri>:" and masked. Returns rc. */
+int ops_table_close(ops_table *t, int rc, const char *what);
+
+/* The store options of a location (`loc` may be NULL). */
+void ops_store_options(const loom_table_location *loc, loom_store_options *out);
+
+#endif

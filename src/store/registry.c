@@ -1,0 +1,108 @@
+/* store/registry.c - opening a store by URI scheme.
+ *
+ * A backend is one file with a store_opener and one line in the table
+ * below (plus its declaration next to the table). */
+#include <ctype.h>
+#include <pthread.h>
+#include <string.h>
+#include <strings.h>
+
+#include "store/store_int.h"
+#include "util/error.h"
+
+typedef struct store_backend {
+	const char *scheme;     /* lower case, without ':' */
+	store_opener open;
+} store_backend;
+
+static const store_backend backends[] = {
+	{ "file", store_local_open },
+};
+
+#define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))
+
+static char scheme_list[256];
+static pthread_once_t scheme_list_once = PTHREAD_ONCE_INIT;
+
+static void build_scheme_list(void)
+{
+	size_t i, w = 0;
+	for (i = 0; i < N_BACKENDS && w + 1 < sizeof(scheme_list); i++) {
+		size_t n = strlen(backends[i].scheme);
+		if (w + n + 3 >= sizeof(scheme_list))
+			break;
+		if (i) {
+			memcpy(scheme_list + w, ", ", 2);
+			w += 2;
+		}
+		memcpy(scheme_list + w, backends[i].scheme, n);
+		w += n;
+	}
+	scheme_list[w] = '\0';
+}
+
+LOOM_EXTERN(const char *) loom_store_schemes(void)
+{
+	pthread_once(&scheme_list_once, build_scheme_list);
+	return scheme_list;
+}
+
+/* The length of the URI's scheme (RFC 3986: ALPHA *( ALPHA / DIGIT / "+" /
+ * "-" / "." )) when it is followed by "://", or is "file:"; 0 for a plain
+ * path (which may hold a ':' of its own, "x:y/t"). */
+static size_t scheme_len(const char *uri)
+{
+	size_t i = 0;
+	if (!isalpha((unsigned char)uri[0]))
+		return 0;
+	while (isalnum((unsigned char)uri[i]) || uri[i] == '+' || uri[i] == '-' || uri[i] == '.')
+		i++;
+	if (uri[i] != ':')
+		return 0;
+	if (strncmp(uri + i, "://", 3) == 0 || (i == 4 && strncasecmp(uri, "file", 4) == 0))
+		return i;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri,
+                                 const loom_store_options *opts)
+{
+	store_config cfg;
+	size_t n, i;
+
+	if (!out)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "loom_store_open: NULL argument");
+	*out = NULL;
+	if (!uri || !*uri)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "empty table URI");
+	if (opts && opts->version != LOOM_STORE_OPTIONS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
+		                "store options: version %u not set or unknown (use "
+		                "LOOM_STORE_OPTIONS_INIT)", opts->version);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.uri = uri;
+	cfg.options = opts ? opts->options : NULL;
+	cfg.n_options = opts ? opts->n_options : 0;
+	cfg.use_env = !(opts && opts->ignore_env);
+
+	n = scheme_len(uri);
+	if (n == 0)
+		return store_local_open(out, uri, &cfg);
+	for (i = 0; i < N_BACKENDS; i++)
+		if (strlen(backends[i].scheme) == n && strncasecmp(uri, backends[i].scheme, n) == 0)
+			return backends[i].open(out, uri, &cfg);
+	{
+		/* the URI may carry a SAS token or password: show it masked */
+		char shown[512];
+		loom_secrets_mask(NULL, uri, shown, sizeof(shown));
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_STORE,
+		                "%s: no object store for URI scheme '%.*s' (supported: %s, and plain paths)",
+		                shown, (int)(n < 32 ? n : 32), uri, loom_store_schemes());
+	}
+}
+
+LOOM_EXTERN(void) loom_store_free(loom_store *s)
+{
+	if (s)
+		s->free(s);
+}
