@@ -110,6 +110,27 @@ class DropInBackend(LakeTest):
         info = next(a["commitInfo"] for a in commits(lake / "raw/orders")[-1] if "commitInfo" in a)
         self.assertNotIn("team", info)
 
+    def test_storage_options_reach_loom(self) -> None:
+        """The location's storage_options reach the C operation: it opens
+        the table's store with them and masks every message it returns
+        with their secret values -- here the path of a missing table.
+        (The local store reads no option; the object stores read their
+        credentials and endpoints from the same list.)"""
+        from loom.etl.maintenance._ops import VacuumSpec
+        from loom.etl.storage import TableLocation
+        secret = "Zq9sEcReTv4lue"
+        missing = self.tmp / secret / "events"
+        loc = TableLocation(uri=str(missing),
+                            storage_options={"AWS_SECRET_ACCESS_KEY": secret})
+        with self.assertRaises(libloom.LoomNotFound) as cm:
+            NativeMaintainer().vacuum(str(missing), VacuumSpec(), loc)
+        self.assertNotIn(secret, str(cm.exception))
+        self.assertIn(f"{self.tmp}/***/events", str(cm.exception))
+        # without the option the path is shown as it is
+        with self.assertRaises(libloom.LoomNotFound) as cm2:
+            NativeMaintainer().vacuum(str(missing), VacuumSpec(), TableLocation(uri=str(missing)))
+        self.assertIn(secret, str(cm2.exception))
+
     def test_errors_land_in_loompy_results(self) -> None:
         lake = self.make_lake()
         config = loompy_config(lake)
