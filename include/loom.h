@@ -25,5 +25,6 @@
 #include "loom/convert.h"
 #include "loom/config.h"
 #include "loom/plan.h"
+#include "loom/metrics.h"
 
 #endif
