@@ -11,6 +11,12 @@
 #include "loom/checkpoint.h"
 #include "loom/ops.h"
 
+/* a metric of the result, 0 when absent */
+static long long metric(const loom_op_result *r, const char *name)
+{
+	return (long long)loom_op_result_metric(r, name, 0);
+}
+
 static void checkpoint_usage(FILE *out)
 {
 	fprintf(out,
@@ -109,27 +115,25 @@ int cmd_checkpoint(int argc, char **argv)
 		       "\"num_actions\":%lld,\"size_in_bytes\":%lld,\"num_add_files\":%lld,"
 		       "\"num_remove_files\":%lld,\"num_expired_tombstones\":%lld,\"v2\":%s,"
 		       "\"last_checkpoint_updated\":%s}\n",
-		       (long long)version, loom_op_result_metric(&r, "created", 0) ? "true" : "false",
-		       (long long)version, (long long)loom_op_result_metric(&r, "numActions", 0),
-		       (long long)loom_op_result_metric(&r, "sizeInBytes", 0),
-		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numExpiredTombstones", 0),
-		       loom_op_result_metric(&r, "v2", 0) ? "true" : "false",
-		       loom_op_result_metric(&r, "lastCheckpointUpdated", 0) ? "true" : "false");
-	} else if (!loom_op_result_metric(&r, "created", 0)) {
+		       (long long)version, metric(&r, LOOM_METRIC_CREATED) ? "true" : "false",
+		       (long long)version, metric(&r, LOOM_METRIC_NUM_ACTIONS),
+		       metric(&r, LOOM_METRIC_SIZE_IN_BYTES), metric(&r, LOOM_METRIC_NUM_ADD_FILES),
+		       metric(&r, LOOM_METRIC_NUM_REMOVE_FILES),
+		       metric(&r, LOOM_METRIC_NUM_EXPIRED_TOMBSTONES),
+		       metric(&r, LOOM_METRIC_V2) ? "true" : "false",
+		       metric(&r, LOOM_METRIC_LAST_CHECKPOINT_UPDATED) ? "true" : "false");
+	} else if (!metric(&r, LOOM_METRIC_CREATED)) {
 		printf("%s: a checkpoint of version %lld already exists; nothing written\n", uri,
 		       (long long)version);
 	} else {
 		char size[32];
-		loom_format_size(loom_op_result_metric(&r, "sizeInBytes", 0), size, sizeof(size));
+		loom_format_size(metric(&r, LOOM_METRIC_SIZE_IN_BYTES), size, sizeof(size));
 		printf("%s: wrote _delta_log/%020lld.checkpoint.parquet (%s%s): %lld actions, %lld files, "
 		       "%lld tombstones kept, %lld expired dropped\n",
-		       uri, (long long)version, size, loom_op_result_metric(&r, "v2", 0) ? ", V2" : "",
-		       (long long)loom_op_result_metric(&r, "numActions", 0),
-		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numExpiredTombstones", 0));
+		       uri, (long long)version, size, metric(&r, LOOM_METRIC_V2) ? ", V2" : "",
+		       metric(&r, LOOM_METRIC_NUM_ACTIONS), metric(&r, LOOM_METRIC_NUM_ADD_FILES),
+		       metric(&r, LOOM_METRIC_NUM_REMOVE_FILES),
+		       metric(&r, LOOM_METRIC_NUM_EXPIRED_TOMBSTONES));
 	}
 	loom_op_result_clear(&r);
 	cli_table_release(&table);

@@ -101,13 +101,13 @@ int cmd_convert(int argc, char **argv)
 		cli_print_json_string(uri);
 		printf(",\"version\":%lld,\"num_files\":%lld,\"num_records\":%lld,\"bytes\":%lld}\n",
 		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1),
-		       (long long)loom_op_result_metric(&result, "numFiles", 0),
-		       (long long)loom_op_result_metric(&result, "numRecords", 0),
-		       (long long)loom_op_result_metric(&result, "numBytes", 0));
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_FILES, 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_RECORDS, 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_BYTES, 0));
 	} else {
 		printf("%s: converted %lld Parquet files (%lld rows) to a Delta table, version %lld\n", uri,
-		       (long long)loom_op_result_metric(&result, "numFiles", 0),
-		       (long long)loom_op_result_metric(&result, "numRecords", 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_FILES, 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_RECORDS, 0),
 		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1));
 	}
 	loom_op_result_clear(&result);

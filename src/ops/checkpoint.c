@@ -405,7 +405,7 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	delta_log_format_version(snap->version, vbuf);
 	snprintf(key, sizeof(key), DELTA_LOG_DIR "%s.checkpoint.parquet", vbuf);
 	if (exists) {
-		rc = loom_op_result_set_metric(out, "created", 0);
+		rc = loom_op_result_set_metric(out, LOOM_METRIC_CREATED, 0);
 		goto done;
 	}
 	now = loom_clock_wall_ms(clock);
@@ -424,12 +424,12 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	if (rc == LOOM_EEXISTS) {
 		/* another writer published the same version first: theirs stays */
 		loom_error_clear();
-		rc = loom_op_result_set_metric(out, "created", 0);
+		rc = loom_op_result_set_metric(out, LOOM_METRIC_CREATED, 0);
 		goto done;
 	}
 	if (rc < 0)
 		goto done;
-	if ((rc = loom_op_result_set_metric(out, "created", 1)) < 0)
+	if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_CREATED, 1)) < 0)
 		goto done;
 	/* Only move the hint forward: a checkpoint of an older version must not
 	 * send readers back. */
@@ -437,16 +437,16 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 		if ((rc = write_last_checkpoint(store, snap->version, num_actions, bytes,
 		                                (int64_t)snap->num_files)) < 0)
 			goto done;
-		loom_op_result_set_metric(out, "lastCheckpointUpdated", 1);
+		loom_op_result_set_metric(out, LOOM_METRIC_LAST_CHECKPOINT_UPDATED, 1);
 	} else {
-		loom_op_result_set_metric(out, "lastCheckpointUpdated", 0);
+		loom_op_result_set_metric(out, LOOM_METRIC_LAST_CHECKPOINT_UPDATED, 0);
 	}
-	if ((rc = loom_op_result_set_metric(out, "numActions", num_actions)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "sizeInBytes", (int64_t)bytes)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "numAddFiles", (int64_t)snap->num_files)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "numRemoveFiles", num_removes)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "numExpiredTombstones", num_expired)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "v2", v2)) < 0)
+	if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_ACTIONS, num_actions)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_SIZE_IN_BYTES, (int64_t)bytes)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_ADD_FILES, (int64_t)snap->num_files)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_REMOVE_FILES, num_removes)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_EXPIRED_TOMBSTONES, num_expired)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_V2, v2)) < 0)
 		goto done;
 done:
 	delta_snapshot_free(snap);

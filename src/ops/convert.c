@@ -541,7 +541,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			json_t *pb = json_array();
 			for (j = 0; j < st->npc; j++)
 				json_array_append_new(pb, json_string(st->pcols[j]));
-			json_object_set_new(params, "numFiles", json_integer((json_int_t)st->files.len));
+			json_object_set_new(params, LOOM_METRIC_NUM_FILES, json_integer((json_int_t)st->files.len));
 			json_object_set_new(params, "partitionedBy", pb);
 			json_object_set_new(params, "collectStats", json_true());
 		}
@@ -567,9 +567,9 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 	if (rc == 0) {
 		out->kind = LOOM_RESULT_OPTIMIZE;
 		out->num_files_added = (int64_t)st->files.len;
-		if ((rc = loom_op_result_set_metric(out, "numFiles", (int64_t)st->files.len)) == 0 &&
-		    (rc = loom_op_result_set_metric(out, "numRecords", rows)) == 0 &&
-		    (rc = loom_op_result_set_metric(out, "numBytes", bytes)) == 0)
+		if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_FILES, (int64_t)st->files.len)) == 0 &&
+		    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_RECORDS, rows)) == 0 &&
+		    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_BYTES, bytes)) == 0)
 			rc = loom_op_result_set_metric(out, LOOM_METRIC_VERSION, version);
 	}
 done:

@@ -222,8 +222,8 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 			goto done;
 	}
 	out->dry_run = p->dry_run;
-	if ((rc = loom_op_result_set_metric(out, "checkpointVersion", keep)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "cutoffMs", cutoff)) < 0 ||
+	if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_CHECKPOINT_VERSION, keep)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_CUTOFF_MS, cutoff)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_FILES_TO_DELETE : LOOM_METRIC_NUM_DELETED_FILES,
 	                                    (int64_t)st.doomed.len)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st.bytes)) < 0)

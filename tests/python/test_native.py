@@ -1,8 +1,9 @@
 """The low-level binding (libloom.native, libloom.DeltaTable) on real data:
 CONVERT TO DELTA of DuckDB-written Parquet, Z-order with both curves and a
 memory budget small enough to spill (clustering judged by the oracle's
-data-skipping score), checkpoints and log cleanup, and errors as Python
-exceptions with loom's message, code and class."""
+data-skipping score), checkpoints and log cleanup, errors as Python
+exceptions with loom's message, code and class, and every metric an
+operation reports named in libloom.metrics (= include/loom/metrics.h)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from support import SOURCE_DIR, TOOLS, LakeTest, TempDirTest, fingerprint, node, oracle
 
 import libloom
-from libloom import DeltaTable, native
+from libloom import DeltaTable, metrics, native
 from libloom.maintenance import MaintainTable, MaintenanceRunner, MaintenanceStep
 
 
@@ -59,7 +60,8 @@ class ConvertAndCluster(TempDirTest):
     def test_convert_then_zorder_both_curves(self) -> None:
         table = self.make_table("t")
         r = native.convert(str(table))
-        self.assertEqual((r.metrics["numFiles"], r.metrics["numRecords"]), (4, 60000))
+        self.assertEqual((r.metrics[metrics.NUM_FILES], r.metrics[metrics.NUM_RECORDS]), (4, 60000))
+        self.assert_known_metrics(r.metrics)
         fp = fingerprint(table)
         self.assertEqual(fp, (oracle("fingerprint-parquet", str(self.tmp / "base"),
                                      "--schema-from", str(table))["hash"], 60000))
@@ -80,8 +82,9 @@ class ConvertAndCluster(TempDirTest):
             report = MaintenanceRunner.from_config(config).run(Cluster)
             report.raise_if_errors()
             z = report.results[0].z_order
-            self.assertGreater(z.metrics["zOrderSpillBytes"], 0, curve)   # sorted externally
-            self.assertEqual(z.metrics["zOrderCurveHilbert"], int(curve == "hilbert"))
+            self.assertGreater(z.metrics[metrics.ZORDER_SPILL_BYTES], 0, curve)   # sorted externally
+            self.assertEqual(z.metrics[metrics.ZORDER_CURVE_HILBERT], int(curve == "hilbert"))
+            self.assert_known_metrics(z.metrics)
             q = oracle("zorder-quality", str(t), "--columns", "u1,u2")
             self.assertGreaterEqual(q["files"], 8, curve)
             self.assertLessEqual(q["avg_fraction_scanned"], 0.3, curve)
@@ -89,10 +92,15 @@ class ConvertAndCluster(TempDirTest):
             self.assertTrue(oracle("verify", str(t))["ok"])
         # a second run finds every partition clustered and writes nothing
         r2 = native.zorder(str(table), ["u1", "u2"], curve="hilbert")
-        self.assertEqual((r2.num_files_added, r2.metrics["version"]), (0, -1))
+        self.assertEqual((r2.num_files_added, r2.metrics[metrics.VERSION]), (0, -1))
+
+    def assert_known_metrics(self, got: dict) -> None:
+        self.assertFalse(set(got) - metrics.known_names(), "metric names not in metrics.h")
 
 
 class TableHandle(LakeTest):
+    assert_known_metrics = ConvertAndCluster.assert_known_metrics
+
     def test_delta_table(self) -> None:
         lake = self.make_lake()
         dt = DeltaTable(lake / "raw/events")
@@ -102,14 +110,23 @@ class TableHandle(LakeTest):
         self.assertEqual(dt.partition_columns(), snap["metadata"]["partitionColumns"])
         self.assertEqual(dt.schema_json(), snap["metadata"]["schema"])
         day = snap["files"][0]["partitionValues"]["event_date"]
-        metrics = dt.optimize.compact(partition_filters=[("event_date", "=", day)])
-        self.assertEqual(metrics["partitionsOptimized"], 1)
+        got = dt.optimize.compact(partition_filters=[("event_date", "=", day)])
+        self.assertEqual(got[metrics.PARTITIONS_OPTIMIZED], 1)
+        self.assertEqual(got[metrics.NUM_FILES_REMOVED], 30)
+        self.assert_known_metrics(got)
         self.assertEqual(len(dt.files()), 271)
         dt.create_checkpoint()
         snap = oracle("snapshot", str(lake / "raw/events"))
         self.assertEqual(snap["checkpoint"]["version"], snap["version"])
+        again = native.checkpoint(str(lake / "raw/events"))
+        self.assertEqual((again.metrics[metrics.CREATED], again.metrics[metrics.VERSION]),
+                         (0, snap["version"]))
         dry = native.cleanup_logs(str(lake / "raw/events"))
         self.assertTrue(dry.dry_run)
+        vac = native.vacuum(str(lake / "raw/events"))
+        self.assertEqual(vac.metrics[metrics.NUM_FILES_TO_DELETE], 0)
+        for r in (again, dry, vac):
+            self.assert_known_metrics(r.metrics)
         pinned = DeltaTable(lake / "raw/events", version=0)
         self.assertEqual(pinned.version(), 0)
         with self.assertRaises(libloom.LoomNotFound):
