@@ -10,6 +10,8 @@ memory ``MemoryError``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _capi
 from ._capi import lib
 
@@ -37,6 +39,11 @@ class LoomError(Exception):
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.message!r}, code={self.code_name}, "
                 f"class={self.error_class})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled whole (Dask and multiprocessing send errors between
+        # processes): Exception's default would keep only the message
+        return type(self), (self.message, self.code, self.error_class), dict(self.__dict__)
 
 
 class LoomValueError(LoomError, ValueError):

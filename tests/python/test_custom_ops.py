@@ -127,12 +127,15 @@ class CustomOps(LakeTest):
         self.make_lake()
 
         class Step(MaintenanceStep[None]):
-            operations = [EveryRoute(Explode()), EveryRoute(WrongResult())]
+            operations = [EveryRoute(VacuumSpec(), Explode()), EveryRoute(WrongResult())]
 
         report = MaintenanceRunner.from_config(self.config_path).run(Step)
         by = [(r.table_ref, r.ok, r.failed_op) for r in report.results]
         self.assertEqual(by[:3], [("raw.events", True, None), ("raw.orders", False, "explode"),
                                   ("staging.orders", False, "explode")])
+        # what ran before the failing op stays in the result (as in loom-py)
+        self.assertEqual(list(report.results[1].op_results), ["vacuum"])
+        self.assertEqual(len(report.results[1].vacuum.files_deleted), 20)
         err = report.results[1].error
         self.assertIsInstance(err, RuntimeError)      # the op's own exception object
         self.assertIn("no orders today", str(err))
@@ -174,7 +177,8 @@ class CustomOps(LakeTest):
         with self.assertRaisesRegex(LookupError, "catalog unreachable"):
             MaintenanceRunner.from_config(self.config_path).run(Step)
 
-    def test_tables_run_concurrently_and_the_gil_is_free(self) -> None:
+    def test_tables_run_concurrently(self) -> None:
+        """(That the GIL is free while C works is test_native's GilReleased.)"""
         self.make_lake()
         counter = CountFiles(barrier=threading.Barrier(3, timeout=60))
 
@@ -183,25 +187,10 @@ class CustomOps(LakeTest):
 
         # three tables, three workers: each op waits for the other two, so
         # the run completes only if the C runner calls Python concurrently
-        ticks = []
-        stop = threading.Event()
-
-        def ticker():
-            while not stop.is_set():
-                ticks.append(1)
-                stop.wait(0.001)
-
-        t = threading.Thread(target=ticker)
-        t.start()
-        try:
-            report = MaintenanceRunner.from_config(self.config_path, jobs=3).run(Step)
-        finally:
-            stop.set()
-            t.join()
+        report = MaintenanceRunner.from_config(self.config_path, jobs=3).run(Step)
         report.raise_if_errors()
         self.assertEqual(len({tid for _, _, tid in counter.seen}), 3)
         self.assertNotIn(threading.get_native_id(), {tid for _, _, tid in counter.seen})
-        self.assertGreater(len(ticks), 0)   # Python kept running during the run
 
     def test_dynamic_steps_get_their_params(self) -> None:
         lake = self.make_lake()

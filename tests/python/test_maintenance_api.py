@@ -9,7 +9,9 @@ import dataclasses
 import inspect
 import json
 import os
+import pickle
 import shutil
+import time
 import unittest
 from pathlib import Path
 
@@ -248,6 +250,18 @@ class ConfigForms(TempDirTest):
         with self.assertRaises(libloom.LoomNotFound):
             StorageConfig.load(self.tmp / "missing.yaml")
 
+    def test_run_from_config_without_work_is_an_empty_report(self) -> None:
+        """The seed: an empty report when no maintenance config is defined or
+        no matching tables are found (the routes' paths do not exist: nothing
+        may be touched)."""
+        no_block = MaintenanceRunner.from_config(ROUTES).run_from_config()
+        self.assertEqual((no_block.results, no_block.has_errors), ([], False))
+        no_block.raise_if_errors()
+        unmatched = json.loads(json.dumps(ROUTES))
+        unmatched["storage"]["maintenance"] = {"schemas": ["nothere"], "compact": True}
+        report = MaintenanceRunner.from_config(unmatched).run_from_config()
+        self.assertEqual((report.results, report.has_errors), ([], False))
+
     def test_bad_policy(self) -> None:
         with self.assertRaisesRegex(ValueError, "missing_table_policy"):
             MaintenanceRunner.from_config(ROUTES, missing_table_policy="ignore")  # type: ignore
@@ -334,6 +348,14 @@ class RunnerOnTheLake(LakeTest):
             report.raise_if_errors()
         self.assertEqual(cm.exception.failed, [orders])
         self.assertIn("Maintenance failed for 1 table(s): ['raw.orders']", str(cm.exception))
+        # errors cross process boundaries whole (Dask, multiprocessing)
+        back = pickle.loads(pickle.dumps(err))
+        self.assertIs(type(back), libloom.LoomCorrupt)
+        self.assertEqual((back.message, back.code, back.code_name, back.error_class, back.klass),
+                         (err.message, err.code, "ECORRUPT", "delta", err.klass))
+        gate = pickle.loads(pickle.dumps(cm.exception))
+        self.assertEqual([r.table_ref for r in gate.failed], ["raw.orders"])
+        self.assertEqual(str(gate), str(cm.exception))
         doc = report.to_dict()
         self.assertEqual(doc["schema"], "loom.report/1")
         self.assertEqual(doc["tables"][1]["error"]["class"], "delta")
@@ -345,6 +367,91 @@ class RunnerOnTheLake(LakeTest):
                                  ("op_start", "raw.events", "compact"), ("op_done", "raw.events", "compact"),
                                  ("table_done", "raw.events", None)])
         self.assertTrue(all(e.table_count == 2 for e in events))
+
+    def test_cancel_between_tables_fails_the_gate(self) -> None:
+        """runner.cancel() from another thread (here: the progress callback
+        once raw.events is done): raw.orders never starts, the report says
+        so, and raise_if_errors() agrees with has_errors."""
+        lake = self.make_lake()
+        orders_before = oracle("snapshot", str(lake / "raw/orders"))["version"]
+        runner: MaintenanceRunner
+        cancels = [1]   # once: the second run goes through
+
+        def progress(e) -> None:
+            if e.event == "table_done" and e.table_ref == "raw.events" and cancels:
+                cancels.pop()
+                runner.cancel()
+
+        class Step(MaintenanceStep[None]):
+            operations = [MaintainSchema("raw").compact()]
+
+        runner = MaintenanceRunner.from_config(self.config_path, progress=progress)
+        report = runner.run(Step)
+        events_r, orders = report.results
+        self.assertTrue(events_r.ok and not events_r.skipped)
+        self.assertTrue(orders.ok and orders.skipped)
+        self.assertIn("cancelled", orders.skip_reason)
+        self.assertTrue(report.cancelled and report.has_errors)
+        with self.assertRaises(MaintenanceError) as cm:
+            report.raise_if_errors()
+        self.assertTrue(cm.exception.cancelled)
+        self.assertEqual(cm.exception.failed, [])
+        self.assertIn("cancelled", str(cm.exception))
+        self.assertEqual(oracle("snapshot", str(lake / "raw/events"))["numFiles"], 10)
+        self.assertEqual(oracle("snapshot", str(lake / "raw/orders"))["version"], orders_before)
+        # the runner is reusable after a cancel
+        again = runner.run(Step)
+        self.assertFalse(again.cancelled)
+        again.raise_if_errors()
+        self.assertEqual(oracle("snapshot", str(lake / "raw/orders"))["numFiles"], 1)
+
+    def test_vacuum_rules(self) -> None:
+        """The seed's vacuum: dry_run=True (the default) lists and keeps;
+        retention_hours bounds what is old enough; full=True also deletes
+        unreferenced files older than the retention, but never names
+        starting with an underscore -- judged by the oracle and the disk."""
+        lake = self.make_lake()
+        table = lake / "raw/orders"
+        fp = fingerprint(table)
+        removed = sorted(self.removed_on_disk("raw/orders"))
+        self.assertEqual(len(removed), 20)
+        ten_days_ago = time.time() - 10 * 86400
+        strays = {"stray-old.parquet": ten_days_ago, "_loom_keep.parquet": ten_days_ago,
+                  "stray-new.parquet": None}
+        for name, mtime in strays.items():
+            (table / name).write_bytes(b"PAR1 not a real file PAR1")
+            if mtime is not None:
+                os.utime(table / name, (mtime, mtime))
+
+        def vacuum(**kw):
+            class Step(MaintenanceStep[None]):
+                operations = [MaintainTable("raw.orders").vacuum(**kw)]
+            report = MaintenanceRunner.from_config(self.config_path).run(Step)
+            report.raise_if_errors()
+            r = report.results[0]
+            self.assertGreater(r.duration_seconds, 0)
+            return r.vacuum
+
+        dry = vacuum()
+        self.assertTrue(dry.dry_run)
+        self.assertEqual(sorted(dry.files_deleted), removed)
+        self.assertEqual(sorted(self.removed_on_disk("raw/orders")), removed)   # nothing deleted
+        # removed ten days ago: not old enough for an 11-day retention
+        self.assertEqual(vacuum(retention_hours=11 * 24, dry_run=False).files_deleted, [])
+        self.assertEqual(sorted(self.removed_on_disk("raw/orders")), removed)
+        # lite: the log's removes only
+        lite = vacuum(retention_hours=168, dry_run=False)
+        self.assertEqual((sorted(lite.files_deleted), lite.dry_run), (removed, False))
+        self.assertEqual(self.removed_on_disk("raw/orders"), [])
+        self.assertTrue(all((table / n).exists() for n in strays))
+        # full: the old stray too, not the fresh one nor the underscore name
+        full = vacuum(dry_run=False, full=True)
+        self.assertEqual(full.files_deleted, ["stray-old.parquet"])
+        left = {f["path"] for f in oracle("orphans", str(table))["files"]}
+        self.assertEqual(left - {"_loom_keep.parquet"}, {"stray-new.parquet"})
+        self.assertTrue((table / "_loom_keep.parquet").exists())
+        self.assertEqual(fingerprint(table), fp)
+        self.assertTrue(oracle("verify", str(table))["ok"])
 
     def test_run_from_config_reads_loom_py_forms(self) -> None:
         lake = self.make_lake()

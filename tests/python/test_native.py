@@ -7,15 +7,19 @@ operation reports named in libloom.metrics (= include/loom/metrics.h)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import threading
+import time
 import unittest
+from collections.abc import Callable
 from pathlib import Path
 
 from support import SOURCE_DIR, TOOLS, LakeTest, TempDirTest, fingerprint, node, oracle
 
 import libloom
-from libloom import DeltaTable, metrics, native
+from libloom import DeltaTable, _capi, metrics, native
 from libloom.maintenance import MaintainTable, MaintenanceRunner, MaintenanceStep
 
 
@@ -131,6 +135,61 @@ class TableHandle(LakeTest):
         self.assertEqual(pinned.version(), 0)
         with self.assertRaises(libloom.LoomNotFound):
             DeltaTable(lake / "raw/events", version=999)
+
+
+class GilReleased(LakeTest):
+    """While C compacts a table on one thread, Python code on another keeps
+    running: the longest pause of a pure-Python loop during the C call is
+    a small part of it. The control binds the same function through
+    ctypes.PyDLL, which keeps the GIL during the call: there the loop
+    stops for (nearly) the whole call -- so the measure can tell."""
+
+    @staticmethod
+    def longest_pause(call: Callable[[], object]) -> tuple[float, float]:
+        """(longest gap between the main thread's loop turns while `call`
+        ran on a worker thread, the call's duration) in seconds."""
+        window: dict[str, float] = {}
+
+        def work() -> None:
+            window["start"] = time.monotonic()
+            call()
+            window["end"] = time.monotonic()
+
+        stamps = []
+        worker = threading.Thread(target=work)
+        worker.start()
+        while worker.is_alive():
+            stamps.append(time.monotonic())
+            sum(range(100))   # Python work: it needs the GIL to go on
+        worker.join()
+        start, end = window["start"], window["end"]
+        inside = [start] + [t for t in stamps if start < t < end] + [end]
+        return max(b - a for a, b in zip(inside, inside[1:])), end - start
+
+    def test_gil_is_released_while_c_works(self) -> None:
+        lake = self.make_lake()
+        copies = [self.tmp / f"events{i}" for i in range(3)]
+        for c in copies:
+            shutil.copytree(lake / "raw/events", c)
+
+        def compact(fn: object, table: Path) -> Callable[[], object]:
+            return lambda: native._run(fn, str(table), None, native.compact_opts("64KiB"), None)
+
+        # released: measured on a second copy only if a stall of the busy
+        # machine spoilt the first (a held GIL would spoil both)
+        for table in copies[:2]:
+            pause, took = self.longest_pause(compact(_capi.lib.loom_compact, table))
+            self.assertGreater(took, 0.05)
+            if pause < took / 2:
+                break
+        self.assertLess(pause, took / 2, (pause, took))
+
+        held = ctypes.PyDLL(_capi.library_path).loom_compact
+        held.restype, held.argtypes = _capi.lib.loom_compact.restype, _capi.lib.loom_compact.argtypes
+        pause_held, took_held = self.longest_pause(compact(held, copies[2]))
+        self.assertGreater(pause_held, took_held / 2, (pause_held, took_held))
+        for done in (table, copies[2]):   # both compactions did their work
+            self.assertEqual(oracle("snapshot", str(done))["numFiles"], 30, done)
 
 
 if __name__ == "__main__":

@@ -36,17 +36,29 @@ from ._step import MaintenanceStep
 
 
 class MaintenanceError(Exception):
-    """Raised by MaintenanceReport.raise_if_errors() when any table failed.
+    """Raised by MaintenanceReport.raise_if_errors() when any table failed
+    (or the run was cancelled).
 
     Args:
         failed: the failed tables' results.
+        cancelled: (loom) the run was cancelled: tables it had not started
+            are in the report as skipped, not in `failed`.
     """
 
-    def __init__(self, failed: list[TableMaintenanceResult]) -> None:
+    def __init__(self, failed: list[TableMaintenanceResult], *, cancelled: bool = False) -> None:
         self.failed = failed
+        self.cancelled = cancelled
         refs = [r.table_ref for r in failed]
         details = "".join(f"\n  {r.table_ref}: {r.error}" for r in failed)
-        super().__init__(f"Maintenance failed for {len(failed)} table(s): {refs}{details}")
+        head = "Maintenance cancelled; " if cancelled else ""
+        super().__init__(f"{head}Maintenance failed for {len(failed)} table(s): {refs}{details}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _maintenance_error, (self.failed, self.cancelled), dict(self.__dict__)
+
+
+def _maintenance_error(failed: list[TableMaintenanceResult], cancelled: bool) -> MaintenanceError:
+    return MaintenanceError(failed, cancelled=cancelled)
 
 
 @dataclass
@@ -76,11 +88,12 @@ class MaintenanceReport:
     @property
     def has_errors(self) -> bool:
         """True when at least one table reported an error (or the run was
-        cancelled)."""
+        cancelled: some tables were not maintained)."""
         return self.cancelled or any(not r.ok for r in self.results)
 
     def raise_if_errors(self) -> None:
-        """Raise MaintenanceError if any table failed.
+        """Raise MaintenanceError if any table failed (or the run was
+        cancelled), so ``has_errors`` and this always agree.
 
         Useful as a Prefect flow gate::
 
@@ -88,8 +101,8 @@ class MaintenanceReport:
             report.raise_if_errors()
         """
         failed = [r for r in self.results if not r.ok]
-        if failed:
-            raise MaintenanceError(failed)
+        if failed or self.cancelled:
+            raise MaintenanceError(failed, cancelled=self.cancelled)
 
     def to_json(self) -> str:
         """(loom) the JSON report of the run (docs/report-schema.md)."""
