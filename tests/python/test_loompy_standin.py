@@ -25,12 +25,18 @@ import json  # noqa: E402
 
 from loom.etl import maintenance as loompy  # noqa: E402
 from loom.etl.storage import (  # noqa: E402
+    AuditConfig,
+    CatalogConnection,
+    CustomColumnDef,
+    FilePathConfig,
+    FileRoute,
     MaintenanceConfig,
     MaintenanceVacuumConfig,
     StorageConfig,
     StorageDefaults,
     TablePathConfig,
     TableRoute,
+    TempConfig,
 )
 
 import libloom  # noqa: E402
@@ -47,11 +53,22 @@ class NightlyMaintenance(loompy.MaintenanceStep[None]):
     ]
 
 
+CATALOG_TOKEN = "dapi0123456789abcdef"
+
+
 def loompy_config(lake: Path, maintenance: MaintenanceConfig | None = None) -> StorageConfig:
     """The example lake as loom-py's StorageConfig: raw.events with its own
-    writer (zstd, row groups of at most 1000 rows) and commit metadata."""
+    writer (zstd, row groups of at most 1000 rows) and commit metadata, and
+    the sections maintenance does not use (a catalog with a token, file
+    routes, temp storage, audit columns) filled in as an ETL would."""
     return StorageConfig(
         engine="polars",
+        catalogs={"main": CatalogConnection(workspace="https://adb.example.net",
+                                            token=CATALOG_TOKEN)},
+        temp=TempConfig(root="s3://scratch/loom-py", storage_options={"AWS_REGION": "eu-west-1"}),
+        files=(FileRoute(name="exports.daily",
+                         path=FilePathConfig(uri=str(lake / "exports/{run_date}.csv"))),),
+        audit=AuditConfig(enabled=True, custom=(CustomColumnDef(name="env", value="prod"),)),
         defaults=StorageDefaults(table_path=TablePathConfig(
             uri=str(lake), commit={"custom_metadata": {"pipeline": "loom-py"}})),
         tables=(
@@ -161,8 +178,12 @@ class DropInBackend(LakeTest):
         self.assertEqual(oracle("snapshot", str(lake / "staging/orders"))["numFiles"], 1)
         self.assertEqual(fingerprint(lake / "staging/orders"), fp)
         # the route's own writer settings came through the object too
-        self.assertEqual(LoomRunner.from_config(config).config.locate("raw.events").writer,
+        loaded = LoomRunner.from_config(config).config
+        self.assertEqual(loaded.locate("raw.events").writer,
                          {"compression": "ZSTD", "max_row_group_size": 1000})
+        # the ETL's other sections are read past, and the catalog token never shows
+        for text in (loaded.to_json(), repr(loaded), str(report), report.to_json()):
+            self.assertNotIn(CATALOG_TOKEN, text)
 
 
 if __name__ == "__main__":

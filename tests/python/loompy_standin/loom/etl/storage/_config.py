@@ -1,9 +1,12 @@
 """loom.etl.storage._config (stand-in): the storage config model of loom-py
-(msgspec structs there, dataclasses here; same fields and defaults)."""
+(msgspec structs there, dataclasses here; same fields, defaults and enums,
+every section included: libloom must read the whole object, not only the
+parts maintenance uses)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from loom.etl.storage._locator import MappingLocator, PrefixLocator, TableLocation
@@ -21,6 +24,67 @@ class TablePathConfig:
     def to_location(self) -> TableLocation:
         return TableLocation(self.uri, self.storage_options, self.writer,
                              self.target_file_size, self.delta_config, self.commit)
+
+
+@dataclass(frozen=True)
+class FilePathConfig:
+    uri: str = ""
+    storage_options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FileRoute:
+    name: str
+    path: FilePathConfig
+
+
+@dataclass(frozen=True)
+class CatalogConnection:
+    provider: str = "unity"
+    workspace: str = ""
+    token: str = ""
+
+
+@dataclass(frozen=True)
+class TempConfig:
+    root: str = ""
+    storage_options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ClickHouseConfig:
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class MongoConfig:
+    uri: str = ""
+    database: str = ""
+
+
+@dataclass(frozen=True)
+class CustomColumnDef:
+    name: str
+    value: str | None = None
+    from_param: str | None = None
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    enabled: bool = False
+    prefix: str = "_loom_"
+    custom: tuple[CustomColumnDef, ...] = ()
+
+
+class StorageEngine(StrEnum):
+    POLARS = "polars"
+    SPARK = "spark"
+
+
+class MissingTablePolicy(StrEnum):
+    SCHEMA_MODE = "schema_mode"
+    CREATE = "create"
+    ERROR = "error"
 
 
 @dataclass(frozen=True)
@@ -53,11 +117,15 @@ class MaintenanceConfig:
 @dataclass(frozen=True)
 class StorageConfig:
     engine: str = "polars"
-    missing_table_policy: str = "schema_mode"
-    catalogs: dict[str, Any] = field(default_factory=dict)
+    missing_table_policy: MissingTablePolicy = MissingTablePolicy.SCHEMA_MODE
+    catalogs: dict[str, CatalogConnection] = field(default_factory=dict)
     defaults: StorageDefaults = field(default_factory=StorageDefaults)
+    temp: TempConfig = field(default_factory=TempConfig)
     tables: tuple[TableRoute, ...] = ()
-    files: tuple[Any, ...] = ()
+    files: tuple[FileRoute, ...] = ()
+    clickhouse: ClickHouseConfig = field(default_factory=ClickHouseConfig)
+    mongo: MongoConfig = field(default_factory=MongoConfig)
+    audit: AuditConfig = field(default_factory=AuditConfig)
     maintenance: MaintenanceConfig = field(default_factory=MaintenanceConfig)
 
     def to_path_locator(self):
