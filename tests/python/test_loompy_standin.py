@@ -77,7 +77,8 @@ def loompy_config(lake: Path, maintenance: MaintenanceConfig | None = None) -> S
                 storage_options={"AWS_REGION": "eu-west-1"},
                 writer={"compression": "ZSTD", "max_row_group_size": 1000},
                 commit={"custom_metadata": {"team": "lake-ops"}})),
-            TableRoute(name="raw.orders", path=TablePathConfig(uri=str(lake / "raw/orders"))),
+            TableRoute(name="raw.orders", path=TablePathConfig(
+                uri=str(lake / "raw/orders"), commit={"custom_metadata": {"team": "orders"}})),
             TableRoute(name="staging.orders", path=TablePathConfig(uri=str(lake / "staging/orders"))),
             TableRoute(name="gold.revenue", ref="main.gold.revenue"),
         ),
@@ -121,11 +122,17 @@ class DropInBackend(LakeTest):
             # file would be one row group
             self.assertGreater(m["row_groups"], 1)
             self.assertLessEqual(m["max_group_rows"], 1500)
-        # and its commit properties the commits
-        info = next(a["commitInfo"] for a in commits(lake / "raw/events")[-1] if "commitInfo" in a)
-        self.assertEqual(info.get("team"), "lake-ops")
-        info = next(a["commitInfo"] for a in commits(lake / "raw/orders")[-1] if "commitInfo" in a)
-        self.assertNotIn("team", info)
+        # and each route's commit properties its own commits: VACUUM START,
+        # VACUUM END and OPTIMIZE on raw.orders, OPTIMIZE on raw.events
+        def infos(table: str, n: int) -> list[dict]:
+            return [next(a["commitInfo"] for a in c if "commitInfo" in a)
+                    for c in commits(lake / table)[-n:]]
+        orders = infos("raw/orders", 3)
+        self.assertEqual([(i["operation"], i.get("team")) for i in orders],
+                         [("VACUUM START", "orders"), ("VACUUM END", "orders"),
+                          ("OPTIMIZE", "orders")])
+        self.assertEqual([(i["operation"], i.get("team")) for i in infos("raw/events", 1)],
+                         [("OPTIMIZE", "lake-ops")])
 
     def test_storage_options_reach_loom(self) -> None:
         """The location's storage_options reach the C operation: it opens
