@@ -39,6 +39,16 @@ class Errors(TempDirTest):
         self.assertEqual(native.parse_size("1.5 KiB"), 1536)
         self.assertEqual(native.format_size(3 << 20), "3.0 MiB")
 
+    def test_location_as_a_mapping(self) -> None:
+        """An embedder's form: location={"storage_options": {...}}; the
+        operation opens the store with it and masks its secrets."""
+        secret = "n0tTh1sK3yPlease"
+        missing = str(self.tmp / secret / "t")
+        with self.assertRaises(libloom.LoomNotFound) as cm:
+            native.compact(missing, location={"storage_options": {"azure_storage_account_key": secret}})
+        self.assertNotIn(secret, str(cm.exception))
+        self.assertIn(f"{self.tmp}/***/t", str(cm.exception))
+
     def test_retention_check(self) -> None:
         table = self.tmp / "t"
         shutil.copytree(SOURCE_DIR.parent / "shared/fixtures/delta/simple_table", table)
