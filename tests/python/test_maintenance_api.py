@@ -405,6 +405,25 @@ class RunnerOnTheLake(LakeTest):
         again.raise_if_errors()
         self.assertEqual(oracle("snapshot", str(lake / "raw/orders"))["numFiles"], 1)
 
+    def test_compact_target_size(self) -> None:
+        """compact(target_size) in bytes bounds the files it writes (the
+        route's target_file_size, 128 MiB, is the default otherwise)."""
+        lake = self.make_lake()
+        fp = fingerprint(lake / "raw/events")
+
+        class Step(MaintenanceStep[None]):
+            operations = [MaintainTable("raw.events").compact(64 << 10)]
+
+        report = MaintenanceRunner.from_config(self.config_path).run(Step)
+        report.raise_if_errors()
+        self.assertEqual(report.results[0].compact.metrics["targetSize"], 64 << 10)
+        snap = oracle("snapshot", str(lake / "raw/events"))
+        self.assertEqual(snap["numFiles"], report.results[0].compact.num_files_added +
+                         300 - report.results[0].compact.num_files_removed)
+        self.assertGreaterEqual(snap["numFiles"], 20)   # 1.7 MiB in 10 partitions, 64 KiB files
+        self.assertTrue(all(f["size"] < 2 * (64 << 10) for f in snap["files"]))
+        self.assertEqual(fingerprint(lake / "raw/events"), fp)
+
     def test_vacuum_rules(self) -> None:
         """The seed's vacuum: dry_run=True (the default) lists and keeps;
         retention_hours bounds what is old enough; full=True also deletes
