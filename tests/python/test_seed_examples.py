@@ -1,18 +1,20 @@
 """Every example of the seed API document (../shared/docs/seed-api.txt) runs
 on libloom with only its import lines changed, against the example lake,
 and does what it declares -- judged by the oracle: rows unchanged
-(fingerprints, verify), files compacted / Z-ordered / vacuumed / checkpointed
-as declared."""
+(fingerprints, verify), files compacted / vacuumed / checkpointed as
+declared -- and by DuckDB: Z-ordered rows lie along a curve over the
+declared columns (tests/tools/row_locality.cjs)."""
 
 from __future__ import annotations
 
 import ast
+import json
 import os
 import runpy
 import unittest
 from pathlib import Path
 
-from support import SOURCE_DIR, LakeTest, commits, fingerprint, oracle
+from support import SOURCE_DIR, TOOLS, LakeTest, commits, fingerprint, node, oracle
 
 EXAMPLES = Path(__file__).resolve().parent / "seed_examples"
 SEED_DOC = SOURCE_DIR.parent / "shared" / "docs" / "seed-api.txt"
@@ -52,6 +54,7 @@ class NightlyMaintenanceExample(LakeTest):
         removed = self.removed_on_disk("raw/orders")
         self.assertEqual(len(removed), 20)
         self.assertEqual(oracle("snapshot", str(lake / "raw/events"))["numFiles"], 300)
+        self.assertGreater(row_locality(lake / "staging/orders"), 0.25)   # one date, random _ids a file
 
         out = runpy.run_path(str(EXAMPLES / "nightly.py"),
                              init_globals={"config": str(self.config_path)})
@@ -78,6 +81,9 @@ class NightlyMaintenanceExample(LakeTest):
         self.assertEqual(info["operationParameters"]["zOrderBy"], '["run_date","_id"]')
         adds = [a["add"] for a in last if "add" in a]
         self.assertTrue(adds and all("run_date,_id" in a["tags"]["loom.zorder"] for a in adds))
+        # and DuckDB sees the rows ordered along a curve over both columns:
+        # consecutive rows now lie close in run_date and _id together
+        self.assertLess(row_locality(lake / "staging/orders"), 0.05)
         self.assert_unchanged_rows(before)
 
 
@@ -134,6 +140,13 @@ class BuilderExamples(LakeTest):
         self.assertEqual(oracle("snapshot", str(lake / "raw/events"))["numFiles"], 10)
         self.assertEqual(oracle("snapshot", str(lake / "raw/orders"))["numFiles"], 60)
         self.assertEqual(fingerprint(lake / "raw/events"), fp)
+
+
+def row_locality(table: Path) -> float:
+    """The mean step between consecutive rows in (run_date, _id) over the
+    table's live files (tests/tools/row_locality.cjs, DuckDB)."""
+    files = [str(table / f["path"]) for f in oracle("snapshot", str(table))["files"]]
+    return float(json.loads(node(TOOLS / "row_locality.cjs", "run_date,_id", *files))["mean_step"])
 
 
 def storage_mapping(lake: Path) -> dict:
