@@ -5,9 +5,10 @@
  *   loom/store.h    the object-store interface (local filesystem built in)
  *   loom/table.h    opening tables, snapshots, protocol gating, properties
  *   loom/parquet.h  reading Parquet files (schema, metadata, rows as JSON)
- *   loom/ops.h      maintenance options and results, the maintainer backend,
- *                   loom_vacuum
+ *   loom/ops.h      maintenance options and results, the cancel token, the
+ *                   maintainer backend, loom_vacuum / loom_compact / loom_zorder
  *   loom/checkpoint.h  writing checkpoints, expired log cleanup
+ *   loom/convert.h  CONVERT TO DELTA
  *   loom/config.h   the loom storage YAML
  *   loom/plan.h     declarations, steps, the runner and its report
  */
@@ -21,6 +22,7 @@
 #include "loom/parquet.h"
 #include "loom/ops.h"
 #include "loom/checkpoint.h"
+#include "loom/convert.h"
 #include "loom/config.h"
 #include "loom/plan.h"
 #include "loom/metrics.h"

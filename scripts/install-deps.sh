@@ -9,6 +9,9 @@ packages=(
   libjansson-dev libyaml-dev uuid-dev libroaring-dev
   libcurl4-openssl-dev libssl-dev libexpat1-dev ca-certificates openssl
   nodejs npm
+  # the Python package's tests: `pip install ./python` into a venv, the
+  # parsed-YAML form of a storage config, mypy --strict
+  python3-venv python3-yaml python3-mypy
 )
 
 missing=()
@@ -17,7 +20,8 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-# python3 (test comparison scripts) may come from outside Debian too.
+# python3 (test comparison scripts, the Python package) may come from
+# outside Debian too; it must be 3.11 or newer (CMake checks).
 if ! command -v python3 >/dev/null 2>&1; then
   missing+=(python3)
 fi

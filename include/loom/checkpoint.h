@@ -52,14 +52,17 @@ typedef struct loom_checkpoint_opts {
  *  numActions, sizeInBytes, numAddFiles, numRemoveFiles,
  *  numExpiredTombstones, numSidecars, v2, lastCheckpointUpdated.
  *  `loc` (may be NULL) supplies the table's storage options (the store is
- *  configured from them and the environment).
+ *  configured from them and the environment); `cancel` (may be NULL) is
+ *  checked before the checkpoint is published (LOOM_ECANCELLED: nothing
+ *  is written).
  *  Errors: LOOM_EUNSUPPORTED naming the feature when the protocol (of
  *  version v) forbids loom to checkpoint (the table is untouched),
  *  LOOM_ENOTFOUND for a missing table or version, LOOM_EINVAL for bad
  *  options. */
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
+                                 const loom_table_location *loc,
                                  const loom_checkpoint_opts *opts,
-                                 const loom_table_location *loc);
+                                 const loom_cancel *cancel);
 
 #define LOOM_CLEANUP_LOGS_OPTS_VERSION 1
 typedef struct loom_cleanup_logs_opts {
@@ -101,15 +104,19 @@ typedef struct loom_cleanup_logs_opts {
  *  would delete, relative to the table root (e.g. "_delta_log/000...0.json"),
  *  commits first; metrics: checkpointVersion (-1 none), cutoffMs,
  *  cutoffCommit, inCommitTimestamps, numDeletedFiles (numFilesToDelete for
- *  a dry run), numSidecarsDeleted, sizeOfDataToDelete, and with
- *  checkpointProtection checkpointProtectionVersion and
- *  checkpointProtectionBlocked.
- *  `loc` (may be NULL) supplies the table's storage options.
+ *  a dry run), numSidecarsDeleted, sizeOfDataToDelete, numStaleTempFiles
+ *  (temp files killed writers left in _delta_log/, untouched for an hour,
+ *  deleted whatever the retention), and with checkpointProtection
+ *  checkpointProtectionVersion and checkpointProtectionBlocked.
+ *  `loc` (may be NULL) supplies the table's storage options; `cancel` (may
+ *  be NULL) is polled between deletions (LOOM_ECANCELLED: the files
+ *  deleted so far were expired anyway).
  *  Errors: LOOM_EUNSUPPORTED for a protocol the gate refuses, or when the
  *  table sets delta.enableExpiredLogCleanup=false and `force` is 0. */
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
+                                   const loom_table_location *loc,
                                    const loom_cleanup_logs_opts *opts,
-                                   const loom_table_location *loc);
+                                   const loom_cancel *cancel);
 
 LOOM_END_DECL
 

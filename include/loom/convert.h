@@ -10,6 +10,16 @@
 
 LOOM_BEGIN_DECL
 
+#define LOOM_CONVERT_OPTS_VERSION 1
+typedef struct loom_convert_opts {
+	unsigned int version;                  /* LOOM_CONVERT_OPTS_VERSION */
+	/* Hive partition columns, outermost first (borrowed for the call;
+	 * NULL / 0 = not partitioned). */
+	const char *const *partition_columns;
+	size_t n_partition_columns;
+} loom_convert_opts;
+#define LOOM_CONVERT_OPTS_INIT { LOOM_CONVERT_OPTS_VERSION, NULL, 0 }
+
 /** Make the directory at `uri` a Delta table at version 0 from the Parquet
  *  files under it (names ending in .parquet; path components starting with
  *  '_' or '.' are skipped). The files are not touched.
@@ -18,7 +28,7 @@ LOOM_BEGIN_DECL
  *    integers -> byte/short/integer/long (unsigned ones widened), float,
  *    double, boolean, string, binary, date, timestamp (UTC-adjusted or
  *    INT96) / timestamp_ntz, decimal(p,s), struct, array, map.
- *  - Partitions: `partition_columns` (n of them, may be 0) name the Hive
+ *  - Partitions: opts->partition_columns (may be none) name the Hive
  *    directories each file must sit under, in that order ("a=1/b=x/f.parquet");
  *    values are unescaped; __HIVE_DEFAULT_PARTITION__ is null. Their type
  *    is long when every value is an integer, date when every value is a
@@ -26,15 +36,18 @@ LOOM_BEGIN_DECL
  *  - Stats: numRecords, minValues/maxValues/nullCount from the footers.
  *  - One commit: protocol (1,2; or 3,7 with timestampNtz), metaData, the
  *    adds and commitInfo CONVERT. `loc` (may be NULL) supplies storage
- *    options and commit metadata.
+ *    options and commit metadata; `opts` NULL means not partitioned;
+ *    `cancel` (may be NULL) is polled between footers and before the
+ *    commit.
  *  `out` (zero-filled; loom_op_result_clear) gets the metrics numFiles,
  *  numRecords, numBytes and version (0).
  *  LOOM_EEXISTS if the directory already holds a Delta log; LOOM_EINVAL for
  *  a file outside the partition layout or schemas that differ;
  *  LOOM_EUNSUPPORTED for Parquet types Delta cannot represent. */
 LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri,
-                              const char *const *partition_columns, size_t n,
-                              const loom_table_location *loc);
+                              const loom_table_location *loc,
+                              const loom_convert_opts *opts,
+                              const loom_cancel *cancel);
 
 LOOM_END_DECL
 

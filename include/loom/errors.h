@@ -49,7 +49,8 @@ typedef enum loom_error_class {
 	LOOM_ERRCLASS_OPS,
 	LOOM_ERRCLASS_PLAN,
 	LOOM_ERRCLASS_CONFIG,
-	LOOM_ERRCLASS_INVALID
+	LOOM_ERRCLASS_INVALID,
+	LOOM_ERRCLASS_USER        /* raised by a caller's callback (loom_error_set) */
 } loom_error_class;
 
 #define LOOM_ERROR_MESSAGE_MAX 1024
@@ -71,6 +72,18 @@ LOOM_EXTERN(void) loom_error_clear(void);
 
 /** Short constant name of a code ("ENOTFOUND", ...). Static storage. */
 LOOM_EXTERN(const char *) loom_error_code_name(int code);
+
+/** Short name of a class: "none", "os", "store", "codec", "parquet",
+ *  "delta", "ops", "plan", "config", "invalid", "user"; "unknown" for
+ *  other values. Static storage. */
+LOOM_EXTERN(const char *) loom_error_class_name(int klass);
+
+/** Record an error on this thread the way the library does, so a callback
+ *  (a custom operation, declaration, step builder, maintainer or locator)
+ *  that fails can hand its message to the runner, which copies it into the
+ *  table's result. `message` is copied (truncated to
+ *  LOOM_ERROR_MESSAGE_MAX - 1 bytes); NULL means "". Returns `code`. */
+LOOM_EXTERN(int) loom_error_set(int code, int klass, const char *message);
 
 /** 1 when `code` is worth retrying as is (LOOM_ETRANSIENT), else 0. A
  *  retry policy above the store (a whole operation, a scheduler) tests

@@ -45,5 +45,24 @@
 /* cleanup-logs: how many of the deleted were temp files killed writers
  * left in _delta_log/ */
 #define LOOM_METRIC_NUM_STALE_TEMP_FILES "numStaleTempFiles"
+/* expired-log cleanup only: the newest checkpoint kept, the cutoff (ms) */
+#define LOOM_METRIC_CHECKPOINT_VERSION "checkpointVersion"
+#define LOOM_METRIC_CUTOFF_MS "cutoffMs"
+
+/* checkpoint: 0 when one of the version already existed; the rest as
+ * _last_checkpoint and Spark's checkpoint metrics */
+#define LOOM_METRIC_CREATED "created"
+#define LOOM_METRIC_LAST_CHECKPOINT_UPDATED "lastCheckpointUpdated"
+#define LOOM_METRIC_NUM_ACTIONS "numActions"
+#define LOOM_METRIC_SIZE_IN_BYTES "sizeInBytes"
+#define LOOM_METRIC_NUM_ADD_FILES "numAddFiles"
+#define LOOM_METRIC_NUM_REMOVE_FILES "numRemoveFiles"
+#define LOOM_METRIC_NUM_EXPIRED_TOMBSTONES "numExpiredTombstones"
+#define LOOM_METRIC_V2 "v2"
+
+/* CONVERT TO DELTA: the files, rows and bytes the new table holds */
+#define LOOM_METRIC_NUM_FILES "numFiles"
+#define LOOM_METRIC_NUM_RECORDS "numRecords"
+#define LOOM_METRIC_NUM_BYTES "numBytes"
 
 #endif

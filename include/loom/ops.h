@@ -9,6 +9,17 @@
  * (src/ops) implements it and is returned by loom_maintainer_native(); tests
  * and embedders may supply their own.
  *
+ * Every single-table operation -- loom_vacuum, loom_compact, loom_zorder
+ * here, loom_checkpoint and loom_cleanup_logs (loom/checkpoint.h),
+ * loom_convert (loom/convert.h) -- takes the same arguments in the same
+ * order, the maintainer's without `self`:
+ *     (loom_op_result *out, const char *uri, const loom_table_location *loc,
+ *      const <op>_opts *opts, const loom_cancel *cancel)
+ * `loc` (may be NULL) carries the storage options, writer and commit
+ * settings; `opts` NULL means the defaults of its *_INIT macro (Z-order
+ * has no default columns, so it needs them); `cancel` (may be NULL) stops
+ * the work at the next safe point.
+ *
  * Option structs are transparent and only ever grow at the end. Initialise
  * them with their *_INIT macro (or *_init function): a struct whose version
  * is not set is rejected with LOOM_EINVAL, so a zero-filled struct can never
@@ -88,6 +99,13 @@ typedef enum loom_zorder_curve {
 } loom_zorder_curve;
 #define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0, NULL, 0 }
 
+/** The curve a name means, as the CLI, plan files, the storage YAML and
+ *  the Python package spell it: "z" (also "zorder", "morton"), "hilbert",
+ *  "auto". LOOM_EINVAL for anything else (nothing recorded). */
+LOOM_EXTERN(int) loom_zorder_curve_from_name(const char *name, int *curve);
+/** "auto", "z" or "hilbert"; NULL for an unknown value. Static storage. */
+LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve);
+
 /** Fill `o` with defaults. LOOM_EINVAL if `version` is not one this
  *  library knows. */
 LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version);
@@ -124,14 +142,27 @@ typedef struct loom_table_location {
 
 /* ---- cancellation ------------------------------------------------------- */
 
-/* A cancel token owned by the runner. Operations poll it between files
- * (and at any other safe point) and return LOOM_ECANCELLED when it is set,
- * leaving the table as it was or fully committed, never half-written. */
+/* A cancel token. Every operation takes one (NULL: not cancellable) and
+ * polls it between files and at any other safe point; once it is set the
+ * operation returns LOOM_ECANCELLED, leaving the table as it was or fully
+ * committed, never half-written (files a rewrite had written are deleted).
+ * A runner owns its own token (loom_runner_cancel sets it); callers of the
+ * single-table functions make one with loom_cancel_new. */
 typedef struct loom_cancel loom_cancel;
 
+/** A new token, not set. *out is owned by the caller: loom_cancel_free,
+ *  after every operation given it has returned. LOOM_ENOMEM. */
+LOOM_EXTERN(int) loom_cancel_new(loom_cancel **out);
+/** Ask every operation polling `c` to stop. Safe from any thread and from
+ *  a signal handler (a lock-free atomic store). NULL is ignored. */
+LOOM_EXTERN(void) loom_cancel_request(loom_cancel *c);
+/** Clear a request so the token can be used again. NULL is ignored. */
+LOOM_EXTERN(void) loom_cancel_reset(loom_cancel *c);
 /** 1 when cancellation was requested; 0 otherwise and for NULL.
  *  Thread-safe (an atomic load). */
 LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c);
+/** Release a token; NULL is fine. */
+LOOM_EXTERN(void) loom_cancel_free(loom_cancel *c);
 
 /* ---- results ------------------------------------------------------------ */
 
@@ -216,8 +247,8 @@ struct loom_maintainer {
  *  LOOM_EINVAL for a retention below the table's with the check on,
  *  LOOM_EUNSUPPORTED for a protocol loom may not write. */
 LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
-                             const loom_vacuum_opts *opts,
                              const loom_table_location *loc,
+                             const loom_vacuum_opts *opts,
                              const loom_cancel *cancel);
 
 /** OPTIMIZE (bin-packing compaction) of the table at `uri` with the native
@@ -241,8 +272,8 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
  *  not rewrite, LOOM_ECANCELLED) the table is unchanged and the files this
  *  run wrote are deleted. */
 LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri,
-                              const loom_compact_opts *opts,
                               const loom_table_location *loc,
+                              const loom_compact_opts *opts,
                               const loom_cancel *cancel);
 
 /** Z-ORDER clustering (OPTIMIZE ZORDER BY) of the table at `uri` with the
@@ -266,8 +297,8 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri,
  *  `out` as for loom_compact. On failure the table is unchanged and the
  *  files written are deleted. */
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri,
-                             const loom_zorder_opts *opts,
                              const loom_table_location *loc,
+                             const loom_zorder_opts *opts,
                              const loom_cancel *cancel);
 
 /** The native engine (src/ops). On success *out is a static maintainer

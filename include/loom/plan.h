@@ -47,8 +47,10 @@ LOOM_EXTERN(int) loom_op_new(loom_op **out, const char *name,
                              loom_op_execute_fn execute, void *payload,
                              void (*free_payload)(void *payload));
 /** Built-in operations: they call the maintainer's vacuum / compact /
- *  z_order. Options are checked and copied. Names: "vacuum", "compact",
- *  "z_order". */
+ *  z_order. Options are checked and copied, with the strings they point to
+ *  (Z-order columns and temp dir, compaction partition filters); a
+ *  compaction progress callback and its context are kept as given. Names:
+ *  "vacuum", "compact", "z_order". */
 LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts);
 LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts);
 LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts);
@@ -118,9 +120,14 @@ LOOM_EXTERN(int) loom_decl_new(loom_decl **out, loom_decl_resolve_fn resolve,
  *  a builder call on a custom declaration. */
 LOOM_EXTERN(int) loom_decl_vacuum(loom_decl *d, const loom_vacuum_opts *opts);
 LOOM_EXTERN(int) loom_decl_compact(loom_decl *d, const loom_compact_opts *opts);
-/** Columns are copied; n_columns must be > 0; target_size 0 = default. */
+/** The seed's z_order_by(columns, target_size): columns are copied;
+ *  n_columns must be > 0; target_size 0 = default; every other Z-order
+ *  option at its default. */
 LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
                                       size_t n_columns, int64_t target_size);
+/** Z-order with every option (curve, memory budget, temp dir, spill limit,
+ *  full, dry run); columns and temp_dir are copied. */
+LOOM_EXTERN(int) loom_decl_zorder(loom_decl *d, const loom_zorder_opts *opts);
 /** Append any op (built-in or custom) to a table/schema declaration. */
 LOOM_EXTERN(int) loom_decl_add_op(loom_decl *d, loom_op *op);
 
@@ -193,7 +200,12 @@ typedef enum loom_missing_policy {
 	 * are reported as skipped with a reason; not an error. */
 	LOOM_MISSING_SKIP = 0,
 	/* Such tables are reported as failed (LOOM_ENOTFOUND / LOOM_EINVAL). */
-	LOOM_MISSING_ERROR = 1
+	LOOM_MISSING_ERROR = 1,
+	/* The seed's "error" ("raises immediately"): the first such table
+	 * fails as with LOOM_MISSING_ERROR and no table starts after it (those
+	 * are reported skipped, "run stopped: ..."); tables already running
+	 * finish. loom_report_stopped_at says which table stopped the run. */
+	LOOM_MISSING_STOP = 2
 } loom_missing_policy;
 
 typedef struct loom_runner loom_runner;
@@ -216,6 +228,47 @@ LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs);
 LOOM_EXTERN(void) loom_runner_cancel(loom_runner *r);
 /** Clear a previous cancel so the runner can be used again. */
 LOOM_EXTERN(void) loom_runner_reset_cancel(loom_runner *r);
+
+/* The seed's TableLocator: resolve a table ref to its location for one run.
+ * Set *out to a location the callback owns (valid until `release` gets it,
+ * after the table's last op). Return 0; LOOM_ENOTFOUND when the table is
+ * not known (the missing-table policy applies, the thread's error message
+ * is the reason); any other negative code fails the table. Called on
+ * worker threads, possibly concurrently. */
+typedef int (*loom_locate_fn)(const loom_table_location **out, const char *table_ref,
+                              void *payload);
+typedef void (*loom_location_release_fn)(const loom_table_location *loc, void *payload);
+
+/** Locate tables with `locate` instead of the config's routes
+ *  (loom_config_locate). The config still drives MaintainSchema and the
+ *  maintenance block. `release` may be NULL; `payload` is borrowed. */
+LOOM_EXTERN(int) loom_runner_set_locator(loom_runner *r, loom_locate_fn locate,
+                                         loom_location_release_fn release, void *payload);
+
+typedef enum loom_progress_event {
+	LOOM_PROGRESS_TABLE_START = 0,
+	LOOM_PROGRESS_OP_START = 1,
+	LOOM_PROGRESS_OP_DONE = 2,
+	LOOM_PROGRESS_TABLE_DONE = 3
+} loom_progress_event;
+
+/* One progress event; everything borrowed for the duration of the call. */
+typedef struct loom_progress {
+	int event;                /* a loom_progress_event */
+	const char *table_ref;
+	const char *op_name;      /* op events; NULL for table events */
+	size_t table_index;       /* the table's position in the report */
+	size_t table_count;       /* tables in the run */
+	int code;                 /* *_DONE: 0, or the error code */
+	int skipped;              /* TABLE_DONE: the table was skipped */
+	double seconds;           /* *_DONE: time spent on the op / table */
+} loom_progress;
+typedef void (*loom_progress_fn)(const loom_progress *p, void *payload);
+
+/** Call `fn` as tables and ops start and finish (NULL: no calls). Called
+ *  on worker threads; events of one table come in order from one thread,
+ *  events of different tables may interleave. `payload` is borrowed. */
+LOOM_EXTERN(int) loom_runner_set_progress(loom_runner *r, loom_progress_fn fn, void *payload);
 
 /** Run a step: resolve its declarations against the config (with
  *  `params` for a dynamic step), then maintain each table. Returns 0 with
@@ -245,6 +298,13 @@ LOOM_EXTERN(const loom_table_result *) loom_report_at(const loom_report *rep, si
 /** 1 when any table failed or the run was cancelled. */
 LOOM_EXTERN(int) loom_report_has_errors(const loom_report *rep);
 LOOM_EXTERN(int) loom_report_cancelled(const loom_report *rep);
+/** With LOOM_MISSING_STOP: the index of the table that stopped the run,
+ *  or -1 when nothing did. */
+LOOM_EXTERN(int64_t) loom_report_stopped_at(const loom_report *rep);
+/** Notes that are not failures (a schema matching no route, a block that
+ *  schedules nothing). Borrowed from the report. */
+LOOM_EXTERN(size_t) loom_report_warning_count(const loom_report *rep);
+LOOM_EXTERN(const char *) loom_report_warning(const loom_report *rep, size_t i);
 LOOM_EXTERN(size_t) loom_report_error_count(const loom_report *rep);
 /** JSON rendering, schema in docs/report-schema.md ("loom.report/1").
  *  Free *out with loom_string_free. */
@@ -265,6 +325,8 @@ LOOM_EXTERN(const char *) loom_table_result_uri(const loom_table_result *t);
 LOOM_EXTERN(int) loom_table_result_error_code(const loom_table_result *t);
 /** The first error's message ("" when ok); secrets masked. */
 LOOM_EXTERN(const char *) loom_table_result_error_message(const loom_table_result *t);
+/** The first error's class (a loom_error_class; LOOM_ERRCLASS_NONE when ok). */
+LOOM_EXTERN(int) loom_table_result_error_class(const loom_table_result *t);
 /** Name of the op that failed, or NULL. */
 LOOM_EXTERN(const char *) loom_table_result_failed_op(const loom_table_result *t);
 LOOM_EXTERN(int) loom_table_result_ok(const loom_table_result *t);

@@ -68,4 +68,10 @@ typedef struct cli_table {
 int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const char *config_path);
 void cli_table_release(cli_table *t);
 
+/* A cancel token that SIGINT / SIGTERM request until cli_cancel_end
+ * (which restores the default handlers and frees it). NULL when it could
+ * not be made: the command then runs uncancellable. */
+loom_cancel *cli_cancel_begin(void);
+void cli_cancel_end(loom_cancel *c);
+
 #endif

@@ -59,6 +59,7 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int64_t *o
 int cmd_checkpoint(int argc, char **argv)
 {
 	loom_checkpoint_opts opts = LOOM_CHECKPOINT_OPTS_INIT;
+	loom_cancel *cancel;
 	loom_op_result r;
 	const char *uri = NULL, *config = NULL;
 	cli_table table;
@@ -104,7 +105,9 @@ int cmd_checkpoint(int argc, char **argv)
 		return rc;
 	uri = table.shown;
 	memset(&r, 0, sizeof(r));
-	rc = loom_checkpoint(&r, table.uri, &opts, table.loc);
+	cancel = cli_cancel_begin();
+	rc = loom_checkpoint(&r, table.uri, table.loc, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("checkpoint");
 		loom_op_result_clear(&r);
@@ -163,6 +166,7 @@ int cmd_checkpoint(int argc, char **argv)
 int cmd_cleanup_logs(int argc, char **argv)
 {
 	loom_cleanup_logs_opts opts = LOOM_CLEANUP_LOGS_OPTS_INIT;
+	loom_cancel *cancel;
 	loom_op_result r;
 	const char *uri = NULL, *config = NULL;
 	cli_table table;
@@ -207,7 +211,9 @@ int cmd_cleanup_logs(int argc, char **argv)
 		return rc;
 	uri = table.shown;
 	memset(&r, 0, sizeof(r));
-	rc = loom_cleanup_logs(&r, table.uri, &opts, table.loc);
+	cancel = cli_cancel_begin();
+	rc = loom_cleanup_logs(&r, table.uri, table.loc, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("cleanup-logs");
 		loom_op_result_clear(&r);

@@ -43,6 +43,7 @@ static void progress_line(void *ctx, int64_t bins_done, int64_t bins_total, int6
 int cmd_compact(int argc, char **argv)
 {
 	loom_compact_opts opts = LOOM_COMPACT_OPTS_INIT;
+	loom_cancel *cancel;
 	const char *filters[MAX_FILTERS];
 	size_t nf = 0;
 	loom_op_result result;
@@ -99,7 +100,9 @@ int cmd_compact(int argc, char **argv)
 		opts.progress_ctx = (void *)uri;
 	}
 	memset(&result, 0, sizeof(result));
-	rc = loom_compact(&result, table.uri, &opts, table.loc, NULL);
+	cancel = cli_cancel_begin();
+	rc = loom_compact(&result, table.uri, table.loc, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (rc < 0) {

@@ -25,6 +25,8 @@ static void convert_usage(FILE *out)
 
 int cmd_convert(int argc, char **argv)
 {
+	loom_convert_opts copts = LOOM_CONVERT_OPTS_INIT;
+	loom_cancel *cancel;
 	const char *pcols[MAX_PCOLS];
 	char *list = NULL;
 	size_t np = 0;
@@ -82,7 +84,11 @@ int cmd_convert(int argc, char **argv)
 	if ((rc = cli_table_resolve(&table, "convert", uri, config)) != 0)
 		return rc;
 	memset(&result, 0, sizeof(result));
-	rc = loom_convert(&result, table.uri, np ? pcols : NULL, np, table.loc);
+	copts.partition_columns = np ? pcols : NULL;
+	copts.n_partition_columns = np;
+	cancel = cli_cancel_begin();
+	rc = loom_convert(&result, table.uri, table.loc, &copts, cancel);
+	cli_cancel_end(cancel);
 	uri = table.shown;
 	if (rc < 0) {
 		cli_print_error("convert");
@@ -95,13 +101,13 @@ int cmd_convert(int argc, char **argv)
 		cli_print_json_string(uri);
 		printf(",\"version\":%lld,\"num_files\":%lld,\"num_records\":%lld,\"bytes\":%lld}\n",
 		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1),
-		       (long long)loom_op_result_metric(&result, "numFiles", 0),
-		       (long long)loom_op_result_metric(&result, "numRecords", 0),
-		       (long long)loom_op_result_metric(&result, "numBytes", 0));
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_FILES, 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_RECORDS, 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_BYTES, 0));
 	} else {
 		printf("%s: converted %lld Parquet files (%lld rows) to a Delta table, version %lld\n", uri,
-		       (long long)loom_op_result_metric(&result, "numFiles", 0),
-		       (long long)loom_op_result_metric(&result, "numRecords", 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_FILES, 0),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_RECORDS, 0),
 		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1));
 	}
 	loom_op_result_clear(&result);

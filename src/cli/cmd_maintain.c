@@ -31,8 +31,9 @@ static void maintain_usage(FILE *out)
 	        "  --config FILE       the storage: YAML (required)\n"
 	        "  --plan FILE         a plan file with named steps\n"
 	        "  --step NAME         the step to run (required when the plan has several)\n"
-	        "  --policy skip|error tables missing from the config or without _delta_log:\n"
-	        "                      skip them (default) or fail them\n"
+	        "  --policy skip|error|stop  tables missing from the config or without\n"
+	        "                      _delta_log: skip them (default), fail them, or fail the\n"
+	        "                      first and start no table after it\n"
 	        "  --jobs N            tables maintained concurrently (default 1, 0 = CPUs)\n"
 	        "  --explain           print what would run and exit; touches nothing\n"
 	        "  --json              machine-readable output (docs/report-schema.md)\n"
@@ -81,8 +82,10 @@ static int parse_args(int argc, char **argv, maintain_args *a)
 					a->policy = LOOM_MISSING_SKIP;
 				else if (strcmp(val, "error") == 0)
 					a->policy = LOOM_MISSING_ERROR;
+				else if (strcmp(val, "stop") == 0)
+					a->policy = LOOM_MISSING_STOP;
 				else {
-					fprintf(stderr, "loom maintain: --policy is skip or error, not '%s'\n", val);
+					fprintf(stderr, "loom maintain: --policy is skip, error or stop, not '%s'\n", val);
 					return -1;
 				}
 			} else {

@@ -47,6 +47,7 @@ static void print_json(const char *uri, const loom_op_result *r)
 int cmd_vacuum(int argc, char **argv)
 {
 	loom_vacuum_opts opts = LOOM_VACUUM_OPTS_INIT;
+	loom_cancel *cancel;
 	loom_op_result result;
 	const char *uri = NULL, *config = NULL;
 	cli_table table;
@@ -95,7 +96,9 @@ int cmd_vacuum(int argc, char **argv)
 	if ((rc = cli_table_resolve(&table, "vacuum", uri, config)) != 0)
 		return rc;
 	memset(&result, 0, sizeof(result));
-	rc = loom_vacuum(&result, table.uri, &opts, table.loc, NULL);
+	cancel = cli_cancel_begin();
+	rc = loom_vacuum(&result, table.uri, table.loc, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (rc < 0) {
 		cli_print_error("vacuum");
 		loom_op_result_clear(&result);

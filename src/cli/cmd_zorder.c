@@ -43,6 +43,7 @@ static void zorder_usage(FILE *out)
 int cmd_zorder(int argc, char **argv)
 {
 	loom_zorder_opts opts = LOOM_ZORDER_OPTS_INIT;
+	loom_cancel *cancel;
 	const char *cols[MAX_COLUMNS];
 	char *colbuf = NULL;
 	size_t nc = 0;
@@ -90,11 +91,7 @@ int cmd_zorder(int argc, char **argv)
 				opts.memory_budget = v;
 		} else if (strcmp(a, "--curve") == 0 && i + 1 < argc) {
 			const char *c = argv[++i];
-			if (strcmp(c, "z") == 0 || strcmp(c, "zorder") == 0 || strcmp(c, "morton") == 0)
-				opts.curve = LOOM_ZORDER_CURVE_Z;
-			else if (strcmp(c, "hilbert") == 0)
-				opts.curve = LOOM_ZORDER_CURVE_HILBERT;
-			else {
+			if (loom_zorder_curve_from_name(c, &opts.curve) < 0) {
 				fprintf(stderr, "loom zorder: --curve is z or hilbert, got '%s'\n", c);
 				free(colbuf);
 				return CLI_EXIT_USAGE;
@@ -134,7 +131,9 @@ int cmd_zorder(int argc, char **argv)
 	if (tty)
 		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", table.shown);
 	memset(&result, 0, sizeof(result));
-	rc = loom_zorder(&result, table.uri, &opts, table.loc, NULL);
+	cancel = cli_cancel_begin();
+	rc = loom_zorder(&result, table.uri, table.loc, &opts, cancel);
+	cli_cancel_end(cancel);
 	if (tty)
 		fprintf(stderr, "\033[K");
 	free(colbuf);

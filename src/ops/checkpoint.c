@@ -78,7 +78,7 @@ static json_t *classic_last_checkpoint(int64_t version, const ck_counts *c)
 /* A classic V1 checkpoint: <v>.checkpoint.parquet. created = 0 when
  * another writer published the same file first (theirs stays). */
 static int write_classic(loom_store *store, const delta_snapshot *snap, int64_t min_ts,
-                         ck_counts *c, int *created)
+                         const loom_cancel *cancel, ck_counts *c, int *created)
 {
 	char key[96];
 	loom_store_writer *w = NULL;
@@ -86,7 +86,11 @@ static int write_classic(loom_store *store, const delta_snapshot *snap, int64_t 
 	snprintf(key, sizeof(key), DELTA_LOG_DIR "%020lld.checkpoint.parquet", (long long)snap->version);
 	*created = 0;
 	LOOM_TRY(store->writer_open(store, key, LOOM_PUT_IF_ABSENT, &w));
-	if ((rc = checkpoint_write_parquet(w, snap, min_ts, CK_LAYOUT_V1, c)) < 0) {
+	rc = checkpoint_write_parquet(w, snap, min_ts, CK_LAYOUT_V1, c);
+	if (rc == 0 && loom_cancel_requested(cancel))
+		rc = OPS_ERR(LOOM_ECANCELLED, "checkpoint of version %lld cancelled before it was published",
+		             (long long)snap->version);
+	if (rc < 0) {
 		w->abort(w);
 		return rc;
 	}
@@ -192,11 +196,16 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 		if (snap->last_checkpoint_hint < snap->version &&
 		    (rc = repair_last_checkpoint(store, snap, &ex, out)) < 0)
 			goto done;
-		rc = loom_op_result_set_metric(out, "created", 0);
+		rc = loom_op_result_set_metric(out, LOOM_METRIC_CREATED, 0);
 		goto done;
 	}
 	min_ts = loom_clock_wall_ms(clock) - props.deleted_file_retention_ms;
 	if (use_v2) {
+		if (loom_cancel_requested(p->cancel)) {
+			rc = OPS_ERR(LOOM_ECANCELLED, "checkpoint of version %lld cancelled before it was "
+			             "written", (long long)snap->version);
+			goto done;
+		}
 		if ((rc = checkpoint_write_v2(store, snap, min_ts, p->part_size, &v2r)) < 0)
 			goto done;
 		counts = v2r.total;
@@ -204,14 +213,14 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 		v2r.last_checkpoint = NULL;
 		created = 1;
 	} else {
-		if ((rc = write_classic(store, snap, min_ts, &counts, &created)) < 0)
+		if ((rc = write_classic(store, snap, min_ts, p->cancel, &counts, &created)) < 0)
 			goto done;
 		if (created && !(lc = classic_last_checkpoint(snap->version, &counts))) {
 			rc = OPS_ERR(LOOM_ENOMEM, "out of memory building _last_checkpoint");
 			goto done;
 		}
 	}
-	if ((rc = loom_op_result_set_metric(out, "created", created)) < 0 || !created)
+	if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_CREATED, created)) < 0 || !created)
 		goto done;
 	/* Only move the hint forward: a checkpoint of an older version must not
 	 * send readers back. At the same version it is rewritten, so it names a
@@ -219,9 +228,9 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	if (snap->last_checkpoint_hint <= snap->version) {
 		if ((rc = delta_last_checkpoint_write(store, lc)) < 0)
 			goto done;
-		loom_op_result_set_metric(out, "lastCheckpointUpdated", 1);
+		loom_op_result_set_metric(out, LOOM_METRIC_LAST_CHECKPOINT_UPDATED, 1);
 	} else {
-		loom_op_result_set_metric(out, "lastCheckpointUpdated", 0);
+		loom_op_result_set_metric(out, LOOM_METRIC_LAST_CHECKPOINT_UPDATED, 0);
 	}
 	rc = set_metrics(out, &counts,
 	                 use_v2 ? LOOM_CHECKPOINT_KIND_V2_JSON : LOOM_CHECKPOINT_KIND_CLASSIC,

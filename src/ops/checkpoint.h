@@ -78,6 +78,7 @@ typedef struct checkpoint_params {
 	int64_t version;             /* -1: latest */
 	int64_t part_size;           /* V2: file actions per sidecar; 0: 50000 */
 	const loom_clock *clock;     /* NULL: system clock (tombstone expiry) */
+	const loom_cancel *cancel;   /* checked before publishing; may be NULL */
 } checkpoint_params;
 
 #define CHECKPOINT_DEFAULT_PART_SIZE 50000   /* Spark's checkpoint part size for V2 */
@@ -152,6 +153,7 @@ typedef struct log_cleanup_params {
 	int force;                   /* run even with delta.enableExpiredLogCleanup=false */
 	int64_t retention_hours;     /* -1: delta.logRetentionDuration */
 	const loom_clock *clock;     /* NULL: system clock */
+	const loom_cancel *cancel;   /* polled between deletions; may be NULL */
 } log_cleanup_params;
 
 /* Delete expired log files (see log_cleanup.c). `out` (kind VACUUM) gets

@@ -135,13 +135,16 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_compact_opts *opts,
-                              const loom_table_location *loc, const loom_cancel *cancel)
+LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                              const loom_compact_opts *opts, const loom_cancel *cancel)
 {
+	const loom_compact_opts defaults = LOOM_COMPACT_OPTS_INIT;
 	compact_params p;
 	ops_table t;
 	int rc;
 
+	if (!opts)
+		opts = &defaults;
 	LOOM_TRY(loom_compact_opts_check(opts));
 	memset(&p, 0, sizeof(p));
 	p.target_size = opts->target_size;

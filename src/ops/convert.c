@@ -38,6 +38,7 @@ typedef struct conv_state {
 	const char *const *pcols;
 	size_t npc;
 	int has_ntz;
+	const loom_cancel *cancel;
 	const loom_secrets *secrets;   /* masked in commitInfo */
 } conv_state;
 
@@ -430,6 +431,11 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 		pq_reader *r = NULL;
 		json_t *t;
 		char *text;
+		if (loom_cancel_requested(st->cancel)) {
+			rc = OPS_ERR(LOOM_ECANCELLED, "convert cancelled after reading %zu of %zu footers",
+			             i, st->files.len);
+			break;
+		}
 		if ((rc = pq_reader_open(&r, store, f->key)) < 0) {
 			loom_err_wrap("reading %s", f->key);
 			break;
@@ -540,7 +546,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			json_t *pb = json_array();
 			for (j = 0; j < st->npc; j++)
 				json_array_append_new(pb, json_string(st->pcols[j]));
-			json_object_set_new(params, "numFiles", json_integer((json_int_t)st->files.len));
+			json_object_set_new(params, LOOM_METRIC_NUM_FILES, json_integer((json_int_t)st->files.len));
 			json_object_set_new(params, "partitionedBy", pb);
 			json_object_set_new(params, "collectStats", json_true());
 		}
@@ -553,9 +559,13 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			c.n_user_metadata = loc->n_commit;
 			c.secrets = st->secrets;
 		}
-		rc = delta_commit_write(store, &c, &version);
-		if (rc == 0) /* a killed earlier run's temp file of this commit */
-			delta_log_sweep_temps(store, NULL);
+		if (loom_cancel_requested(st->cancel)) {
+			rc = OPS_ERR(LOOM_ECANCELLED, "convert cancelled before its commit");
+		} else {
+			rc = delta_commit_write(store, &c, &version);
+			if (rc == 0) /* a killed earlier run's temp file of this commit */
+				delta_log_sweep_temps(store, NULL);
+		}
 	meta_done:
 		json_decref(params);
 		json_decref(pcols);
@@ -565,9 +575,9 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 	if (rc == 0) {
 		out->kind = LOOM_RESULT_OPTIMIZE;
 		out->num_files_added = (int64_t)st->files.len;
-		if ((rc = loom_op_result_set_metric(out, "numFiles", (int64_t)st->files.len)) == 0 &&
-		    (rc = loom_op_result_set_metric(out, "numRecords", rows)) == 0 &&
-		    (rc = loom_op_result_set_metric(out, "numBytes", bytes)) == 0)
+		if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_FILES, (int64_t)st->files.len)) == 0 &&
+		    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_RECORDS, rows)) == 0 &&
+		    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_BYTES, bytes)) == 0)
 			rc = loom_op_result_set_metric(out, LOOM_METRIC_VERSION, version);
 	}
 done:
@@ -580,14 +590,27 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const char *const *partition_columns,
-                              size_t n, const loom_table_location *loc)
+LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                              const loom_convert_opts *opts, const loom_cancel *cancel)
 {
+	const loom_convert_opts defaults = LOOM_CONVERT_OPTS_INIT;
+	const char *const *partition_columns;
 	ops_table t;
 	conv_state st;
-	size_t i, j;
+	size_t i, j, n;
 	int rc;
 
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
+		return OPS_ERR(LOOM_EINVAL, "convert: NULL argument");
+	if (opts->version != LOOM_CONVERT_OPTS_VERSION)
+		return OPS_ERR(LOOM_EINVAL, "convert: options version %u not set or unknown (use "
+		               "LOOM_CONVERT_OPTS_INIT)", opts->version);
+	partition_columns = opts->partition_columns;
+	n = opts->n_partition_columns;
+	if (n && !partition_columns)
+		return OPS_ERR(LOOM_EINVAL, "convert: %zu partition columns but the list is NULL", n);
 	for (i = 0; i < n; i++)
 		if (!partition_columns[i] || !partition_columns[i][0] || strchr(partition_columns[i], '/') ||
 		    strchr(partition_columns[i], '='))
@@ -597,6 +620,7 @@ LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const char *
 	loom_vec_init(&st.files, sizeof(conv_file));
 	st.pcols = partition_columns;
 	st.npc = n;
+	st.cancel = cancel;
 	st.secrets = &t.secrets;
 	rc = convert_run(out, t.store, &st, loc);
 	for (i = 0; i < st.files.len; i++) {

@@ -424,14 +424,18 @@ static int compat_checkpoint(cleanup_state *st, int64_t min_tombstone_ms, int dr
 	return rc;
 }
 
-static int delete_all(cleanup_state *st, loom_op_result *out, int dry_run, size_t *count)
+static int delete_all(cleanup_state *st, loom_op_result *out, int dry_run,
+                      const loom_cancel *cancel, size_t *count)
 {
 	loom_vec *vs[3] = { &st->first, &st->second, &st->sidecars };
-	size_t i, k;
+	size_t i, k, total = st->first.len + st->second.len + st->sidecars.len;
 	*count = 0;
 	for (k = 0; k < 3; k++)
 		for (i = 0; i < vs[k]->len; i++) {
 			const doomed *d = loom_vec_at(vs[k], i);
+			if (loom_cancel_requested(cancel))
+				return OPS_ERR(LOOM_ECANCELLED, "log cleanup cancelled after %zu of %zu files",
+				               *count, total);
 			if (!dry_run)
 				LOOM_TRY(st->store->remove(st->store, d->key));
 			LOOM_TRY(loom_op_result_add_deleted(out, d->key));
@@ -531,11 +535,11 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	if ((rc = delta_log_stale_temps(store, clock, temp_cb, &st)) < 0)
 		goto done;
 
-	if ((rc = delete_all(&st, out, p->dry_run, &count)) < 0)
+	if ((rc = delete_all(&st, out, p->dry_run, p->cancel, &count)) < 0)
 		goto done;
 	out->dry_run = p->dry_run;
-	if ((rc = loom_op_result_set_metric(out, "checkpointVersion", keep)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "cutoffMs", cutoff)) < 0 ||
+	if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_CHECKPOINT_VERSION, keep)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_CUTOFF_MS, cutoff)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "cutoffCommit", c)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_FILES_TO_DELETE : LOOM_METRIC_NUM_DELETED_FILES,
 	                                    (int64_t)count)) < 0 ||

@@ -8,7 +8,7 @@ static int native_vacuum(loom_op_result *out, const loom_maintainer *self, const
                          const loom_cancel *cancel)
 {
 	(void)self;
-	return loom_vacuum(out, uri, opts, loc, cancel);
+	return loom_vacuum(out, uri, loc, opts, cancel);
 }
 
 static int native_compact(loom_op_result *out, const loom_maintainer *self, const char *uri,
@@ -16,7 +16,7 @@ static int native_compact(loom_op_result *out, const loom_maintainer *self, cons
                           const loom_cancel *cancel)
 {
 	(void)self;
-	return loom_compact(out, uri, opts, loc, cancel);
+	return loom_compact(out, uri, loc, opts, cancel);
 }
 
 static int native_z_order(loom_op_result *out, const loom_maintainer *self, const char *uri,
@@ -24,7 +24,7 @@ static int native_z_order(loom_op_result *out, const loom_maintainer *self, cons
                           const loom_cancel *cancel)
 {
 	(void)self;
-	return loom_zorder(out, uri, opts, loc, cancel);
+	return loom_zorder(out, uri, loc, opts, cancel);
 }
 
 static const loom_maintainer native_maintainer = {

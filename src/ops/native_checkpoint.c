@@ -8,14 +8,17 @@
 #include "util/error.h"
 
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
-                                 const loom_checkpoint_opts *opts,
-                                 const loom_table_location *loc)
+                                 const loom_table_location *loc,
+                                 const loom_checkpoint_opts *opts, const loom_cancel *cancel)
 {
+	const loom_checkpoint_opts defaults = LOOM_CHECKPOINT_OPTS_INIT;
 	checkpoint_params p;
 	ops_table t;
 	int rc;
 
-	if (!out || !uri || !opts)
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "checkpoint: NULL argument");
 	if (opts->version != 1 && opts->version != LOOM_CHECKPOINT_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
@@ -35,20 +38,24 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 			                (long long)opts->part_size);
 		p.part_size = opts->part_size;
 	}
+	p.cancel = cancel;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "checkpoint"));
 	rc = checkpoint_run(out, t.store, &p);
 	return ops_table_close(&t, rc, "checkpoint");
 }
 
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
-                                   const loom_cleanup_logs_opts *opts,
-                                   const loom_table_location *loc)
+                                   const loom_table_location *loc,
+                                   const loom_cleanup_logs_opts *opts, const loom_cancel *cancel)
 {
+	const loom_cleanup_logs_opts defaults = LOOM_CLEANUP_LOGS_OPTS_INIT;
 	log_cleanup_params p;
 	ops_table t;
 	int rc;
 
-	if (!out || !uri || !opts)
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "cleanup-logs: NULL argument");
 	if (opts->version != LOOM_CLEANUP_LOGS_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
@@ -62,6 +69,7 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 	p.dry_run = opts->dry_run;
 	p.force = opts->force;
 	p.retention_hours = opts->retention_hours;
+	p.cancel = cancel;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "cleanup-logs"));
 	rc = log_cleanup_run(out, t.store, &p);
 	return ops_table_close(&t, rc, "cleanup-logs");

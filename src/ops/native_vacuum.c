@@ -6,13 +6,16 @@
 #include "ops/vacuum.h"
 #include "util/error.h"
 
-LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_vacuum_opts *opts,
-                             const loom_table_location *loc, const loom_cancel *cancel)
+LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                             const loom_vacuum_opts *opts, const loom_cancel *cancel)
 {
+	const loom_vacuum_opts defaults = LOOM_VACUUM_OPTS_INIT;
 	vacuum_params p;
 	ops_table t;
 	int rc;
 
+	if (!opts)
+		opts = &defaults;
 	LOOM_TRY(loom_vacuum_opts_check(opts));
 	memset(&p, 0, sizeof(p));
 	p.retention_hours = opts->retention_hours;

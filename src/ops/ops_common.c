@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "loom/ops.h"
-#include "ops/cancel.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -112,6 +111,32 @@ LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
 	return 0;
 }
 
+LOOM_EXTERN(int) loom_zorder_curve_from_name(const char *name, int *curve)
+{
+	static const struct { const char *name; int curve; } names[] = {
+		{ "z", LOOM_ZORDER_CURVE_Z }, { "zorder", LOOM_ZORDER_CURVE_Z },
+		{ "morton", LOOM_ZORDER_CURVE_Z }, { "hilbert", LOOM_ZORDER_CURVE_HILBERT },
+		{ "auto", LOOM_ZORDER_CURVE_AUTO },
+	};
+	size_t i;
+	for (i = 0; name && curve && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i].name) == 0) {
+			*curve = names[i].curve;
+			return 0;
+		}
+	return LOOM_EINVAL;
+}
+
+LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve)
+{
+	switch (curve) {
+	case LOOM_ZORDER_CURVE_AUTO: return "auto";
+	case LOOM_ZORDER_CURVE_Z: return "z";
+	case LOOM_ZORDER_CURVE_HILBERT: return "hilbert";
+	default: return NULL;
+	}
+}
+
 /* ---- results ---------------------------------------------------------- */
 
 LOOM_EXTERN(int) loom_op_result_add_deleted(loom_op_result *r, const char *path)
@@ -213,23 +238,32 @@ struct loom_cancel {
 	atomic_int flag;
 };
 
-int ops_cancel_new(loom_cancel **out)
+LOOM_EXTERN(int) loom_cancel_new(loom_cancel **out)
 {
-	loom_cancel *c = loom_malloc(sizeof(*c));
-	if (!c)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	loom_cancel *c;
+	if (!out)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "loom_cancel_new: out is NULL");
+	*out = NULL;
+	if (!(c = loom_malloc(sizeof(*c))))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OPS, "out of memory");
 	atomic_init(&c->flag, 0);
 	*out = c;
 	return 0;
 }
 
-void ops_cancel_set(loom_cancel *c, int v)
+LOOM_EXTERN(void) loom_cancel_request(loom_cancel *c)
 {
 	if (c)
-		atomic_store(&c->flag, v);
+		atomic_store(&c->flag, 1);
 }
 
-void ops_cancel_free(loom_cancel *c)
+LOOM_EXTERN(void) loom_cancel_reset(loom_cancel *c)
+{
+	if (c)
+		atomic_store(&c->flag, 0);
+}
+
+LOOM_EXTERN(void) loom_cancel_free(loom_cancel *c)
 {
 	loom_free(c);
 }

@@ -400,8 +400,8 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_zorder_opts *opts,
-                             const loom_table_location *loc, const loom_cancel *cancel)
+LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                             const loom_zorder_opts *opts, const loom_cancel *cancel)
 {
 	zorder_params p;
 	ops_table t;

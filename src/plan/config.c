@@ -94,7 +94,7 @@ LOOM_EXTERN(void) loom_config_free(loom_config *cfg)
 	}
 	loom_free(cfg->tables);
 	strv_free(cfg->schemas, cfg->n_schemas);
-	yopts_free_columns(cfg->zcols, cfg->n_zcols);
+	yopts_zorder_dispose(&cfg->zorder);
 	loom_secrets_dispose(&cfg->secrets);
 	loom_free(cfg->source);
 	loom_free(cfg);
@@ -358,16 +358,44 @@ static int read_tables(loom_config *cfg, ydoc *d, yaml_node_t *n)
 	return rc;
 }
 
+/* A maintenance op given as a bool (loom's Python ETL writes
+ * `compact: true`): 1 or 0 into *on, and 1 returned; 0 when `v` is not a
+ * boolean scalar. */
+static int bool_form(ydoc *d, yaml_node_t *v, const char *what, int *on, int *rc)
+{
+	static const char *const words[] = { "true", "false", "yes", "no", "on", "off", NULL };
+	const char *raw = ydoc_raw(v);
+	size_t i;
+	if (!raw || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	for (i = 0; words[i]; i++)
+		if (strcasecmp(raw, words[i]) == 0) {
+			*rc = ydoc_bool(d, v, what, on);
+			return 1;
+		}
+	return 0;
+}
+
+/* The maintenance block, in every form loom's Python ETL (loom-py's
+ * MaintenanceConfig) accepts, plus loom's richer ones:
+ *   schemas:    a list of prefixes; empty, null or absent = every route
+ *   vacuum:     a mapping; null = no vacuum (loom-py); true/false (loom)
+ *   compact:    true/false (loom-py); a mapping {target_size} or null =
+ *               compact with those options / the defaults (loom)
+ *   z_order_by: a list of columns; empty or null = no Z-order (loom-py);
+ *               a mapping with every Z-order option (loom)
+ * compact and z_order_by exclude each other only when both are on. */
 static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 {
 	static const char *const top[] = { "schemas", "vacuum", "compact", "z_order_by", NULL };
 	loom_buf b = LOOM_BUF_INIT;
 	yaml_node_t *v, *kc = NULL, *kz = NULL;
-	int rc = 0;
+	int rc = 0, on;
 
 	cfg->has_maintenance = 1;
 	loom_vacuum_opts_init(&cfg->vacuum, LOOM_VACUUM_OPTS_VERSION);
 	loom_compact_opts_init(&cfg->compact, LOOM_COMPACT_OPTS_VERSION);
+	loom_zorder_opts_init(&cfg->zorder.opts, LOOM_ZORDER_OPTS_VERSION);
 	if (ydoc_is_null(n))
 		return 0;
 	if (!ydoc_is_map(n))
@@ -392,28 +420,30 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 				goto done;
 		}
 	}
-	if ((v = ydoc_get(d, n, "vacuum", NULL))) {
-		cfg->has_vacuum = 1;
-		if ((rc = yopts_vacuum(d, v, "maintenance.vacuum", &cfg->vacuum)) < 0)
+	if ((v = ydoc_get(d, n, "vacuum", NULL)) && !ydoc_is_null(v)) {
+		if (bool_form(d, v, "maintenance.vacuum", &on, &rc))
+			cfg->has_vacuum = on;
+		else if ((rc = yopts_vacuum(d, v, "maintenance.vacuum", &cfg->vacuum)) == 0)
+			cfg->has_vacuum = 1;
+		if (rc < 0)
 			goto done;
 	}
 	if ((v = ydoc_get(d, n, "compact", &kc))) {
-		cfg->has_compact = 1;
-		if ((rc = yopts_compact(d, v, "maintenance.compact", &cfg->compact)) < 0)
+		if (bool_form(d, v, "maintenance.compact", &on, &rc))
+			cfg->has_compact = on;
+		else if ((rc = yopts_compact(d, v, "maintenance.compact", &cfg->compact)) == 0)
+			cfg->has_compact = 1;
+		if (rc < 0)
 			goto done;
 	}
-	if ((v = ydoc_get(d, n, "z_order_by", &kz))) {
+	if ((v = ydoc_get(d, n, "z_order_by", &kz)) && !ydoc_is_null(v) &&
+	    !(ydoc_is_seq(v) && v->data.sequence.items.top == v->data.sequence.items.start)) {
+		yopts_zorder_dispose(&cfg->zorder);
+		if ((rc = yopts_zorder(d, v, "maintenance.z_order_by", &cfg->zorder)) < 0)
+			goto done;
 		cfg->has_zorder = 1;
-		if ((rc = yopts_zorder(d, v, "maintenance.z_order_by", &cfg->zcols, &cfg->n_zcols,
-		                       &cfg->z_target_size)) < 0)
-			goto done;
 	}
-	if (cfg->n_schemas && !cfg->has_vacuum && !cfg->has_compact && !cfg->has_zorder) {
-		rc = ydoc_err(d, n, "maintenance: schemas are listed but no operation is "
-		              "(vacuum, compact or z_order_by)");
-		goto done;
-	}
-	if (kc && kz) {
+	if (cfg->has_compact && cfg->has_zorder) {
 		rc = ydoc_err(d, ydoc_line(kc) > ydoc_line(kz) ? kc : kz,
 		              "maintenance: compact and z_order_by are mutually exclusive "
 		              "(Z-order already rewrites and bin-packs the files)");

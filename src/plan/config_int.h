@@ -3,6 +3,7 @@
 #define LOOM_PLAN_CONFIG_INT_H
 
 #include "loom/config.h"
+#include "plan/yopts.h"
 #include "util/secret.h"
 
 typedef struct cfg_kvs {
@@ -36,15 +37,15 @@ struct loom_config {
 	size_t n_tables;
 	int tables_line, tables_col;
 
+	/* The maintenance block. No schemas means every tables[] route (as
+	 * loom's Python ETL reads it); has_* say which ops it schedules. */
 	int has_maintenance;
 	char **schemas;
 	size_t n_schemas;
 	int has_vacuum, has_compact, has_zorder;
 	loom_vacuum_opts vacuum;
 	loom_compact_opts compact;
-	char **zcols;
-	size_t n_zcols;
-	int64_t z_target_size;
+	zorder_yaml zorder;
 
 	loom_secrets secrets;   /* values to mask in every message and output:
 	                         * secret storage options, URI passwords and the

@@ -201,10 +201,7 @@ LOOM_EXTERN(int) loom_config_maintenance_zorder(const loom_config *cfg, loom_zor
 {
 	if (!cfg || !cfg->has_zorder)
 		return LOOM_ENOTFOUND;
-	loom_zorder_opts_init(out, LOOM_ZORDER_OPTS_VERSION);
-	out->columns = (const char *const *)cfg->zcols;
-	out->n_columns = cfg->n_zcols;
-	out->target_size = cfg->z_target_size;
+	*out = cfg->zorder.opts;
 	return 0;
 }
 
@@ -314,15 +311,8 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
 			                    ? json_integer(cfg->compact.target_size) : json_null());
 			json_object_set_new(m, "compact", c);
 		}
-		if (cfg->has_zorder) {
-			json_t *z = json_object(), *cols = json_array();
-			for (i = 0; i < cfg->n_zcols; i++)
-				json_array_append_new(cols, plan_json_str(cfg->zcols[i]));
-			json_object_set_new(z, "columns", cols);
-			json_object_set_new(z, "target_size", cfg->z_target_size
-			                    ? json_integer(cfg->z_target_size) : json_null());
-			json_object_set_new(m, "z_order_by", z);
-		}
+		if (cfg->has_zorder)
+			json_object_set_new(m, "z_order_by", plan_zorder_json(&cfg->zorder.opts));
 		json_object_set_new(root, "maintenance", m);
 	}
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -187,7 +187,7 @@ const char *plan_spec_list_warning(const loom_spec_list *l, size_t i)
 
 /* ---- declarations ------------------------------------------------------ */
 
-enum { DECL_TABLE, DECL_SCHEMA, DECL_CUSTOM };
+enum { DECL_TABLE, DECL_SCHEMA, DECL_ALL, DECL_CUSTOM };
 
 struct loom_decl {
 	int type;
@@ -234,6 +234,14 @@ LOOM_EXTERN(int) loom_maintain_schema(loom_decl **out, const char *schema_prefix
 	return decl_new(out, DECL_SCHEMA, schema_prefix, "MaintainSchema");
 }
 
+int plan_maintain_all(loom_decl **out)
+{
+	int rc = decl_new(out, DECL_SCHEMA, "*", "maintenance block");
+	if (rc == 0)
+		(*out)->type = DECL_ALL;
+	return rc;
+}
+
 LOOM_EXTERN(int) loom_decl_new(loom_decl **out, loom_decl_resolve_fn resolve, void *payload,
                                void (*free_payload)(void *payload))
 {
@@ -258,6 +266,8 @@ static void describe(const loom_decl *d, char *buf, size_t cap)
 {
 	if (d->type == DECL_CUSTOM)
 		snprintf(buf, cap, "custom declaration");
+	else if (d->type == DECL_ALL)
+		snprintf(buf, cap, "every tables[] route");
 	else
 		snprintf(buf, cap, "%s('%s')", d->type == DECL_TABLE ? "MaintainTable" : "MaintainSchema",
 		         d->target);
@@ -325,19 +335,24 @@ LOOM_EXTERN(int) loom_decl_compact(loom_decl *d, const loom_compact_opts *opts)
 	return add_new_op(d, rc, op);
 }
 
-LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
-                                      size_t n_columns, int64_t target_size)
+LOOM_EXTERN(int) loom_decl_zorder(loom_decl *d, const loom_zorder_opts *opts)
 {
-	loom_zorder_opts o = LOOM_ZORDER_OPTS_INIT;
 	loom_op *op = NULL;
 	int rc;
 	if (!d)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order_by: declaration is NULL");
+	rc = loom_op_zorder(&op, opts);
+	return add_new_op(d, rc, op);
+}
+
+LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
+                                      size_t n_columns, int64_t target_size)
+{
+	loom_zorder_opts o = LOOM_ZORDER_OPTS_INIT;
 	o.columns = columns;
 	o.n_columns = n_columns;
 	o.target_size = target_size;
-	rc = loom_op_zorder(&op, &o);
-	return add_new_op(d, rc, op);
+	return loom_decl_zorder(d, &o);
 }
 
 LOOM_EXTERN(int) loom_decl_validate(const loom_decl *d)
@@ -409,6 +424,13 @@ LOOM_EXTERN(int) loom_decl_resolve(const loom_decl *d, const loom_config *cfg,
 		if (!matched)
 			return plan_spec_list_warn(out, "MaintainSchema('%s') matched no tables[] "
 			                           "route named '%s.*'", d->target, d->target);
+		return 0;
+	case DECL_ALL:
+		for (i = 0; cfg && i < cfg->n_tables; i++)
+			LOOM_TRY(push_spec(d, cfg->tables[i].name, out));
+		if (!cfg || !cfg->n_tables)
+			return plan_spec_list_warn(out, "the maintenance block applies to every tables[] "
+			                           "route, and there are none");
 		return 0;
 	default: {
 		int rc = d->resolve(out, cfg, d->payload);

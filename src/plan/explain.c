@@ -11,6 +11,11 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+int plan_config_schedules_ops(const loom_config *cfg)
+{
+	return cfg->has_maintenance && (cfg->has_vacuum || cfg->has_compact || cfg->has_zorder);
+}
+
 LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
 {
 	loom_step *step;
@@ -20,9 +25,15 @@ LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_step_from_config: NULL argument");
 	*out = NULL;
 	LOOM_TRY(loom_step_new(&step, "maintenance"));
-	for (i = 0; cfg->has_maintenance && i < cfg->n_schemas; i++) {
+	if (!plan_config_schedules_ops(cfg)) {
+		*out = step;
+		return 0;
+	}
+	/* no schemas: every tables[] route, as loom's Python ETL reads it */
+	for (i = 0; i < (cfg->n_schemas ? cfg->n_schemas : 1); i++) {
 		loom_decl *d;
-		if ((rc = loom_maintain_schema(&d, cfg->schemas[i])) < 0)
+		rc = cfg->n_schemas ? loom_maintain_schema(&d, cfg->schemas[i]) : plan_maintain_all(&d);
+		if (rc < 0)
 			goto fail;
 		if ((rc = loom_step_add(step, d)) < 0)
 			goto fail;
@@ -30,9 +41,7 @@ LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
 			goto fail;
 		if (cfg->has_compact && (rc = loom_decl_compact(d, &cfg->compact)) < 0)
 			goto fail;
-		if (cfg->has_zorder &&
-		    (rc = loom_decl_z_order_by(d, (const char *const *)cfg->zcols, cfg->n_zcols,
-		                               cfg->z_target_size)) < 0)
+		if (cfg->has_zorder && (rc = loom_decl_zorder(d, &cfg->zorder.opts)) < 0)
 			goto fail;
 	}
 	*out = step;
@@ -49,7 +58,6 @@ static json_t *op_json(const loom_op *op)
 	const loom_vacuum_opts *v = plan_op_vacuum_opts(op);
 	const loom_compact_opts *c = plan_op_compact_opts(op);
 	const loom_zorder_opts *z = plan_op_zorder_opts(op);
-	size_t i;
 	json_object_set_new(o, "name", plan_json_str(loom_op_name(op)));
 	if (v) {
 		json_object_set_new(o, "retention_hours", v->retention_hours >= 0
@@ -60,12 +68,9 @@ static json_t *op_json(const loom_op *op)
 		json_object_set_new(o, "target_size", c->target_size ? json_integer(c->target_size)
 		                                                     : json_null());
 	} else if (z) {
-		json_t *cols = json_array();
-		for (i = 0; i < z->n_columns; i++)
-			json_array_append_new(cols, plan_json_str(z->columns[i]));
-		json_object_set_new(o, "columns", cols);
-		json_object_set_new(o, "target_size", z->target_size ? json_integer(z->target_size)
-		                                                     : json_null());
+		json_t *zo = plan_zorder_json(z);
+		json_object_update(o, zo);
+		json_decref(zo);
 	} else {
 		json_object_set_new(o, "custom", json_true());
 	}
@@ -94,6 +99,15 @@ static void op_text(int *brcp, loom_buf *b, const loom_op *op)
 			plan_bprintf(brcp, b, "%s%s", i ? "," : "", z->columns[i]);
 		if (z->target_size)
 			plan_bprintf(brcp, b, " target_size=%lld", (long long)z->target_size);
+		if (z->curve != LOOM_ZORDER_CURVE_AUTO)
+			plan_bprintf(brcp, b, " curve=%s", loom_zorder_curve_name(z->curve));
+		if (z->memory_budget)
+			plan_bprintf(brcp, b, " memory=%lld", (long long)z->memory_budget);
+		if (z->temp_dir)
+			plan_bprintf(brcp, b, " temp_dir=%s", z->temp_dir);
+		if (z->spill_limit)
+			plan_bprintf(brcp, b, " spill_limit=%lld", (long long)z->spill_limit);
+		plan_bprintf(brcp, b, "%s%s", z->full ? " full" : "", z->dry_run ? " dry-run" : "");
 	} else {
 		plan_bprintf(brcp, b, "%s", " (custom)");
 	}

@@ -42,3 +42,26 @@ void plan_bprintf(int *rc, loom_buf *b, const char *fmt, ...)
 	if (r < 0)
 		*rc = r;
 }
+
+static json_t *size_or_null(int64_t v)
+{
+	return v ? json_integer(v) : json_null();
+}
+
+json_t *plan_zorder_json(const loom_zorder_opts *z)
+{
+	json_t *o = json_object(), *cols = json_array();
+	const char *curve = loom_zorder_curve_name(z->curve);
+	size_t i;
+	for (i = 0; i < z->n_columns; i++)
+		json_array_append_new(cols, plan_json_str(z->columns[i]));
+	json_object_set_new(o, "columns", cols);
+	json_object_set_new(o, "target_size", size_or_null(z->target_size));
+	json_object_set_new(o, "curve", plan_json_str(curve ? curve : "?"));
+	json_object_set_new(o, "memory", size_or_null(z->memory_budget));
+	json_object_set_new(o, "temp_dir", plan_json_str(z->temp_dir));
+	json_object_set_new(o, "spill_limit", size_or_null(z->spill_limit));
+	json_object_set_new(o, "full", json_boolean(z->full));
+	json_object_set_new(o, "dry_run", json_boolean(z->dry_run));
+	return o;
+}

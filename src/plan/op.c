@@ -20,6 +20,7 @@ struct loom_op {
 	loom_zorder_opts zorder;
 	char **zcols;
 	char *ztmp;                  /* zorder.temp_dir, owned */
+	char **cfilters;             /* compact.partition_filters, owned */
 };
 
 static int op_alloc(loom_op **out, const char *name, int kind)
@@ -112,6 +113,8 @@ LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts)
 LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts)
 {
 	loom_compact_opts d = LOOM_COMPACT_OPTS_INIT;
+	loom_op *op;
+	size_t i;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_compact: out is NULL");
 	*out = NULL;
@@ -119,11 +122,28 @@ LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts)
 		LOOM_TRY(loom_compact_opts_check(opts));
 		d = *opts;
 	}
-	LOOM_TRY(op_alloc(out, "compact", PLAN_OP_COMPACT));
-	(*out)->compact = d;
-	(*out)->execute = exec_compact;
-	(*out)->payload = *out;
+	LOOM_TRY(op_alloc(&op, "compact", PLAN_OP_COMPACT));
+	/* the filters are borrowed by the caller only for this call: copy them */
+	if (d.n_partition_filters && d.partition_filters) {
+		if (!(op->cfilters = loom_calloc(d.n_partition_filters, sizeof(char *))))
+			goto oom;
+		for (i = 0; i < d.n_partition_filters; i++)
+			if (!(op->cfilters[i] = loom_strdup(d.partition_filters[i])))
+				goto oom;
+		d.partition_filters = (const char *const *)op->cfilters;
+	} else {
+		d.partition_filters = NULL;
+		d.n_partition_filters = 0;
+	}
+	op->compact = d;
+	op->execute = exec_compact;
+	op->payload = op;
+	*out = op;
 	return 0;
+oom:
+	op->compact.n_partition_filters = d.n_partition_filters;
+	loom_op_free(op);
+	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 }
 
 LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts)
@@ -197,6 +217,11 @@ LOOM_EXTERN(void) loom_op_free(loom_op *op)
 	if (op->kind == PLAN_OP_CUSTOM && op->free_payload)
 		op->free_payload(op->payload);
 	loom_free(op->ztmp);
+	if (op->cfilters) {
+		for (i = 0; i < op->compact.n_partition_filters; i++)
+			loom_free(op->cfilters[i]);
+		loom_free(op->cfilters);
+	}
 	if (op->zcols) {
 		for (i = 0; i < op->zorder.n_columns; i++)
 			loom_free(op->zcols[i]);

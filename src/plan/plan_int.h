@@ -4,10 +4,13 @@
 
 #include "loom/config.h"
 #include "loom/ops.h"
-#include "ops/cancel.h"
 #include "loom/plan.h"
 
-/* cancel token (opts.c) */
+/* A declaration over every tables[] route (decl.c): the maintenance
+ * block's meaning when it lists no schemas, as in loom's Python ETL. */
+int plan_maintain_all(loom_decl **out);
+/* 1 when the config's maintenance block schedules at least one op. */
+int plan_config_schedules_ops(const loom_config *cfg);
 
 /* The kind of a built-in op (ops.c): used to reject compact + z-order. */
 enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER };
@@ -34,5 +37,8 @@ struct loom_buf;
 void plan_bprintf(int *rc, struct loom_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct json_t *plan_json_str(const char *s);
+/* Every Z-order option as a JSON object (unset sizes and temp_dir null);
+ * the config JSON and explain share it. */
+struct json_t *plan_zorder_json(const loom_zorder_opts *z);
 
 #endif

@@ -45,13 +45,11 @@ static int add_compact(ydoc *d, loom_decl *decl, yaml_node_t *v)
 
 static int add_zorder(ydoc *d, loom_decl *decl, yaml_node_t *v)
 {
-	char **cols;
-	size_t n;
-	int64_t target;
-	int rc;
-	LOOM_TRY(yopts_zorder(d, v, "z_order_by", &cols, &n, &target));
-	rc = at(d, v, loom_decl_z_order_by(decl, (const char *const *)cols, n, target));
-	yopts_free_columns(cols, n);
+	zorder_yaml z;
+	int rc = yopts_zorder(d, v, "z_order_by", &z);
+	if (rc == 0)
+		rc = at(d, v, loom_decl_zorder(decl, &z.opts));
+	yopts_zorder_dispose(&z);
 	return rc;
 }
 

@@ -21,6 +21,7 @@ int report_new(loom_report **out, const char *step, size_t n_tables)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 	}
 	r->n_tables = n_tables;
+	atomic_init(&r->stopped_at, -1);
 	*out = r;
 	return 0;
 }
@@ -107,6 +108,21 @@ LOOM_EXTERN(int) loom_report_cancelled(const loom_report *rep)
 	return rep ? rep->cancelled : 0;
 }
 
+LOOM_EXTERN(int64_t) loom_report_stopped_at(const loom_report *rep)
+{
+	return rep ? atomic_load(&((loom_report *)rep)->stopped_at) : -1;
+}
+
+LOOM_EXTERN(size_t) loom_report_warning_count(const loom_report *rep)
+{
+	return rep ? rep->n_warnings : 0;
+}
+
+LOOM_EXTERN(const char *) loom_report_warning(const loom_report *rep, size_t i)
+{
+	return rep && i < rep->n_warnings ? rep->warnings[i] : NULL;
+}
+
 LOOM_EXTERN(const char *) loom_table_result_ref(const loom_table_result *t)
 {
 	return t ? t->ref : NULL;
@@ -125,6 +141,11 @@ LOOM_EXTERN(int) loom_table_result_error_code(const loom_table_result *t)
 LOOM_EXTERN(const char *) loom_table_result_error_message(const loom_table_result *t)
 {
 	return t ? t->error_message : "";
+}
+
+LOOM_EXTERN(int) loom_table_result_error_class(const loom_table_result *t)
+{
+	return t && t->error_code ? t->error_class : LOOM_ERRCLASS_NONE;
 }
 
 LOOM_EXTERN(const char *) loom_table_result_failed_op(const loom_table_result *t)
@@ -224,6 +245,7 @@ static json_t *table_json(const loom_table_result *t)
 		json_t *e = json_object();
 		json_object_set_new(e, "code", json_integer(t->error_code));
 		json_object_set_new(e, "name", plan_json_str(loom_error_code_name(t->error_code)));
+		json_object_set_new(e, "class", plan_json_str(loom_error_class_name(t->error_class)));
 		json_object_set_new(e, "message", plan_json_str(t->error_message));
 		json_object_set_new(e, "op", t->failed_op ? plan_json_str(t->failed_op) : json_null());
 		json_object_set_new(o, "error", e);

@@ -2,6 +2,8 @@
 #ifndef LOOM_PLAN_REPORT_INT_H
 #define LOOM_PLAN_REPORT_INT_H
 
+#include <stdatomic.h>
+
 #include "loom/errors.h"
 #include "loom/plan.h"
 
@@ -14,6 +16,7 @@ struct loom_table_result {
 	char *ref;
 	char *uri;            /* NULL when not located; secrets masked */
 	int error_code;       /* 0 = ok */
+	int error_class;      /* a loom_error_class */
 	char error_message[LOOM_ERROR_MESSAGE_MAX];
 	char *failed_op;
 	int skipped;
@@ -30,6 +33,7 @@ struct loom_report {
 	char **warnings;
 	size_t n_warnings;
 	int cancelled;
+	_Atomic int64_t stopped_at;   /* LOOM_MISSING_STOP: the table that stopped the run, or -1 */
 	size_t jobs;
 	double duration_seconds;
 };

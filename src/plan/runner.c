@@ -5,6 +5,7 @@
  * concurrently on a bounded pool. Each table's outcome lands in a slot
  * fixed at resolve time, so the report order never depends on scheduling.
  * Errors are copied from the worker's thread-local record into the slot. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,14 @@ struct loom_runner {
 	int policy;
 	size_t jobs;
 	loom_cancel *cancel;
+	/* set by a missing table under LOOM_MISSING_STOP: no table starts after
+	 * it (not the ops' cancel token: running tables finish) */
+	loom_cancel *stop;
+	loom_locate_fn locate;
+	loom_location_release_fn release;
+	void *locate_payload;
+	loom_progress_fn progress;
+	void *progress_payload;
 };
 
 LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *cfg,
@@ -36,10 +45,11 @@ LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *c
 	if (!out || !cfg)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_from_config: NULL argument");
 	*out = NULL;
-	if (missing_table_policy != LOOM_MISSING_SKIP && missing_table_policy != LOOM_MISSING_ERROR)
+	if (missing_table_policy != LOOM_MISSING_SKIP && missing_table_policy != LOOM_MISSING_ERROR &&
+	    missing_table_policy != LOOM_MISSING_STOP)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "missing_table_policy %d: expected LOOM_MISSING_SKIP or LOOM_MISSING_ERROR",
-		                missing_table_policy);
+		                "missing_table_policy %d: expected LOOM_MISSING_SKIP, LOOM_MISSING_ERROR "
+		                "or LOOM_MISSING_STOP", missing_table_policy);
 	if (!maintainer) {
 		int rc = loom_maintainer_native(&maintainer);
 		if (rc < 0 || !maintainer) {
@@ -65,7 +75,8 @@ LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *c
 	r = loom_calloc(1, sizeof(*r));
 	if (!r)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
-	if (ops_cancel_new(&r->cancel) < 0) {
+	if (loom_cancel_new(&r->cancel) < 0 || loom_cancel_new(&r->stop) < 0) {
+		loom_cancel_free(r->cancel);
 		loom_free(r);
 		return LOOM_ENOMEM;
 	}
@@ -90,20 +101,41 @@ LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs)
 LOOM_EXTERN(void) loom_runner_cancel(loom_runner *r)
 {
 	if (r)
-		ops_cancel_set(r->cancel, 1);
+		loom_cancel_request(r->cancel);
 }
 
 LOOM_EXTERN(void) loom_runner_reset_cancel(loom_runner *r)
 {
 	if (r)
-		ops_cancel_set(r->cancel, 0);
+		loom_cancel_reset(r->cancel);
+}
+
+LOOM_EXTERN(int) loom_runner_set_locator(loom_runner *r, loom_locate_fn locate,
+                                         loom_location_release_fn release, void *payload)
+{
+	if (!r)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_set_locator: runner is NULL");
+	r->locate = locate;
+	r->release = release;
+	r->locate_payload = payload;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_runner_set_progress(loom_runner *r, loom_progress_fn fn, void *payload)
+{
+	if (!r)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_set_progress: runner is NULL");
+	r->progress = fn;
+	r->progress_payload = payload;
+	return 0;
 }
 
 LOOM_EXTERN(void) loom_runner_free(loom_runner *r)
 {
 	if (!r)
 		return;
-	ops_cancel_free(r->cancel);
+	loom_cancel_free(r->cancel);
+	loom_cancel_free(r->stop);
 	loom_free(r);
 }
 
@@ -117,6 +149,7 @@ static void set_error(const loom_runner *r, loom_table_result *t, int code, cons
 	snprintf(msg, sizeof(msg), "%s", e && e->message[0] ? e->message : fallback);
 	loom_config_mask(r->cfg, msg, t->error_message, sizeof(t->error_message));
 	t->error_code = code;
+	t->error_class = e && e->message[0] ? e->klass : LOOM_ERRCLASS_PLAN;
 	if (op)
 		t->failed_op = loom_strdup(op);
 }
@@ -164,14 +197,23 @@ static int is_delta_table(const loom_table_location *loc)
 	return found;
 }
 
-/* A table the config does not cover, or that is not a Delta table yet. */
-static void missing(const loom_runner *r, loom_table_result *t, int code, const char *why)
+/* A table the config does not cover, or that is not a Delta table yet
+ * (table `idx` of the report). */
+static void missing(const loom_runner *r, loom_report *rep, size_t idx, int code, const char *why)
 {
+	loom_table_result *t = &rep->tables[idx];
 	if (r->policy == LOOM_MISSING_SKIP) {
 		set_skipped(r, t, why);
-	} else {
-		loom_err(code, LOOM_ERRCLASS_PLAN, "%s", why);
-		set_error(r, t, code, NULL, why);
+		return;
+	}
+	loom_err(code, LOOM_ERRCLASS_PLAN, "%s", why);
+	set_error(r, t, code, NULL, why);
+	if (r->policy == LOOM_MISSING_STOP) {
+		int64_t none = -1;
+		/* the first missing table names the stop; the flag goes up after
+		 * it, so whoever sees the flag sees the index */
+		atomic_compare_exchange_strong(&rep->stopped_at, &none, (int64_t)idx);
+		loom_cancel_request(r->stop);
 	}
 }
 
@@ -184,31 +226,91 @@ static int is_catalog_route(const loom_config *cfg, const char *ref)
 	return 0;
 }
 
-static void run_spec(const loom_runner *r, const loom_spec *spec, loom_table_result *t)
+static void progress(const loom_runner *r, const loom_report *rep, const loom_table_result *t,
+                     int event, const char *op, int code, double seconds)
 {
-	const loom_clock *clk = loom_clock_system();
-	int64_t t0 = loom_clock_mono_ns(clk);
-	loom_table_location *loc = NULL;
-	size_t i;
-	int rc;
-
-	if (loom_cancel_requested(r->cancel)) {
-		set_skipped(r, t, "run cancelled before this table started");
+	loom_progress p;
+	if (!r->progress)
 		return;
-	}
+	memset(&p, 0, sizeof(p));
+	p.event = event;
+	p.table_ref = t->ref;
+	p.op_name = op;
+	p.table_index = (size_t)(t - rep->tables);
+	p.table_count = rep->n_tables;
+	p.code = code;
+	p.skipped = t->skipped;
+	p.seconds = seconds;
+	r->progress(&p, r->progress_payload);
+}
+
+/* Where the table lives: the runner's locator or the config's routes.
+ * 0 with *loc set; 1 when the table was reported missing or failed. */
+static int locate(const loom_runner *r, loom_report *rep, size_t idx,
+                  const loom_table_location **loc, loom_table_location **owned)
+{
+	loom_table_result *t = &rep->tables[idx];
+	char why[LOOM_ERROR_MESSAGE_MAX];
+	int rc;
 	loom_error_clear();
-	rc = loom_config_locate(r->cfg, loom_spec_table_ref(spec), &loc);
-	if (rc == LOOM_ENOTFOUND ||
-	    (rc < 0 && rc != LOOM_ENOMEM && is_catalog_route(r->cfg, t->ref))) {
-		char why[LOOM_ERROR_MESSAGE_MAX];
-		snprintf(why, sizeof(why), "%s", loom_error_last()->message);
-		missing(r, t, rc, why);
-		goto done;
+	if (r->locate) {
+		rc = r->locate(loc, t->ref, r->locate_payload);
+		if (rc == 0 && (!*loc || !(*loc)->uri)) {
+			if (*loc && r->release)
+				r->release(*loc, r->locate_payload);
+			*loc = NULL;
+			rc = loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+			              "table '%s': the locator returned no location", t->ref);
+		}
+		if (rc == LOOM_ENOTFOUND) {
+			const loom_error *e = loom_error_last();
+			snprintf(why, sizeof(why), "%s", e && e->message[0] ? e->message
+			         : "the locator does not know the table");
+			missing(r, rep, idx, rc, why);
+			return 1;
+		}
+	} else {
+		rc = loom_config_locate(r->cfg, t->ref, owned);
+		*loc = *owned;
+		if (rc == LOOM_ENOTFOUND ||
+		    (rc < 0 && rc != LOOM_ENOMEM && is_catalog_route(r->cfg, t->ref))) {
+			snprintf(why, sizeof(why), "%s", loom_error_last()->message);
+			missing(r, rep, idx, rc, why);
+			return 1;
+		}
 	}
 	if (rc < 0) {
 		set_error(r, t, rc, NULL, "cannot locate the table");
+		return 1;
+	}
+	return 0;
+}
+
+static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *rep, size_t idx)
+{
+	const loom_clock *clk = loom_clock_system();
+	int64_t t0 = loom_clock_mono_ns(clk);
+	loom_table_result *t = &rep->tables[idx];
+	const loom_table_location *loc = NULL;
+	loom_table_location *owned = NULL;
+	size_t i;
+	int rc;
+
+	progress(r, rep, t, LOOM_PROGRESS_TABLE_START, NULL, 0, 0);
+	if (loom_cancel_requested(r->cancel)) {
+		set_skipped(r, t, "run cancelled before this table started");
 		goto done;
 	}
+	if (loom_cancel_requested(r->stop)) {
+		char why[LOOM_ERROR_MESSAGE_MAX];
+		int64_t at = atomic_load(&rep->stopped_at);
+		snprintf(why, sizeof(why), "run stopped before this table started: table '%s' is "
+		         "missing (missing-table policy: stop)", at >= 0 ? rep->tables[at].ref : "?");
+		set_skipped(r, t, why);
+		goto done;
+	}
+	if (locate(r, rep, idx, &loc, &owned))
+		goto done;
 	{
 		char masked[4096];
 		loom_config_mask(r->cfg, loc->uri, masked, sizeof(masked));
@@ -228,11 +330,12 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_table_res
 		char why[LOOM_ERROR_MESSAGE_MAX];
 		snprintf(why, sizeof(why), "table '%s' at %s is not a Delta table yet (no _delta_log)",
 		         t->ref, t->uri ? t->uri : "?");
-		missing(r, t, LOOM_ENOTFOUND, why);
+		missing(r, rep, idx, LOOM_ENOTFOUND, why);
 		goto done;
 	}
 	for (i = 0; i < loom_spec_op_count(spec); i++) {
 		const loom_op *op = loom_spec_op_at(spec, i);
+		int64_t o0 = loom_clock_mono_ns(clk);
 		loom_op_result res;
 		if (loom_cancel_requested(r->cancel)) {
 			loom_err(LOOM_ECANCELLED, LOOM_ERRCLASS_PLAN,
@@ -241,23 +344,29 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_table_res
 			set_error(r, t, LOOM_ECANCELLED, loom_op_name(op), "cancelled");
 			break;
 		}
+		progress(r, rep, t, LOOM_PROGRESS_OP_START, loom_op_name(op), 0, 0);
 		memset(&res, 0, sizeof(res));
 		loom_error_clear();
 		rc = loom_op_execute(op, &res, r->m, loc->uri, loc, r->cancel);
 		if (rc < 0) {
 			loom_op_result_clear(&res);
 			set_error(r, t, rc, loom_op_name(op), "the operation failed without a message");
-			break;
-		}
-		if (report_table_add_op(t, loom_op_name(op), &res) < 0) {
+		} else if (report_table_add_op(t, loom_op_name(op), &res) < 0) {
 			loom_op_result_clear(&res);
 			set_error(r, t, LOOM_ENOMEM, loom_op_name(op), "out of memory");
-			break;
+			rc = LOOM_ENOMEM;
 		}
+		progress(r, rep, t, LOOM_PROGRESS_OP_DONE, loom_op_name(op), rc < 0 ? rc : 0,
+		         (double)(loom_clock_mono_ns(clk) - o0) / 1e9);
+		if (rc < 0)
+			break;
 	}
 done:
-	loom_table_location_free(loc);
+	if (r->locate && loc && r->release)
+		r->release(loc, r->locate_payload);
+	loom_table_location_free(owned);
 	t->duration_seconds = (double)(loom_clock_mono_ns(clk) - t0) / 1e9;
+	progress(r, rep, t, LOOM_PROGRESS_TABLE_DONE, NULL, t->error_code, t->duration_seconds);
 }
 
 /* ---- scheduling ---------------------------------------------------------- */
@@ -276,8 +385,8 @@ static void run_task(void *arg)
 	table_task *task = arg;
 	size_t i;
 	for (i = 0; i < task->n; i++)
-		run_spec(task->r, loom_spec_list_at(task->specs, task->idx[i]),
-		         &task->rep->tables[task->idx[i]]);
+		run_spec(task->r, loom_spec_list_at(task->specs, task->idx[i]), task->rep,
+		         task->idx[i]);
 }
 
 static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
@@ -293,6 +402,7 @@ static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
 
 	LOOM_TRY(report_new(&rep, step_name, n));
 	rep->jobs = r->jobs;
+	loom_cancel_reset(r->stop);
 	/* refs are filled before anything runs, so every slot names its table
 	 * even if a later allocation fails */
 	for (i = 0; i < n; i++)
@@ -389,13 +499,13 @@ LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r)
 	if (!out || !r)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_run_from_config: NULL argument");
 	*out = NULL;
-	if (r->cfg->n_schemas == 0) {
+	if (!plan_config_schedules_ops(r->cfg)) {
 		/* nothing to run; say why instead of returning a silent empty report */
 		loom_spec_list *empty;
 		LOOM_TRY(loom_spec_list_new(&empty));
 		rc = r->cfg->has_maintenance
-		         ? plan_spec_list_warn(empty, "%s: the maintenance block lists no schemas",
-		                               r->cfg->source)
+		         ? plan_spec_list_warn(empty, "%s: the maintenance block schedules no operation "
+		                               "(vacuum, compact or z_order_by)", r->cfg->source)
 		         : plan_spec_list_warn(empty, "%s has no maintenance block", r->cfg->source);
 		if (rc == 0)
 			rc = run_specs(out, r, "maintenance", empty);

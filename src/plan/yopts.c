@@ -1,6 +1,7 @@
 /* plan/yopts.c - operation options from YAML (see yopts.h). */
 #include "plan/yopts.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -46,44 +47,81 @@ int yopts_compact(ydoc *d, yaml_node_t *v, const char *section, loom_compact_opt
 	return 0;
 }
 
-void yopts_free_columns(char **cols, size_t n)
+void yopts_zorder_dispose(zorder_yaml *z)
 {
 	size_t i;
-	for (i = 0; cols && i < n; i++)
-		loom_free(cols[i]);
-	loom_free(cols);
+	for (i = 0; z->cols && i < z->n_cols; i++)
+		loom_free(z->cols[i]);
+	loom_free(z->cols);
+	loom_free(z->temp_dir);
+	memset(z, 0, sizeof(*z));
+	loom_zorder_opts_init(&z->opts, LOOM_ZORDER_OPTS_VERSION);
 }
 
-int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, char ***cols,
-                 size_t *n_cols, int64_t *target_size)
+/* The mapping form's keys other than `columns`. */
+static int zorder_settings(ydoc *d, yaml_node_t *v, const char *section, zorder_yaml *z)
 {
-	static const char *const keys[] = { "columns", "target_size", NULL };
-	yaml_node_t *list = v, *x;
-	yaml_node_item_t *it;
+	static const char *const keys[] = { "columns", "target_size", "curve", "memory",
+		                                "temp_dir", "spill_limit", "full", "dry_run", NULL };
 	loom_buf b = LOOM_BUF_INIT;
 	char what[128];
-	char **names;
-	size_t n = 0, j;
+	yaml_node_t *x;
 	int rc = 0;
 
-	*cols = NULL;
-	*n_cols = 0;
-	*target_size = 0;
+	LOOM_TRY(ydoc_check_keys(d, v, section, keys));
+	snprintf(what, sizeof(what), "%s.target_size", section);
+	if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
+		LOOM_TRY(ydoc_size(d, x, what, &z->opts.target_size));
+	snprintf(what, sizeof(what), "%s.memory", section);
+	if ((x = ydoc_get(d, v, "memory", NULL)) && !ydoc_is_null(x))
+		LOOM_TRY(ydoc_size(d, x, what, &z->opts.memory_budget));
+	snprintf(what, sizeof(what), "%s.spill_limit", section);
+	if ((x = ydoc_get(d, v, "spill_limit", NULL)) && !ydoc_is_null(x))
+		LOOM_TRY(ydoc_size(d, x, what, &z->opts.spill_limit));
+	if ((x = ydoc_get(d, v, "full", NULL)))
+		LOOM_TRY(ydoc_bool(d, x, "full", &z->opts.full));
+	if ((x = ydoc_get(d, v, "dry_run", NULL)))
+		LOOM_TRY(ydoc_bool(d, x, "dry_run", &z->opts.dry_run));
+	if ((x = ydoc_get(d, v, "curve", NULL)) && !ydoc_is_null(x)) {
+		snprintf(what, sizeof(what), "%s.curve", section);
+		if ((rc = ydoc_string(d, x, what, &b)) == 0 &&
+		    loom_zorder_curve_from_name(b.ptr, &z->opts.curve) < 0)
+			rc = ydoc_err(d, x, "%s: expected z or hilbert, got '%s'", what, b.ptr);
+	}
+	if (rc == 0 && (x = ydoc_get(d, v, "temp_dir", NULL)) && !ydoc_is_null(x)) {
+		snprintf(what, sizeof(what), "%s.temp_dir", section);
+		if ((rc = ydoc_string(d, x, what, &b)) == 0 && !b.size)
+			rc = ydoc_err(d, x, "%s is empty", what);
+		if (rc == 0 && !(z->temp_dir = loom_buf_detach(&b)))
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+		z->opts.temp_dir = z->temp_dir;
+	}
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, zorder_yaml *z)
+{
+	yaml_node_t *list = v;
+	yaml_node_item_t *it;
+	loom_buf b = LOOM_BUF_INIT;
+	size_t j;
+	int rc = 0;
+
+	memset(z, 0, sizeof(*z));
+	loom_zorder_opts_init(&z->opts, LOOM_ZORDER_OPTS_VERSION);
 	if (ydoc_is_map(v)) {
-		LOOM_TRY(ydoc_check_keys(d, v, section, keys));
+		LOOM_TRY(zorder_settings(d, v, section, z));
 		if (!(list = ydoc_get(d, v, "columns", NULL)))
 			return ydoc_err(d, v, "%s: no columns", section);
-		snprintf(what, sizeof(what), "%s.target_size", section);
-		if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
-			LOOM_TRY(ydoc_size(d, x, what, target_size));
 	}
 	if (!ydoc_is_seq(list))
 		return ydoc_err(d, list, "%s: expected a list of columns", section);
 	if (list->data.sequence.items.top == list->data.sequence.items.start)
 		return ydoc_err(d, list, "%s: the column list is empty", section);
-	names = loom_calloc((size_t)(list->data.sequence.items.top - list->data.sequence.items.start),
-	                    sizeof(char *));
-	if (!names)
+	z->cols = loom_calloc((size_t)(list->data.sequence.items.top - list->data.sequence.items.start),
+	                      sizeof(char *));
+	if (!z->cols)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
 		yaml_node_t *c = ydoc_node(d, *it);
@@ -93,25 +131,21 @@ int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, char ***cols,
 			rc = ydoc_err(d, c, "%s: empty column name", section);
 			break;
 		}
-		for (j = 0; j < n; j++)
-			if (strcmp(names[j], b.ptr) == 0)
+		for (j = 0; j < z->n_cols; j++)
+			if (strcmp(z->cols[j], b.ptr) == 0)
 				break;
-		if (j < n) {
+		if (j < z->n_cols) {
 			rc = ydoc_err(d, c, "%s: column '%s' is listed twice", section, b.ptr);
 			break;
 		}
-		if (!(names[n] = loom_strdup(b.ptr))) {
+		if (!(z->cols[z->n_cols] = loom_strdup(b.ptr))) {
 			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
 			break;
 		}
-		n++;
+		z->n_cols++;
 	}
 	loom_buf_dispose(&b);
-	if (rc < 0) {
-		yopts_free_columns(names, n);
-		return rc;
-	}
-	*cols = names;
-	*n_cols = n;
-	return 0;
+	z->opts.columns = (const char *const *)z->cols;
+	z->opts.n_columns = z->n_cols;
+	return rc;
 }

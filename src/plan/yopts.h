@@ -11,11 +11,18 @@
 int yopts_vacuum(ydoc *d, yaml_node_t *v, const char *section, loom_vacuum_opts *out);
 /* `compact:` empty or {target_size}. */
 int yopts_compact(ydoc *d, yaml_node_t *v, const char *section, loom_compact_opts *out);
-/* `z_order_by:` a column list or {columns, target_size}. On success
- * *cols (n_cols entries, each allocated) is owned by the caller:
- * yopts_free_columns. */
-int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, char ***cols,
-                 size_t *n_cols, int64_t *target_size);
-void yopts_free_columns(char **cols, size_t n);
+
+/* `z_order_by:` a column list, or {columns, target_size, curve, memory,
+ * temp_dir, spill_limit, full, dry_run} -- every option `loom zorder` has.
+ * `opts.columns` and `opts.temp_dir` point into the owned copies below. */
+typedef struct zorder_yaml {
+	loom_zorder_opts opts;
+	char **cols;
+	size_t n_cols;
+	char *temp_dir;
+} zorder_yaml;
+/* On success (and on failure) release *out with yopts_zorder_dispose. */
+int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, zorder_yaml *out);
+void yopts_zorder_dispose(zorder_yaml *z);
 
 #endif

@@ -41,6 +41,20 @@ LOOM_EXTERN(const char *) loom_error_code_name(int code)
 	}
 }
 
+LOOM_EXTERN(const char *) loom_error_class_name(int klass)
+{
+	static const char *const names[] = { "none", "os", "store", "codec", "parquet", "delta",
+		                                 "ops", "plan", "config", "invalid", "user" };
+	if (klass < 0 || (size_t)klass >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[klass];
+}
+
+LOOM_EXTERN(int) loom_error_set(int code, int klass, const char *message)
+{
+	return loom_err(code, klass, "%s", message ? message : "");
+}
+
 LOOM_EXTERN(int) loom_error_is_transient(int code)
 {
 	return code == LOOM_ETRANSIENT;

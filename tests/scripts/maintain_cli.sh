@@ -90,4 +90,20 @@ check "a failed table makes exit 1" 1 $?
 if [ -e "$lake/raw/events/$removed" ]; then echo "FAIL removed file still there"; fail=1; else echo "ok   raw.events vacuumed"; fi
 contains "refusal names the feature" "$tmp/out" "catalogManaged"
 contains "commit metadata from the config" "$lake/raw/events/_delta_log/00000000000000000005.json" '"pipeline":"nightly"'
+# --policy stop: the first missing table fails and nothing starts after it.
+cat >"$tmp/stop_plan.yaml" <<'YAML'
+steps:
+  s:
+    - table: raw.nothere
+      vacuum:
+    - table: raw.events
+      vacuum:
+YAML
+LOOM_TEST_LAKE="$lake" "$LOOM" maintain --config "$RES/etl_storage.yaml" \
+	--plan "$tmp/stop_plan.yaml" --policy stop --json >"$tmp/out" 2>"$tmp/err"
+check "--policy stop fails the run" 1 $?
+contains "stop: the missing table failed" "$tmp/out" '"name": "ENOTFOUND"'
+contains "stop: the next table did not start" "$tmp/out" "run stopped before this table started: table 'raw.nothere' is missing"
+"$LOOM" maintain --config "$RES/etl_storage.yaml" --policy later 2>"$tmp/err"
+check "unknown policy" 2 $?
 exit $fail

@@ -26,17 +26,19 @@ TEST(api_options)
 	memset(&r, 0, sizeof(r));
 	memset(&co, 0, sizeof(co));
 	memset(&lo, 0, sizeof(lo));
-	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", &co, NULL), LOOM_EINVAL);
-	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", &lo, NULL), LOOM_EINVAL);
+	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", NULL, &co, NULL), LOOM_EINVAL);
+	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", NULL, &lo, NULL), LOOM_EINVAL);
 	co.version = LOOM_CHECKPOINT_OPTS_VERSION;
 	co.table_version = -5;
-	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", &co, NULL), LOOM_EINVAL);
-	CHECK_ERR(loom_checkpoint(NULL, "/nonexistent", &co, NULL), LOOM_EINVAL);
+	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", NULL, &co, NULL), LOOM_EINVAL);
+	CHECK_ERR(loom_checkpoint(NULL, "/nonexistent", NULL, &co, NULL), LOOM_EINVAL);
 	lo.version = LOOM_CLEANUP_LOGS_OPTS_VERSION;
 	lo.retention_hours = -3;
-	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", &lo, NULL), LOOM_EINVAL);
+	CHECK_ERR(loom_cleanup_logs(&r, "/nonexistent", NULL, &lo, NULL), LOOM_EINVAL);
 	co.table_version = -1;
-	CHECK(loom_checkpoint(&r, "/nonexistent", &co, NULL) < 0);
+	CHECK(loom_checkpoint(&r, "/nonexistent", NULL, &co, NULL) < 0);
+	/* NULL options are the defaults (latest version / dry run) */
+	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", NULL, NULL, NULL), LOOM_ENOTFOUND);
 	loom_op_result_clear(&r);
 }
 
@@ -99,6 +101,35 @@ static int exists(const char *dir, const char *name)
 }
 
 #define C(n) "0000000000000000000" #n ".json"
+
+/* A requested cancel token stops a checkpoint before it is published and
+ * a log cleanup before its first deletion: nothing changes on disk. */
+TEST(cancelled_before_publishing)
+{
+	char *dir = test_copy_fixture("delta/simple_table");
+	loom_cancel *cancel = NULL;
+	loom_op_result r;
+	REQUIRE(loom_cancel_new(&cancel) == 0);
+	CHECK(!loom_cancel_requested(cancel));
+	loom_cancel_request(cancel);
+	CHECK(loom_cancel_requested(cancel));
+	memset(&r, 0, sizeof(r));
+	CHECK_ERR(loom_checkpoint(&r, dir, NULL, NULL, cancel), LOOM_ECANCELLED);
+	CHECK(!exists(dir, "00000000000000000004.checkpoint.parquet"));
+	CHECK(!exists(dir, "_last_checkpoint"));
+	loom_op_result_clear(&r);
+	loom_cancel_reset(cancel);
+	CHECK(!loom_cancel_requested(cancel));
+	CHECK_OK(loom_checkpoint(&r, dir, NULL, NULL, cancel));
+	CHECK(exists(dir, "00000000000000000004.checkpoint.parquet"));
+	loom_op_result_clear(&r);
+	loom_cancel_free(cancel);
+	loom_cancel_free(NULL);
+	loom_cancel_request(NULL);
+	CHECK(!loom_cancel_requested(NULL));
+	test_rmtree(dir);
+	free(dir);
+}
 
 /* now = 2026-01-31 12:00 UTC; cutoff = now - 30 days = 2026-01-01 12:00,
  * truncated to 2026-01-01 00:00 (T0). */
@@ -257,6 +288,7 @@ int main(void)
 {
 	RUN(api_options);
 	RUN(schema_levels);
+	RUN(cancelled_before_publishing);
 	RUN(cleanup_cutoff);
 	RUN(tombstone_expiry);
 	RUN(v2_file);

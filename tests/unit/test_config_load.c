@@ -238,8 +238,41 @@ TEST(validation_errors_have_lines)
 	                 7, "unknown key 'dryrun' in maintenance.vacuum");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
-	                 "    z_order_by: []\n",
+	                 "    z_order_by: {columns: []}\n",
 	                 3, "empty");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    compact: true\n"
+	                 "    z_order_by: [a]\n",
+	                 4, "mutually exclusive");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    compact: maybe\n",
+	                 3, "expected a mapping");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    z_order_by: {columns: [a], curve: peano}\n",
+	                 3, "expected z or hilbert, got 'peano'");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    z_order_by: {columns: [a], memory: 0}\n",
+	                 3, "memory");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    z_order_by: {columns: [a], spill_limit: lots}\n",
+	                 3, "spill_limit");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    z_order_by: {columns: [a], temp_dir: ''}\n",
+	                 3, "temp_dir is empty");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    z_order_by: {columns: [a], sort: fast}\n",
+	                 3, "unknown key 'sort'");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    schemas: raw\n",
+	                 3, "expected a list");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  tables:\n"
 	                 "    - name: raw.a\n"
@@ -253,10 +286,6 @@ TEST(validation_errors_have_lines)
 	CHECK_CONFIG_ERR("engine: {}\n", 1, "no top-level 'storage:'");
 	CHECK_CONFIG_ERR("storage: {}\n---\nstorage: {tables: []}\n", 3, "second YAML document");
 	CHECK_CONFIG_ERR("", 1, "empty");
-	CHECK_CONFIG_ERR("storage:\n"
-	                 "  maintenance:\n"
-	                 "    schemas: [raw]\n",
-	                 3, "no operation");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
 	                 "    vacuum:\n"
@@ -370,7 +399,7 @@ TEST(minimal_and_no_maintenance)
 	                    "      path: /only/path\n"
 	                    "  maintenance:\n"
 	                    "    schemas: [s]\n"
-	                    "    vacuum:\n"
+	                    "    vacuum: {}\n"
 	                    "    z_order_by: {columns: [a, b], target_size: 64MiB}\n"));
 	CHECK(!loom_config_knows(cfg, "s.other"));
 	CHECK(loom_config_knows(cfg, "s.t"));
@@ -462,6 +491,118 @@ TEST(mutations_never_crash)
 	}
 }
 
+/* The resolved table refs of the config's maintenance block, joined
+ * with spaces ("" when it resolves to no table). */
+static void block_tables(const loom_config *cfg, char *out, size_t cap)
+{
+	loom_step *step = NULL;
+	loom_spec_list *l = NULL;
+	size_t i;
+	out[0] = '\0';
+	if (loom_step_from_config(&step, cfg) < 0 ||
+	    loom_step_resolve(&l, step, NULL, cfg) < 0) {
+		snprintf(out, cap, "error: %.400s", loom_error_last()->message);
+	} else {
+		for (i = 0; i < loom_spec_list_count(l); i++) {
+			const loom_spec *s = loom_spec_list_at(l, i);
+			size_t k;
+			snprintf(out + strlen(out), cap - strlen(out), "%s%s[", i ? " " : "",
+			         loom_spec_table_ref(s));
+			for (k = 0; k < loom_spec_op_count(s); k++)
+				snprintf(out + strlen(out), cap - strlen(out), "%s%s", k ? "," : "",
+				         loom_op_name(loom_spec_op_at(s, k)));
+			snprintf(out + strlen(out), cap - strlen(out), "]");
+		}
+	}
+	loom_spec_list_free(l);
+	loom_step_free(step);
+}
+
+#define ROUTES "storage:\n"                                    \
+	"  defaults: {table_path: {uri: /lake}}\n"                 \
+	"  tables:\n"                                              \
+	"    - {name: raw.a, path: /lake/raw/a}\n"                 \
+	"    - {name: staging.b, path: /lake/staging/b}\n"         \
+	"    - {name: raw.c, path: /lake/raw/c}\n"                 \
+	"  maintenance:\n"
+
+/* Every form loom's Python ETL (loom-py's MaintenanceConfig: schemas
+ * tuple, vacuum mapping or null, compact bool, z_order_by list) accepts
+ * loads, and means what it means there; loom's richer forms (mappings
+ * with options, bools for vacuum) keep working. */
+TEST(loom_py_maintenance_forms)
+{
+	static const struct { const char *block; const char *tables; } cases[] = {
+		/* loom-py's documented form: a bool, no schemas = every route */
+		{ "    compact: true\n", "raw.a[compact] staging.b[compact] raw.c[compact]" },
+		{ "    schemas: []\n    compact: true\n",
+		  "raw.a[compact] staging.b[compact] raw.c[compact]" },
+		{ "    schemas: [raw]\n    compact: true\n", "raw.a[compact] raw.c[compact]" },
+		{ "    schemas: [raw, staging]\n    vacuum: {retention_hours: 168, dry_run: false}\n",
+		  "raw.a[vacuum] raw.c[vacuum] staging.b[vacuum]" },
+		{ "    compact: false\n", "" },
+		{ "    vacuum: null\n    compact: false\n    z_order_by: []\n", "" },
+		{ "    vacuum:\n", "" },
+		{ "    vacuum: {}\n", "raw.a[vacuum] staging.b[vacuum] raw.c[vacuum]" },
+		{ "    vacuum: {retention_hours: null, dry_run: true}\n    compact: true\n"
+		  "    z_order_by: []\n",
+		  "raw.a[vacuum,compact] staging.b[vacuum,compact] raw.c[vacuum,compact]" },
+		{ "    schemas: [staging]\n    compact: false\n    z_order_by: [a, b]\n",
+		  "staging.b[z_order]" },
+		{ "    schemas: [raw]\n", "" },
+		{ "    {}\n", "" },
+		{ "    schemas: [nothere]\n    compact: true\n", "" },
+		/* loom's extensions */
+		{ "    schemas: [raw]\n    compact: {target_size: 256MiB}\n", "raw.a[compact] raw.c[compact]" },
+		{ "    schemas: [raw]\n    compact:\n", "raw.a[compact] raw.c[compact]" },
+		{ "    vacuum: true\n    compact: no\n", "raw.a[vacuum] staging.b[vacuum] raw.c[vacuum]" },
+		{ "    z_order_by: {columns: [x], curve: z, memory: 64MiB, temp_dir: /tmp,"
+		  " spill_limit: 1GiB, full: true}\n",
+		  "raw.a[z_order] staging.b[z_order] raw.c[z_order]" },
+	};
+	char got[2048], yaml[1024];
+	size_t i;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		loom_config *cfg = NULL;
+		snprintf(yaml, sizeof(yaml), "%s%s", ROUTES, cases[i].block);
+		if (load(&cfg, yaml) < 0) {
+			TEST_FAIL_AT("case %zu does not load: %s", i, loom_error_last()->message);
+			continue;
+		}
+		block_tables(cfg, got, sizeof(got));
+		if (strcmp(got, cases[i].tables) != 0)
+			TEST_FAIL_AT("case %zu: expected '%s', got '%s'", i, cases[i].tables, got);
+		loom_config_free(cfg);
+	}
+	{
+		/* the options of the mapping forms arrive intact */
+		loom_config *cfg = NULL;
+		loom_vacuum_opts v;
+		loom_compact_opts c;
+		loom_zorder_opts z;
+		CHECK_OK(load(&cfg, ROUTES "    vacuum: {retention_hours: null, dry_run: false}\n"
+		                    "    compact: false\n"
+		                    "    z_order_by: {columns: [x, y], target_size: 1GiB, curve: hilbert,"
+		                    " memory: 64MiB, temp_dir: /spill, spill_limit: 2GiB, full: yes,"
+		                    " dry_run: true}\n"));
+		CHECK_OK(loom_config_maintenance_vacuum(cfg, &v));
+		CHECK_INT(v.retention_hours, LOOM_RETENTION_TABLE_DEFAULT);
+		CHECK_INT(v.dry_run, 0);
+		CHECK_INT(loom_config_maintenance_compact(cfg, &c), LOOM_ENOTFOUND);
+		CHECK_OK(loom_config_maintenance_zorder(cfg, &z));
+		CHECK_INT(z.n_columns, 2);
+		CHECK_STR(z.columns[1], "y");
+		CHECK_INT(z.target_size, 1LL << 30);
+		CHECK_INT(z.curve, LOOM_ZORDER_CURVE_HILBERT);
+		CHECK_INT(z.memory_budget, 64LL << 20);
+		CHECK_STR(z.temp_dir, "/spill");
+		CHECK_INT(z.spill_limit, 2LL << 30);
+		CHECK_INT(z.full, 1);
+		CHECK_INT(z.dry_run, 1);
+		loom_config_free(cfg);
+	}
+}
+
 int main(void)
 {
 	RUN(alias_tricks_are_bounded);
@@ -473,5 +614,6 @@ int main(void)
 	RUN(catalog_only_config_has_no_path_routes);
 	RUN(secrets_are_masked);
 	RUN(minimal_and_no_maintenance);
+	RUN(loom_py_maintenance_forms);
 	return test_summary();
 }

@@ -78,6 +78,7 @@ TEST(nightly_example)
 static loom_vacuum_opts seen_v;
 static loom_zorder_opts seen_z;
 static char seen_cols[2][32];
+static char seen_tmp[64];
 static int rec_vacuum(loom_op_result *out, const loom_maintainer *self, const char *uri,
                       const loom_table_location *loc, const loom_vacuum_opts *o,
                       const loom_cancel *cancel)
@@ -96,6 +97,7 @@ static int rec_zorder(loom_op_result *out, const loom_maintainer *self, const ch
 	seen_z = *o;
 	snprintf(seen_cols[0], 32, "%s", o->columns[0]);
 	snprintf(seen_cols[1], 32, "%s", o->columns[1]);
+	snprintf(seen_tmp, sizeof(seen_tmp), "%s", o->temp_dir ? o->temp_dir : "(null)");
 	out->kind = LOOM_RESULT_OPTIMIZE;
 	return 0;
 }
@@ -125,6 +127,50 @@ TEST(options_reach_the_maintainer)
 	CHECK_STR(seen_cols[0], "x");
 	CHECK_STR(seen_cols[1], "y");
 	CHECK_INT(seen_z.target_size, 1LL << 30);
+	CHECK_INT(seen_z.curve, LOOM_ZORDER_CURVE_AUTO);
+	CHECK_INT(seen_z.memory_budget, 0);
+	CHECK_STR(seen_tmp, "(null)");
+	loom_spec_list_free(l);
+	loom_plan_free(plan);
+
+	/* every option `loom zorder` has */
+	CHECK_OK(load(&plan, "steps:\n"
+	                     "  s:\n"
+	                     "    - table: a.b\n"
+	                     "      z_order_by:\n"
+	                     "        columns: [x, y]\n"
+	                     "        curve: z\n"
+	                     "        memory: 256MiB\n"
+	                     "        temp_dir: /spill/here\n"
+	                     "        spill_limit: 10GiB\n"
+	                     "        full: true\n"
+	                     "        dry_run: true\n"));
+	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, NULL));
+	s = loom_spec_list_at(l, 0);
+	CHECK_OK(loom_op_execute(loom_spec_op_at(s, 0), &r, &m, "/x", NULL, NULL));
+	CHECK_INT(seen_z.curve, LOOM_ZORDER_CURVE_Z);
+	CHECK_INT(seen_z.memory_budget, 256LL << 20);
+	CHECK_STR(seen_tmp, "/spill/here");
+	CHECK_INT(seen_z.spill_limit, 10LL << 30);
+	CHECK_INT(seen_z.full, 1);
+	CHECK_INT(seen_z.dry_run, 1);
+	CHECK_INT(seen_z.target_size, 0);
+	{
+		/* explain shows them (text and JSON) */
+		static const char yaml[] = "storage:\n  defaults: {table_path: {uri: /lake}}\n";
+		loom_config *cfg = NULL;
+		char *text = NULL;
+		CHECK_OK(loom_config_load_string(&cfg, yaml, sizeof(yaml) - 1, "c.yaml"));
+		CHECK_OK(loom_step_explain(&text, loom_plan_step_at(plan, 0), NULL, cfg, 0));
+		CHECK(strstr(text, "by x,y curve=z memory=268435456 temp_dir=/spill/here "
+		                   "spill_limit=10737418240 full dry-run") != NULL);
+		loom_string_free(text);
+		CHECK_OK(loom_step_explain(&text, loom_plan_step_at(plan, 0), NULL, cfg, 1));
+		CHECK(strstr(text, "\"curve\": \"z\"") != NULL);
+		CHECK(strstr(text, "\"temp_dir\": \"/spill/here\"") != NULL);
+		loom_string_free(text);
+		loom_config_free(cfg);
+	}
 	/* the maintainer has no compact: a clear error, not a crash */
 	{
 		loom_op *c;
@@ -136,6 +182,44 @@ TEST(options_reach_the_maintainer)
 	loom_op_result_clear(&r);
 	loom_spec_list_free(l);
 	loom_plan_free(plan);
+}
+
+static char seen_filters[2][32];
+static int rec_compact(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                       const loom_table_location *loc, const loom_compact_opts *o,
+                       const loom_cancel *cancel)
+{
+	size_t i;
+	(void)self; (void)uri; (void)loc; (void)cancel;
+	for (i = 0; i < 2 && i < o->n_partition_filters; i++)
+		snprintf(seen_filters[i], sizeof(seen_filters[i]), "%s", o->partition_filters[i]);
+	out->kind = LOOM_RESULT_OPTIMIZE;
+	return 0;
+}
+
+/* A compaction op keeps its own copy of the partition filters: the
+ * caller's strings may be gone when the op runs. */
+TEST(compact_op_copies_its_filters)
+{
+	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "rec", NULL, rec_compact, NULL,
+		                               NULL };
+	loom_compact_opts o = LOOM_COMPACT_OPTS_INIT;
+	char a[16] = "day=2024-01-01", b[16] = "region=eu";
+	const char *filters[2] = { a, b };
+	loom_op *op = NULL;
+	loom_op_result r;
+	o.partition_filters = filters;
+	o.n_partition_filters = 2;
+	CHECK_OK(loom_op_compact(&op, &o));
+	memset(a, 'x', sizeof(a) - 1);
+	memset(b, 'y', sizeof(b) - 1);
+	filters[0] = filters[1] = NULL;
+	memset(&r, 0, sizeof(r));
+	CHECK_OK(loom_op_execute(op, &r, &m, "/x", NULL, NULL));
+	CHECK_STR(seen_filters[0], "day=2024-01-01");
+	CHECK_STR(seen_filters[1], "region=eu");
+	loom_op_result_clear(&r);
+	loom_op_free(op);
 }
 
 TEST(errors_have_lines)
@@ -187,6 +271,16 @@ TEST(errors_have_lines)
 	               "      vacuum:\n"
 	               "      vacuum:\n",
 	               5, "duplicate key 'vacuum'");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - table: a.b\n"
+	               "      z_order_by: {columns: [x], curve: peano}\n",
+	               4, "expected z or hilbert");
+	CHECK_PLAN_ERR("steps:\n"
+	               "  s:\n"
+	               "    - table: a.b\n"
+	               "      z_order_by: {columns: [x], memory: -1GiB}\n",
+	               4, "memory");
 	CHECK_PLAN_ERR("steps:\n  s: []\n", 2, "non-empty list");
 	CHECK_PLAN_ERR("version: 2\nsteps:\n  s: []\n", 1, "version 2");
 	CHECK_PLAN_ERR("steps: [\n", 2, "YAML syntax error");
@@ -196,6 +290,7 @@ int main(void)
 {
 	RUN(nightly_example);
 	RUN(options_reach_the_maintainer);
+	RUN(compact_op_copies_its_filters);
 	RUN(errors_have_lines);
 	return test_summary();
 }

@@ -504,6 +504,138 @@ TEST(error_policy_fails_missing_tables)
 	loom_config_free(cfg);
 }
 
+/* ---- a locator and a progress sink, as the Python binding installs -------- */
+
+typedef struct test_locator {
+	int calls, releases;
+	loom_kv opts[1];
+	char uris[8][4096];
+	loom_table_location locs[8];
+} test_locator;
+
+/* raw.* tables live under the lake; "raw.ghost" is unknown; anything else
+ * fails with EIO. */
+static int t_locate(const loom_table_location **out, const char *ref, void *payload)
+{
+	test_locator *l = payload;
+	int i = l->calls++;
+	if (i >= 8)
+		return loom_error_set(LOOM_ENOMEM, LOOM_ERRCLASS_USER, "too many tables");
+	if (strcmp(ref, "raw.ghost") == 0)
+		return loom_error_set(LOOM_ENOTFOUND, LOOM_ERRCLASS_USER, "KeyError: 'raw.ghost'");
+	if (strncmp(ref, "raw.", 4) != 0)
+		return loom_error_set(LOOM_EIO, LOOM_ERRCLASS_USER, "locator backend down");
+	snprintf(l->uris[i], sizeof(l->uris[i]), "%s/raw/%s", lake_root, ref + 4);
+	memset(&l->locs[i], 0, sizeof(l->locs[i]));
+	l->locs[i].uri = l->uris[i];
+	l->locs[i].storage_options = l->opts;
+	l->locs[i].n_storage_options = 1;
+	*out = &l->locs[i];
+	return 0;
+}
+
+static void t_release(const loom_table_location *loc, void *payload)
+{
+	test_locator *l = payload;
+	(void)loc;
+	l->releases++;
+}
+
+typedef struct events {
+	pthread_mutex_t mu;
+	char log[2048];
+} events;
+
+static void t_progress(const loom_progress *p, void *payload)
+{
+	static const char *const names[] = { "start", "op", "op-done", "done" };
+	events *e = payload;
+	pthread_mutex_lock(&e->mu);
+	snprintf(e->log + strlen(e->log), sizeof(e->log) - strlen(e->log), "%s:%s%s%s:%d%s/%zu ",
+	         names[p->event], p->table_ref, p->op_name ? "." : "", p->op_name ? p->op_name : "",
+	         p->code, p->skipped ? "s" : "", p->table_count);
+	pthread_mutex_unlock(&e->mu);
+}
+
+/* LOOM_MISSING_STOP: the first missing table fails and no table starts
+ * after it; a runner-supplied locator replaces the config's routes (its
+ * ENOTFOUND is "missing", other errors fail the table with the locator's
+ * message and class); progress events in order. */
+TEST(stop_policy_locator_and_progress)
+{
+	loom_config *cfg = NULL;
+	loom_runner *r = NULL;
+	loom_report *rep = NULL;
+	loom_step *step = nightly(1);
+	const loom_table_result *t;
+	test_locator loc;
+	events ev;
+	char *json = NULL;
+
+	backend_reset();
+	CHECK_OK(loom_config_load_file(&cfg, cfg_path));
+	CHECK_OK(loom_runner_from_config(&r, cfg, &M, LOOM_MISSING_STOP));
+	CHECK_OK(loom_runner_run(&rep, r, step, NULL));
+	/* raw.events, raw.orders, raw.broken ran; raw.notyet stopped the run */
+	CHECK_INT(loom_report_stopped_at(rep), 3);
+	t = loom_report_at(rep, 3);
+	CHECK_STR(loom_table_result_ref(t), "raw.notyet");
+	CHECK_INT(loom_table_result_error_code(t), LOOM_ENOTFOUND);
+	CHECK_INT(loom_table_result_error_class(t), LOOM_ERRCLASS_PLAN);
+	CHECK(loom_table_result_failed_op(t) == NULL);
+	CHECK_INT(loom_table_result_error_class(loom_report_at(rep, 2)), LOOM_ERRCLASS_OPS);
+	CHECK_INT(loom_table_result_error_class(loom_report_at(rep, 0)), LOOM_ERRCLASS_NONE);
+	t = loom_report_at(rep, 4);
+	CHECK(loom_table_result_skipped(t));
+	CHECK(strstr(loom_table_result_skip_reason(t), "run stopped") != NULL);
+	CHECK(strstr(loom_table_result_skip_reason(t), "raw.notyet") != NULL);
+	CHECK(loom_table_result_skipped(loom_report_at(rep, 5)));
+	CHECK_INT(B.n_calls, 6);   /* nothing ran on staging.orders */
+	CHECK_OK(loom_report_to_json(rep, &json));
+	CHECK(strstr(json, "\"class\": \"ops\"") != NULL);
+	loom_string_free(json);
+	loom_report_free(rep);
+	/* the run can be repeated: the stop is per run */
+	CHECK_OK(loom_runner_run(&rep, r, step, NULL));
+	CHECK_INT(loom_report_stopped_at(rep), 3);
+	loom_report_free(rep);
+	loom_runner_free(r);
+
+	/* a locator and progress */
+	memset(&loc, 0, sizeof(loc));
+	loc.opts[0].key = "aws_region";
+	loc.opts[0].value = "from-locator";
+	memset(&ev, 0, sizeof(ev));
+	pthread_mutex_init(&ev.mu, NULL);
+	backend_reset();
+	CHECK_OK(loom_runner_from_config(&r, cfg, &M, LOOM_MISSING_SKIP));
+	CHECK_OK(loom_runner_set_locator(r, t_locate, t_release, &loc));
+	CHECK_OK(loom_runner_set_progress(r, t_progress, &ev));
+	CHECK_OK(loom_runner_run(&rep, r, step, NULL));
+	CHECK_INT(loom_report_count(rep), 6);
+	CHECK(loom_table_result_ok(loom_report_at(rep, 0)));
+	t = loom_report_at(rep, 4);   /* raw.ghost: the locator's ENOTFOUND is a skip */
+	CHECK(loom_table_result_skipped(t));
+	CHECK(strstr(loom_table_result_skip_reason(t), "KeyError: 'raw.ghost'") != NULL);
+	t = loom_report_at(rep, 5);   /* staging.orders: the locator failed */
+	CHECK_INT(loom_table_result_error_code(t), LOOM_EIO);
+	CHECK_INT(loom_table_result_error_class(t), LOOM_ERRCLASS_USER);
+	CHECK_STR(loom_table_result_error_message(t), "locator backend down");
+	CHECK_INT(loc.calls, 6);
+	CHECK_INT(loc.releases, 4);   /* every location handed out went back */
+	CHECK(strstr(ev.log, "start:raw.events:0/6 op:raw.events.vacuum:0/6 "
+	                     "op-done:raw.events.vacuum:0/6 op:raw.events.compact:0/6 "
+	                     "op-done:raw.events.compact:0/6 done:raw.events:0/6 ") == ev.log);
+	CHECK(strstr(ev.log, "op-done:raw.broken.compact:-6/6 done:raw.broken:-6/6") != NULL);
+	CHECK(strstr(ev.log, "done:raw.ghost:0s/6") != NULL);
+	CHECK(strstr(ev.log, "done:staging.orders:-10/6") != NULL);
+	loom_report_free(rep);
+	loom_runner_free(r);
+	pthread_mutex_destroy(&ev.mu);
+	loom_step_free(step);
+	loom_config_free(cfg);
+}
+
 static void table_signature(const loom_report *rep, char *out, size_t cap)
 {
 	size_t i, j, used = 0;
@@ -906,6 +1038,7 @@ int main(void)
 	RUN(null_maintainer_means_the_native_engine);
 	RUN(nightly_skip_policy_and_error_capture);
 	RUN(error_policy_fails_missing_tables);
+	RUN(stop_policy_locator_and_progress);
 	RUN(concurrency_is_bounded_and_deterministic);
 	RUN(cancel_stops_between_tables_and_ops);
 	RUN(custom_operation_checkpointed);

@@ -254,7 +254,7 @@ static int compact_under(const char *dir, const char *plan)
 	loom_compact_opts_init(&o, LOOM_COMPACT_OPTS_VERSION);
 	if (loom_fault_configure(plan) < 0)
 		return -100;
-	rc = loom_compact(&r, dir, &o, NULL, NULL);
+	rc = loom_compact(&r, dir, NULL, &o, NULL);
 	loom_op_result_clear(&r);
 	return rc;
 }

@@ -1,0 +1,224 @@
+"""MaintainTable and MaintainSchema: the seed's fluent builders.
+
+Rules, checked when the builder is called (so a bad declaration fails
+where it is written, not in the middle of a nightly run):
+
+* an empty (or blank) ref / prefix: ValueError (the seed's);
+* ``z_order_by([])``: ValueError (the seed's);
+* ``compact()`` together with ``z_order_by()``: TypeError (the seed's);
+* the same operation twice (results are keyed by name), a ref with an
+  empty part (``raw..x``), a negative retention, a non-positive target
+  size, a Z-order column listed twice, an unknown curve: ValueError (loom's
+  rules, with the C library's message);
+* a non-string ref, a column list given as a bare string, a non-integer
+  retention: TypeError.
+
+Tables are expanded by the C library (``loom_decl_resolve``): a schema
+prefix "raw" matches the ``tables[]`` routes "raw.events" and "raw.a.b",
+never "raw_backup.events" nor a route named just "raw".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._capi import lib
+from ..errors import LoomValueError
+from ..native import column_list, parse_size
+from . import _cbridge
+from ._specs import CompactSpec, MaintenanceSpec, VacuumSpec, ZOrderSpec
+
+if TYPE_CHECKING:
+    from ..config import StorageConfig
+
+_Self = TypeVar("_Self", bound="_Declaration")
+
+
+class _Declaration:
+    _kind = ""
+    _what = ""
+
+    def __init__(self, target: str) -> None:
+        if not isinstance(target, str):
+            raise TypeError(f"{self._kind}: {self._what} must be a string, "
+                            f"got {type(target).__name__}")
+        if not target.strip():
+            raise ValueError(f"{self._kind}: {self._what} must be a non-empty string")
+        self._target = target
+        self._ops: list[Any] = []
+        _cbridge.free_decl(self._new_c_decl())   # loom's ref rules, checked now
+
+    def _new_c_decl(self) -> int:
+        raise NotImplementedError
+
+    def _owner(self) -> str:
+        return f"{self._kind}({self._target!r})"
+
+    def _add(self: _Self, spec: Any) -> _Self:
+        kinds = {type(op) for op in self._ops} | {type(spec)}
+        if CompactSpec in kinds and ZOrderSpec in kinds:
+            raise TypeError(f"{self._owner()}: compact() and z_order_by() are mutually exclusive")
+        if any(op.name == spec.name for op in self._ops):
+            raise ValueError(f"{self._owner()}: operation '{spec.name}' is scheduled twice "
+                             f"(results are keyed by operation name)")
+        try:
+            _cbridge.free_op(_cbridge.builtin_op(spec))   # the C option checks
+        except LoomValueError as exc:
+            raise ValueError(f"{self._owner()}: {exc.message}") from None
+        self._ops.append(spec)
+        return self
+
+    # ---- fluent setters -------------------------------------------------------------
+
+    def vacuum(self: _Self, retention_hours: int | None = None, *, dry_run: bool = True,
+               full: bool = False, retention_check: bool = True) -> _Self:
+        """Schedule a VACUUM step.
+
+        Args:
+            retention_hours: Files older than this are eligible. None uses
+                the table's ``delta.deletedFileRetentionDuration`` (default
+                168 h / 7 days).
+            dry_run: When True (default), lists files without deleting. Set
+                ``dry_run=False`` explicitly for production runs.
+            full: When True, also deletes every file under the table
+                directory that the Delta log does not reference and that is
+                older than the retention, whoever wrote it.
+            retention_check: (loom) refuse a retention shorter than the
+                table's.
+        """
+        if retention_hours is not None and (isinstance(retention_hours, bool) or
+                                            not isinstance(retention_hours, int)):
+            raise TypeError(f"{self._owner()}: retention_hours must be an int or None, "
+                            f"got {type(retention_hours).__name__}")
+        return self._add(VacuumSpec(retention_hours=retention_hours, dry_run=dry_run, full=full,
+                                    retention_check=retention_check))
+
+    def compact(self: _Self, target_size: int | None = None) -> _Self:
+        """Schedule a bin-packing compaction step. Mutually exclusive with
+        :meth:`z_order_by`."""
+        return self._add(CompactSpec(target_size=self._target_size(target_size)))
+
+    def z_order_by(self: _Self, columns: Sequence[str], target_size: int | None = None, *,
+                   curve: str | None = None, memory: int | str | None = None,
+                   temp_dir: str | None = None, spill_limit: int | str | None = None,
+                   full: bool = False) -> _Self:
+        """Schedule a Z-Order clustering step. Mutually exclusive with
+        :meth:`compact`.
+
+        Args:
+            columns: Columns to Z-Order by. Must be non-empty.
+            target_size: Target output file size in bytes.
+            curve: (loom) "hilbert" (default) or "z".
+            memory: (loom) bytes or a size ("1GiB") for the rows of one
+                partition; larger ones are sorted through spill files.
+            temp_dir: (loom) where the spill files go.
+            spill_limit: (loom) most bytes the spill files may take.
+            full: (loom) also rewrite partitions already clustered.
+        """
+        cols = column_list(columns, f"{self._owner()}: z_order_by")
+        if not cols:
+            raise ValueError(f"{self._owner()}: z_order_by requires at least one column")
+        for what, value in (("memory", memory), ("spill_limit", spill_limit)):
+            if value is not None and parse_size(value, what) <= 0:
+                raise ValueError(f"{self._owner()}: {what} must be positive")
+        return self._add(ZOrderSpec(columns=cols, target_size=self._target_size(target_size),
+                                    curve=curve, memory=memory, temp_dir=temp_dir,
+                                    spill_limit=spill_limit, full=full))
+
+    def _target_size(self, target_size: Any) -> int | None:
+        if target_size is None:
+            return None
+        size = parse_size(target_size, f"{self._owner()}: target_size")
+        if size <= 0:
+            raise ValueError(f"{self._owner()}: target_size must be positive, got {target_size!r}")
+        return size
+
+    # ---- OperationDeclaration -------------------------------------------------------
+
+    @property
+    def operations(self) -> tuple[Any, ...]:
+        """(loom) the scheduled op specs, in order."""
+        return tuple(self._ops)
+
+    def resolve(self, config: StorageConfig) -> list[MaintenanceSpec]:
+        """Implement OperationDeclaration: one spec per table."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self._owner()
+
+
+class MaintainTable(_Declaration):
+    """Declare maintenance operations for one explicitly named Delta table.
+
+    Example::
+
+        MaintainTable("raw.events")
+            .vacuum(retention_hours=168, dry_run=False)
+            .compact()
+
+    Args:
+        table_ref: Logical table reference (e.g. "raw.events").
+    """
+
+    _kind = "MaintainTable"
+    _what = "table_ref"
+
+    def __init__(self, table_ref: str) -> None:
+        super().__init__(table_ref)
+
+    @property
+    def table_ref(self) -> str:
+        return self._target
+
+    def _new_c_decl(self) -> int:
+        return _cbridge.new_decl(lib.loom_maintain_table, self._target)
+
+    def resolve(self, config: StorageConfig) -> list[MaintenanceSpec]:
+        """Implement OperationDeclaration (no config needed)."""
+        return [MaintenanceSpec(table_ref=self._target, ops=tuple(self._ops))]
+
+
+class MaintainSchema(_Declaration):
+    """Declare maintenance operations for all tables under a schema prefix.
+
+    Discovery is config-driven: the ``tables[]`` routes whose name starts
+    with ``{schema_prefix}.``. No filesystem scanning is performed.
+
+    Example::
+
+        MaintainSchema("raw").vacuum(retention_hours=168, dry_run=False).compact()
+
+    Args:
+        schema_prefix: Schema prefix to match (e.g. "raw" matches
+            "raw.events", "raw.orders").
+    """
+
+    _kind = "MaintainSchema"
+    _what = "schema_prefix"
+
+    def __init__(self, schema_prefix: str) -> None:
+        super().__init__(schema_prefix.strip() if isinstance(schema_prefix, str)
+                         else schema_prefix)
+
+    @property
+    def schema_prefix(self) -> str:
+        return self._target
+
+    def _new_c_decl(self) -> int:
+        return _cbridge.new_decl(lib.loom_maintain_schema, self._target)
+
+    def resolve(self, config: StorageConfig) -> list[MaintenanceSpec]:
+        """Implement OperationDeclaration: one spec per matching route of
+        `config` (a StorageConfig, a path or a mapping), in config order."""
+        from ..config import StorageConfig as _Config
+        refs = _cbridge.schema_members(_Config.coerce(config), self._target)
+        return [MaintenanceSpec(table_ref=ref, ops=tuple(self._ops)) for ref in refs]
+
+
+def is_builtin_declaration(obj: Any) -> bool:
+    """A MaintainTable / MaintainSchema whose resolve is loom's own, so the
+    C library can resolve it without calling back into Python."""
+    return isinstance(obj, _Declaration) and type(obj).resolve in (
+        MaintainTable.resolve, MaintainSchema.resolve)

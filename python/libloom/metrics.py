@@ -1,0 +1,81 @@
+"""The names of the metrics on a result's ``metrics`` mapping (VacuumResult,
+OptimizeResult, :class:`libloom.native.OpResult`), as the C library names
+them in ``include/loom/metrics.h``: ``LOOM_METRIC_X`` there is ``X`` here,
+``LOOM_SUMMARY_X`` is ``SUMMARY_X``. The test suite holds the two lists
+equal (tests/python/test_abi.py).
+
+The OPTIMIZE names (compaction and Z-order) are Spark's and delta-rs's
+``operationMetrics`` names, so ``result.metrics[NUM_ADDED_BYTES]`` reads
+like delta-rs's ``optimize.compact()["numAddedBytes"]``. Size summaries
+are ``FILES_ADDED + "." + SUMMARY_MIN`` and so on.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# every operation that commits: the version written (-1: none)
+VERSION: Final = "version"
+
+# OPTIMIZE: compaction and Z-order
+NUM_FILES_ADDED: Final = "numFilesAdded"
+NUM_FILES_REMOVED: Final = "numFilesRemoved"
+NUM_ADDED_BYTES: Final = "numAddedBytes"
+NUM_REMOVED_BYTES: Final = "numRemovedBytes"
+PARTITIONS_OPTIMIZED: Final = "partitionsOptimized"
+TOTAL_CONSIDERED_FILES: Final = "totalConsideredFiles"
+TOTAL_FILES_SKIPPED: Final = "totalFilesSkipped"
+NUM_DVS_REMOVED: Final = "numDeletionVectorsRemoved"
+NUM_BINS: Final = "numBins"
+NUM_BATCHES: Final = "numBatches"
+TARGET_SIZE: Final = "targetSize"
+DRY_RUN: Final = "dryRun"
+PRESERVE_INSERTION_ORDER: Final = "preserveInsertionOrder"
+FILES_ADDED: Final = "filesAdded"
+FILES_REMOVED: Final = "filesRemoved"
+SUMMARY_MIN: Final = "min"
+SUMMARY_MAX: Final = "max"
+SUMMARY_AVG: Final = "avg"
+SUMMARY_TOTAL_FILES: Final = "totalFiles"
+SUMMARY_TOTAL_SIZE: Final = "totalSize"
+FILES_REMOVED_TOTAL_FILES: Final = "filesRemoved.totalFiles"
+FILES_REMOVED_TOTAL_SIZE: Final = "filesRemoved.totalSize"
+# Z-order only
+ZORDER_CURVE_HILBERT: Final = "zOrderCurveHilbert"
+ZORDER_SPILL_BYTES: Final = "zOrderSpillBytes"
+
+# VACUUM and expired-log cleanup
+NUM_FILES_TO_DELETE: Final = "numFilesToDelete"
+NUM_DELETED_FILES: Final = "numDeletedFiles"
+SIZE_OF_DATA_TO_DELETE: Final = "sizeOfDataToDelete"
+NUM_VACUUMED_DIRECTORIES: Final = "numVacuumedDirectories"
+# expired-log cleanup only
+CHECKPOINT_VERSION: Final = "checkpointVersion"
+CUTOFF_MS: Final = "cutoffMs"
+
+# checkpoint
+CREATED: Final = "created"
+LAST_CHECKPOINT_UPDATED: Final = "lastCheckpointUpdated"
+NUM_ACTIONS: Final = "numActions"
+SIZE_IN_BYTES: Final = "sizeInBytes"
+NUM_ADD_FILES: Final = "numAddFiles"
+NUM_REMOVE_FILES: Final = "numRemoveFiles"
+NUM_EXPIRED_TOMBSTONES: Final = "numExpiredTombstones"
+V2: Final = "v2"
+
+# CONVERT TO DELTA
+NUM_FILES: Final = "numFiles"
+NUM_RECORDS: Final = "numRecords"
+NUM_BYTES: Final = "numBytes"
+
+_SUMMARIES = (SUMMARY_MIN, SUMMARY_MAX, SUMMARY_AVG, SUMMARY_TOTAL_FILES, SUMMARY_TOTAL_SIZE)
+
+
+def known_names() -> frozenset[str]:
+    """Every metric name an operation may report (size summaries
+    expanded: ``filesAdded.min`` ...)."""
+    names = {v for k, v in globals().items()
+             if k.isupper() and isinstance(v, str) and not k.startswith("SUMMARY_")}
+    names -= {FILES_ADDED, FILES_REMOVED}
+    names |= {f"{base}.{s}" for base in (FILES_ADDED, FILES_REMOVED) for s in _SUMMARIES}
+    return frozenset(names)

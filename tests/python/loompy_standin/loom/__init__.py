@@ -1,0 +1,1 @@
+"""Stand-in for loom-py (see ../README.md)."""

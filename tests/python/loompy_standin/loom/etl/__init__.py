@@ -1,0 +1,1 @@
+"""Stand-in for loom-py's loom.etl."""
