@@ -1,5 +1,5 @@
 /* tests/helpers/append_commits.c - a blind-append writer for the
- * concurrency test: `append_commits TABLE_DIR SRC_FILE PREFIX COUNT ROWS`
+ * concurrency test: `append_commits TABLE SRC_FILE PREFIX COUNT ROWS`
  * copies SRC_FILE (a data file relative to the table root) to
  * PREFIX-<i>.parquet and commits one add action for it, COUNT times, each
  * commit through delta_commit_write (put-if-absent, retried on a lost race).
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	}
 	count = strtol(argv[4], NULL, 10);
 	rows = strtol(argv[5], NULL, 10);
-	if (loom_store_open_local(&s, argv[1]) < 0)
+	if (loom_store_open(&s, argv[1], NULL) < 0)
 		return die("open");
 	if (loom_store_read_all(s, argv[2], &data) < 0)
 		return die("read source file");

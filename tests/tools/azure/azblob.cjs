@@ -43,10 +43,11 @@ function split(spec) {
 
 function walk(dir, rel = "") {
   const out = [];
-  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...walk(dir, r));
-    else if (e.isFile()) out.push(r);
+  for (const name of fs.readdirSync(path.join(dir, rel))) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = fs.statSync(path.join(dir, r)); // follows symbolic links
+    if (st.isDirectory()) out.push(...walk(dir, r));
+    else if (st.isFile()) out.push(r);
   }
   return out;
 }
