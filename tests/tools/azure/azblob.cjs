@@ -5,6 +5,7 @@
 // Nothing here uses loom.
 //
 //   AZURITE_URL=http://127.0.0.1:PORT node azblob.cjs COMMAND ...
+//   (AZBLOB_ACCOUNT and AZBLOB_KEY: another account than devstoreaccount1)
 //
 //   mkcontainer NAME
 //   upload LOCAL_DIR CONTAINER[/PREFIX]     every file under LOCAL_DIR
@@ -26,8 +27,10 @@ const {
   generateBlobSASQueryParameters,
 } = require("@azure/storage-blob");
 
-const ACCOUNT = "devstoreaccount1";
-const KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+// Azurite's well-known account, or one given to it in AZURITE_ACCOUNTS
+const ACCOUNT = process.env.AZBLOB_ACCOUNT || "devstoreaccount1";
+const KEY = process.env.AZBLOB_KEY ||
+  "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 const base = process.env.AZURITE_URL;
 if (!base) {
   console.error("azblob: set AZURITE_URL=http://127.0.0.1:PORT");
