@@ -28,20 +28,23 @@ typedef struct job {
 	pthread_mutex_t lock;
 } job;
 
+/* One worker's reader and batch, reused file after file (as loom's
+ * rewrite pipeline does), so the loop touches no fresh memory. */
 static int one_file(job *j, loom_store *in, loom_store *out, const char *name, long long *rows,
-                    long long *bytes)
+                    long long *bytes, pq_reader **rp, pq_batch *bp)
 {
-	pq_reader *r;
-	pq_batch b;
+	pq_batch b = *bp;
+	pq_reader *r = *rp;
 	const pq_file_meta *m;
 	pq_writer *w = NULL;
 	loom_store_writer *sink = NULL;
 	size_t rg;
 	int rc;
 
-	memset(&b, 0, sizeof(b));
-	if ((rc = pq_reader_open(&r, in, name)) < 0)
+	rc = r ? pq_reader_reopen(r, name) : pq_reader_open(rp, in, name);
+	if (rc < 0)
 		return rc;
+	r = *rp;
 	m = pq_reader_meta(r);
 	*bytes += (long long)pq_reader_file_size(r);
 	if (j->rewrite) {
@@ -68,8 +71,7 @@ done:
 	pq_writer_free(w);
 	if (sink)
 		sink->abort(sink);
-	pq_batch_free(&b);
-	pq_reader_free(r);
+	*bp = b;
 	return rc;
 }
 
@@ -78,6 +80,9 @@ static void *worker(void *arg)
 	job *j = arg;
 	loom_store *in, *out = NULL;
 	long long rows = 0, bytes = 0;
+	pq_reader *r = NULL;
+	pq_batch b;
+	memset(&b, 0, sizeof(b));
 	if (loom_store_open_local(&in, j->dir) < 0 || (j->rewrite && loom_store_open_local(&out, j->outdir) < 0)) {
 		j->failed = 1;
 		return NULL;
@@ -89,7 +94,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&j->lock);
 		if (i >= j->n)
 			break;
-		if (one_file(j, in, out, j->names[i], &rows, &bytes) < 0) {
+		if (one_file(j, in, out, j->names[i], &rows, &bytes, &r, &b) < 0) {
 			const loom_error *e = loom_error_last();
 			fprintf(stderr, "%s: %s\n", j->names[i], e ? e->message : "failed");
 			j->failed = 1;
@@ -100,6 +105,8 @@ static void *worker(void *arg)
 	j->rows += rows;
 	j->bytes += bytes;
 	pthread_mutex_unlock(&j->lock);
+	pq_batch_free(&b);
+	pq_reader_free(r);
 	loom_store_free(in);
 	loom_store_free(out);
 	return NULL;

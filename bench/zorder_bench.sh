@@ -3,7 +3,7 @@
 # data (and DuckDB's 16+16-bit Morton job), side by side in the same session
 # (A B C D A B C D ...), on the shared bench workload.
 #
-#   DATA=small|big RUNS=3 MEMORY=1GiB bench/zorder_bench.sh
+#   DATA=small|big RUNS=3 MEMORY=1GiB [PEERS="duckdb-sort ..."] bench/zorder_bench.sh
 #
 # The input ($HOME/loom-bench/data/$DATA from ../shared/bench/gen_data.cjs)
 # is COPIED to $WORK and made a Delta table with `loom convert`. Each loom
@@ -28,5 +28,7 @@ bench_cmd() {
     polars-sort) cmd=(node "$BENCH/polars_job.cjs" sort "$in" "$WORK/out") ;;
   esac
 }
-bench_run loom duckdb-sort duckdb-zorder polars-sort
-bench_summary loom duckdb-sort duckdb-zorder polars-sort
+# PEERS: the peers to run (default all), e.g. PEERS=duckdb-sort
+read -r -a peers <<< "${PEERS:-duckdb-sort duckdb-zorder polars-sort}"
+bench_run loom "${peers[@]}"
+bench_summary loom "${peers[@]}"

@@ -23,5 +23,6 @@
 #include "loom/checkpoint.h"
 #include "loom/config.h"
 #include "loom/plan.h"
+#include "loom/metrics.h"
 
 #endif

@@ -41,8 +41,13 @@ void cli_print_error(const char *context);
  * {"store_requests":{"GET":n,...},"retries":n,"bytes_read":n,"bytes_written":n}. */
 void cli_report_store_stats(void);
 
-/* Print `s` as a JSON string literal to stdout. */
+/* Write `s` as a JSON string literal to o (NULL: null). */
+void cli_json_string(FILE *o, const char *s);
+/* Print `s` as a JSON string literal to stdout (NULL: ""). */
 void cli_print_json_string(const char *s);
+/* A vacuum or OPTIMIZE result (verb "vacuum", "compact", "zorder") as a
+ * human summary on stdout. */
+void cli_print_result_human(const char *verb, const char *uri, const loom_op_result *r);
 /* An OPTIMIZE result (compact, zorder) as one JSON line on stdout. */
 void cli_print_optimize_json(const char *uri, const loom_op_result *r);
 

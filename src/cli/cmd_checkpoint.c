@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/metrics.h"
 #include "loom/checkpoint.h"
 #include "loom/ops.h"
 
@@ -97,7 +98,7 @@ int cmd_checkpoint(int argc, char **argv)
 		cli_table_release(&table);
 		return CLI_EXIT_FAILED;
 	}
-	version = loom_op_result_metric(&r, "version", -1);
+	version = loom_op_result_metric(&r, LOOM_METRIC_VERSION, -1);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
@@ -194,7 +195,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 		       "\"bytes\":%lld,\"files\":[",
 		       r.dry_run ? "true" : "false", (long long)ckpt,
 		       (long long)loom_op_result_metric(&r, "cutoffMs", 0), r.n_files_deleted,
-		       (long long)loom_op_result_metric(&r, "sizeOfDataToDelete", 0));
+		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0));
 		for (k = 0; k < r.n_files_deleted; k++) {
 			if (k)
 				putchar(',');
@@ -203,7 +204,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 		printf("]}\n");
 	} else {
 		char size[32];
-		loom_format_size(loom_op_result_metric(&r, "sizeOfDataToDelete", 0), size, sizeof(size));
+		loom_format_size(loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
 		for (k = 0; k < r.n_files_deleted; k++)
 			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
 		if (ckpt < 0)

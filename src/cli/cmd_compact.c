@@ -30,31 +30,6 @@ static void compact_usage(FILE *out)
 }
 
 
-static void print_human(const char *uri, const loom_op_result *r)
-{
-	char added[32], removed[32], target[32];
-	long long version = (long long)loom_op_result_metric(r, "version", -1);
-	loom_format_size(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
-	loom_format_size(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
-	loom_format_size(loom_op_result_metric(r, "targetSize", 0), target, sizeof(target));
-	if (r->dry_run) {
-		printf("%s: would rewrite %lld files (%s) in %lld bins of up to %s across %lld partitions; "
-		       "%lld of %lld files left as they are\n",
-		       uri, (long long)loom_op_result_metric(r, "filesRemoved.totalFiles", 0), removed,
-		       (long long)loom_op_result_metric(r, "numBins", 0), target,
-		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0),
-		       (long long)loom_op_result_metric(r, "totalFilesSkipped", 0),
-		       (long long)loom_op_result_metric(r, "totalConsideredFiles", 0));
-	} else if (version < 0) {
-		printf("%s: nothing to compact (%lld files considered, target %s)\n", uri,
-		       (long long)loom_op_result_metric(r, "totalConsideredFiles", 0), target);
-	} else {
-		printf("%s: compacted %lld files (%s) into %lld files (%s) in %lld partitions; version %lld\n",
-		       uri, (long long)r->num_files_removed, removed, (long long)r->num_files_added, added,
-		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0), version);
-	}
-}
-
 static void progress_line(void *ctx, int64_t bins_done, int64_t bins_total, int64_t bytes_done,
                           int64_t bytes_total)
 {
@@ -136,7 +111,7 @@ int cmd_compact(int argc, char **argv)
 	if (json)
 		cli_print_optimize_json(uri, &result);
 	else
-		print_human(uri, &result);
+		cli_print_result_human("compact", uri, &result);
 	loom_op_result_clear(&result);
 	cli_table_release(&table);
 	return CLI_EXIT_OK;

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/metrics.h"
 #include "loom/convert.h"
 
 #define MAX_PCOLS 64
@@ -93,7 +94,7 @@ int cmd_convert(int argc, char **argv)
 		printf("{\"table\":");
 		cli_print_json_string(uri);
 		printf(",\"version\":%lld,\"num_files\":%lld,\"num_records\":%lld,\"bytes\":%lld}\n",
-		       (long long)loom_op_result_metric(&result, "version", -1),
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1),
 		       (long long)loom_op_result_metric(&result, "numFiles", 0),
 		       (long long)loom_op_result_metric(&result, "numRecords", 0),
 		       (long long)loom_op_result_metric(&result, "numBytes", 0));
@@ -101,7 +102,7 @@ int cmd_convert(int argc, char **argv)
 		printf("%s: converted %lld Parquet files (%lld rows) to a Delta table, version %lld\n", uri,
 		       (long long)loom_op_result_metric(&result, "numFiles", 0),
 		       (long long)loom_op_result_metric(&result, "numRecords", 0),
-		       (long long)loom_op_result_metric(&result, "version", -1));
+		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1));
 	}
 	loom_op_result_clear(&result);
 	cli_table_release(&table);

@@ -14,31 +14,6 @@ typedef struct inspect_opts {
 	int64_t version;
 } inspect_opts;
 
-static void json_str(FILE *o, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	if (!s) {
-		fputs("null", o);
-		return;
-	}
-	fputc('"', o);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", o); break;
-		case '\\': fputs("\\\\", o); break;
-		case '\n': fputs("\\n", o); break;
-		case '\r': fputs("\\r", o); break;
-		case '\t': fputs("\\t", o); break;
-		default:
-			if (*p < 0x20)
-				fprintf(o, "\\u%04x", *p);
-			else
-				fputc(*p, o);
-		}
-	}
-	fputc('"', o);
-}
-
 static void json_kv_object(FILE *o, const loom_kv *kv, size_t n)
 {
 	size_t i;
@@ -46,9 +21,9 @@ static void json_kv_object(FILE *o, const loom_kv *kv, size_t n)
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(',', o);
-		json_str(o, kv[i].key);
+		cli_json_string(o, kv[i].key);
 		fputc(':', o);
-		json_str(o, kv[i].value);
+		cli_json_string(o, kv[i].value);
 	}
 	fputc('}', o);
 }
@@ -64,7 +39,7 @@ static void json_str_array(FILE *o, const char *const *a)
 	for (i = 0; a[i]; i++) {
 		if (i)
 			fputc(',', o);
-		json_str(o, a[i]);
+		cli_json_string(o, a[i]);
 	}
 	fputc(']', o);
 }
@@ -137,7 +112,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 
 	summarize(s, &sm);
 	fprintf(o, "{\"table\":");
-	json_str(o, io->uri);
+	cli_json_string(o, io->uri);
 	fprintf(o, ",\"version\":%" PRId64, loom_snapshot_version(s));
 	fprintf(o, ",\"protocol\":{\"minReaderVersion\":%d,\"minWriterVersion\":%d",
 	        loom_snapshot_min_reader_version(s), loom_snapshot_min_writer_version(s));
@@ -146,9 +121,9 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	fputs(",\"writerFeatures\":", o);
 	json_str_array(o, loom_snapshot_writer_features(s));
 	fputs("},\"metadata\":{\"id\":", o);
-	json_str(o, loom_snapshot_table_id(s));
+	cli_json_string(o, loom_snapshot_table_id(s));
 	fputs(",\"name\":", o);
-	json_str(o, loom_snapshot_table_name(s));
+	cli_json_string(o, loom_snapshot_table_name(s));
 	/* the schemaString is JSON itself: embed it as a value */
 	fprintf(o, ",\"schema\":%s,\"partitionColumns\":", loom_snapshot_schema_json(s));
 	json_str_array(o, loom_snapshot_partition_columns(s, NULL));
@@ -187,7 +162,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		loom_snapshot_txn(s, i, &app, &v);
 		if (i)
 			fputc(',', o);
-		json_str(o, app);
+		cli_json_string(o, app);
 		fprintf(o, ":%" PRId64, v);
 	}
 	fputs("},\"domainMetadata\":{", o);
@@ -197,25 +172,25 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		loom_snapshot_domain(s, i, &d, &c);
 		if (i)
 			fputc(',', o);
-		json_str(o, d);
+		cli_json_string(o, d);
 		fputc(':', o);
-		json_str(o, c);
+		cli_json_string(o, c);
 	}
 	fputs("},\"operations\":{", o);
 	for (i = 0; i < LOOM_OP__COUNT; i++) {
 		int rc = loom_snapshot_check_op(s, (loom_table_op)i);
 		if (i)
 			fputc(',', o);
-		json_str(o, loom_table_op_name((loom_table_op)i));
+		cli_json_string(o, loom_table_op_name((loom_table_op)i));
 		fputc(':', o);
-		json_str(o, rc == 0 ? "allowed" : loom_error_last()->message);
+		cli_json_string(o, rc == 0 ? "allowed" : loom_error_last()->message);
 	}
 	fputs("},\"warnings\":[", o);
 	n = loom_snapshot_num_warnings(s);
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(',', o);
-		json_str(o, loom_snapshot_warning(s, i));
+		cli_json_string(o, loom_snapshot_warning(s, i));
 	}
 	fputc(']', o);
 	if (io->files || io->deleted_rows) {
@@ -225,7 +200,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			loom_file_info f;
 			loom_snapshot_file(s, i, &f);
 			fputs(i ? ",{\"path\":" : "{\"path\":", o);
-			json_str(o, f.path);
+			cli_json_string(o, f.path);
 			fprintf(o, ",\"size\":%" PRId64 ",\"partitionValues\":", f.size);
 			json_kv_object(o, f.partition_values, f.num_partition_values);
 			fputs(",\"numRecords\":", o);
@@ -235,7 +210,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			if (f.dv_storage_type) {
 				fprintf(o, ",\"deletionVector\":{\"storageType\":\"%c\",\"pathOrInlineDv\":",
 				        f.dv_storage_type);
-				json_str(o, f.dv_path_or_inline);
+				cli_json_string(o, f.dv_path_or_inline);
 				fprintf(o, ",\"cardinality\":%" PRId64 "}", f.dv_cardinality);
 			} else {
 				fputs(",\"deletionVector\":null", o);
@@ -259,7 +234,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			loom_file_info f;
 			loom_snapshot_tombstone(s, i, &f);
 			fputs(i ? ",{\"path\":" : "{\"path\":", o);
-			json_str(o, f.path);
+			cli_json_string(o, f.path);
 			fputs(",\"size\":", o);
 			json_i64_or_null(o, f.size);
 			fputs(",\"deletionTimestamp\":", o);
@@ -267,7 +242,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			if (f.dv_storage_type) {
 				fprintf(o, ",\"deletionVector\":{\"storageType\":\"%c\",\"pathOrInlineDv\":",
 				        f.dv_storage_type);
-				json_str(o, f.dv_path_or_inline);
+				cli_json_string(o, f.dv_path_or_inline);
 				fputs("}", o);
 			} else {
 				fputs(",\"deletionVector\":null", o);
@@ -279,18 +254,6 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	(void)first;
 	fputs("}\n", o);
 	return 0;
-}
-
-static void human_bytes(char *out, size_t n, uint64_t b)
-{
-	const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	int i = 0;
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(out, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
 static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
@@ -328,7 +291,7 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	for (i = 0; i < n; i++)
 		fprintf(o, "%s%s", i ? ", " : "by ", feat[i]);
 	fputc('\n', o);
-	human_bytes(hb, sizeof(hb), loom_snapshot_total_bytes(s));
+	loom_format_size((int64_t)(loom_snapshot_total_bytes(s)), hb, sizeof(hb));
 	fprintf(o, "live files:   %zu (%s)\n", loom_snapshot_num_files(s), hb);
 	fprintf(o, "records:      %" PRId64 " in stats", sm.num_records);
 	if (sm.without_stats)
@@ -340,7 +303,7 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			fprintf(o, " %s: %" PRIu64, bin_names[i], sm.hist_count[i]);
 	fputc('\n', o);
 	fprintf(o, "deletion vectors: %zu (%" PRId64 " rows deleted)\n", sm.dv_count, sm.dv_rows);
-	human_bytes(hb, sizeof(hb), sm.tomb_bytes);
+	loom_format_size((int64_t)(sm.tomb_bytes), hb, sizeof(hb));
 	fprintf(o, "tombstones:   %zu (%s)\n", loom_snapshot_num_tombstones(s), hb);
 	ck = loom_snapshot_checkpoint(s, &kind, &parts, &sidecars);
 	if (ck >= 0)

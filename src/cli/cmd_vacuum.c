@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/metrics.h"
 #include "loom/ops.h"
 
 static void vacuum_usage(FILE *out)
@@ -32,30 +33,15 @@ static void print_json(const char *uri, const loom_op_result *r)
 	cli_print_json_string(uri);
 	printf(",\"dry_run\":%s,\"num_files\":%zu,\"bytes\":%lld,\"version\":%lld,\"files\":[",
 	       r->dry_run ? "true" : "false", r->n_files_deleted,
-	       (long long)loom_op_result_metric(r, "sizeOfDataToDelete", 0),
-	       (long long)loom_op_result_metric(r, "version", -1));
+	       (long long)loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
+	       (long long)loom_op_result_metric(r, LOOM_METRIC_VERSION, -1));
 	for (i = 0; i < r->n_files_deleted; i++) {
 		if (i)
 			putchar(',');
 		cli_print_json_string(r->files_deleted[i]);
 	}
 	printf("],\"directories_removed\":%lld}\n",
-	       (long long)loom_op_result_metric(r, "numVacuumedDirectories", 0));
-}
-
-static void print_human(const char *uri, const loom_op_result *r)
-{
-	size_t i;
-	char size[32];
-	loom_format_size(loom_op_result_metric(r, "sizeOfDataToDelete", 0), size, sizeof(size));
-	for (i = 0; i < r->n_files_deleted; i++)
-		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
-	if (r->dry_run)
-		printf("%s: %zu files (%s) would be deleted; run with --no-dry-run to delete them\n", uri,
-		       r->n_files_deleted, size);
-	else
-		printf("%s: deleted %zu files (%s), %lld empty directories\n", uri, r->n_files_deleted, size,
-		       (long long)loom_op_result_metric(r, "numVacuumedDirectories", 0));
+	       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_VACUUMED_DIRECTORIES, 0));
 }
 
 int cmd_vacuum(int argc, char **argv)
@@ -119,7 +105,7 @@ int cmd_vacuum(int argc, char **argv)
 	if (json)
 		print_json(table.shown, &result);
 	else
-		print_human(table.shown, &result);
+		cli_print_result_human("vacuum", table.shown, &result);
 	loom_op_result_clear(&result);
 	cli_table_release(&table);
 	return CLI_EXIT_OK;

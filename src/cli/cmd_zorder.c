@@ -40,27 +40,6 @@ static void zorder_usage(FILE *out)
 }
 
 
-static void print_human(const char *uri, const loom_op_result *r)
-{
-	char added[32], removed[32];
-	long long version = (long long)loom_op_result_metric(r, "version", -1);
-	loom_format_size(loom_op_result_metric(r, "numAddedBytes", 0), added, sizeof(added));
-	loom_format_size(loom_op_result_metric(r, "filesRemoved.totalSize", 0), removed, sizeof(removed));
-	if (r->dry_run)
-		printf("%s: would rewrite %lld files (%s) in %lld partitions; %lld files already clustered\n",
-		       uri, (long long)loom_op_result_metric(r, "filesRemoved.totalFiles", 0), removed,
-		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0),
-		       (long long)loom_op_result_metric(r, "totalFilesSkipped", 0));
-	else if (version < 0)
-		printf("%s: nothing to do: every partition is already clustered by these columns "
-		       "(%lld files considered)\n", uri,
-		       (long long)loom_op_result_metric(r, "totalConsideredFiles", 0));
-	else
-		printf("%s: z-ordered %lld files (%s) into %lld files (%s) in %lld partitions; version %lld\n",
-		       uri, (long long)r->num_files_removed, removed, (long long)r->num_files_added, added,
-		       (long long)loom_op_result_metric(r, "partitionsOptimized", 0), version);
-}
-
 int cmd_zorder(int argc, char **argv)
 {
 	loom_zorder_opts opts = LOOM_ZORDER_OPTS_INIT;
@@ -168,7 +147,7 @@ int cmd_zorder(int argc, char **argv)
 	if (json)
 		cli_print_optimize_json(table.shown, &result);
 	else
-		print_human(table.shown, &result);
+		cli_print_result_human("zorder", table.shown, &result);
 	loom_op_result_clear(&result);
 	cli_table_release(&table);
 	return CLI_EXIT_OK;

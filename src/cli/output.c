@@ -4,27 +4,36 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "loom/metrics.h"
+
+void cli_json_string(FILE *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!s) {
+		fputs("null", o);
+		return;
+	}
+	fputc('"', o);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", o); break;
+		case '\\': fputs("\\\\", o); break;
+		case '\n': fputs("\\n", o); break;
+		case '\r': fputs("\\r", o); break;
+		case '\t': fputs("\\t", o); break;
+		default:
+			if (*p < 0x20)
+				fprintf(o, "\\u%04x", *p);
+			else
+				fputc(*p, o);
+		}
+	}
+	fputc('"', o);
+}
 
 void cli_print_json_string(const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	putchar('"');
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", stdout); break;
-		case '\\': fputs("\\\\", stdout); break;
-		case '\n': fputs("\\n", stdout); break;
-		case '\r': fputs("\\r", stdout); break;
-		case '\t': fputs("\\t", stdout); break;
-		default:
-			if (*p < 0x20)
-				printf("\\u00%c%c", hex[*p >> 4], hex[*p & 15]);
-			else
-				putchar(*p);
-		}
-	}
-	putchar('"');
+	cli_json_string(stdout, s ? s : "");
 }
 
 void cli_print_optimize_json(const char *uri, const loom_op_result *r)
@@ -41,6 +50,62 @@ void cli_print_optimize_json(const char *uri, const loom_op_result *r)
 		printf(":%lld", (long long)r->metrics[i].value);
 	}
 	printf("}}\n");
+}
+
+/* VACUUM: the files, then one summary line. */
+static void print_vacuum(const char *uri, const loom_op_result *r)
+{
+	size_t i;
+	char size[32];
+	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
+	for (i = 0; i < r->n_files_deleted; i++)
+		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
+	if (r->dry_run)
+		printf("%s: %zu files (%s) would be deleted; run with --no-dry-run to delete them\n", uri,
+		       r->n_files_deleted, size);
+	else
+		printf("%s: deleted %zu files (%s), %lld empty directories\n", uri, r->n_files_deleted, size,
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_VACUUMED_DIRECTORIES, 0));
+}
+
+/* OPTIMIZE: compaction ("compact") and Z-order ("zorder"). */
+static void print_optimize(const char *verb, const char *uri, const loom_op_result *r)
+{
+	char added[32], removed[32], target[32];
+	int zorder = strcmp(verb, "zorder") == 0;
+	long long version = (long long)loom_op_result_metric(r, LOOM_METRIC_VERSION, -1);
+	long long nremoved = (long long)loom_op_result_metric(r, LOOM_METRIC_FILES_REMOVED_TOTAL_FILES, 0);
+	long long parts = (long long)loom_op_result_metric(r, LOOM_METRIC_PARTITIONS_OPTIMIZED, 0);
+	long long skipped = (long long)loom_op_result_metric(r, LOOM_METRIC_TOTAL_FILES_SKIPPED, 0);
+	long long considered = (long long)loom_op_result_metric(r, LOOM_METRIC_TOTAL_CONSIDERED_FILES, 0);
+	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_NUM_ADDED_BYTES, 0), added, sizeof(added));
+	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_FILES_REMOVED_TOTAL_SIZE, 0), removed, sizeof(removed));
+	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_TARGET_SIZE, 0), target, sizeof(target));
+	if (r->dry_run && zorder)
+		printf("%s: would rewrite %lld files (%s) in %lld partitions; %lld files already clustered\n",
+		       uri, nremoved, removed, parts, skipped);
+	else if (r->dry_run)
+		printf("%s: would rewrite %lld files (%s) in %lld bins of up to %s across %lld partitions; "
+		       "%lld of %lld files left as they are\n",
+		       uri, nremoved, removed, (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_BINS, 0), target,
+		       parts, skipped, considered);
+	else if (version < 0 && zorder)
+		printf("%s: nothing to do: every partition is already clustered by these columns "
+		       "(%lld files considered)\n", uri, considered);
+	else if (version < 0)
+		printf("%s: nothing to compact (%lld files considered, target %s)\n", uri, considered, target);
+	else
+		printf("%s: %s %lld files (%s) into %lld files (%s) in %lld partitions; version %lld\n", uri,
+		       zorder ? "z-ordered" : "compacted", (long long)r->num_files_removed, removed,
+		       (long long)r->num_files_added, added, parts, version);
+}
+
+void cli_print_result_human(const char *verb, const char *uri, const loom_op_result *r)
+{
+	if (r->kind == LOOM_RESULT_VACUUM)
+		print_vacuum(uri, r);
+	else
+		print_optimize(verb, uri, r);
 }
 
 void cli_report_store_stats(void)

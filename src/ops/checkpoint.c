@@ -6,6 +6,7 @@
  * either no checkpoint (maybe a hidden temp file readers ignore) or a
  * complete one; a stale _last_checkpoint is only a hint. */
 #include "ops/checkpoint.h"
+#include "loom/metrics.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -398,7 +399,7 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	 * whether loom may write such tables at all. */
 	v2 = delta_protocol_has_feature(&snap->protocol, "v2Checkpoint");
 
-	loom_op_result_set_metric(out, "version", snap->version);
+	loom_op_result_set_metric(out, LOOM_METRIC_VERSION, snap->version);
 	if ((rc = checkpoint_exists(store, snap->version, &exists)) < 0)
 		goto done;
 	delta_log_format_version(snap->version, vbuf);

@@ -1,6 +1,15 @@
-/* ops/compact.h - OPTIMIZE compaction: plan bins of small files per
- * partition, rewrite each bin into one file (ops/rewrite.h), commit
- * removes + adds with dataChange=false in one REARRANGE commit. */
+/* ops/compact.h - OPTIMIZE compaction: per partition, bin-pack small files
+ * into units of at most the target size (compact_plan_build), run each
+ * unit through the pipeline as reader -> writer (ops/pipeline.h), commit
+ * removes + adds with dataChange=false in one REARRANGE commit
+ * (ops/optimize.h).
+ *
+ * The target size is the most bytes a bin's input files add up to, and
+ * what a new file holds: a partition's bins are written as one stream cut
+ * at the target (counted in input bytes, or in encoded bytes when the
+ * rewrite grows), whose last file takes the rest when that is under half
+ * the target. So new files hold about the target, none more than 1.5x it,
+ * and a partition keeps at most one file below half of it. */
 #ifndef LOOM_OPS_COMPACT_H
 #define LOOM_OPS_COMPACT_H
 
@@ -10,35 +19,15 @@
 #include "delta/snapshot.h"
 #include "loom/ops.h"
 #include "loom/store.h"
+#include "ops/optimize.h"
 #include "util/clock.h"
 #include "util/secret.h"
 
-#define COMPACT_DEFAULT_TARGET (100LL * 1024 * 1024)
 #define COMPACT_MAX_DELETED_RATIO 0.05
-
-struct compact_plan;
-struct rewrite_ctx;
-
-/* Another OPTIMIZE flavour run through compact_run (Z-order, ops/zorder.c):
- * its own plan and row order, the same rewrite, cleanup, commit and
- * metrics. */
-typedef struct compact_strategy {
-	int op;                           /* protocol gate: DELTA_OP_* */
-	const char *name;                 /* "z-order" in messages */
-	/* Check the request against the table (before the protocol gate, so
-	 * the user hears about a bad column first); may be NULL. */
-	int (*validate)(void *arg, const delta_snapshot *snap);
-	/* Fill `plan` (bins, counters) instead of compact_plan_build. */
-	int (*plan)(void *arg, struct compact_plan *plan, const delta_snapshot *snap, int64_t target);
-	/* Per bin, before its rewrite: set ctx->hook (ctx is the bin's own copy)
-	 * and any split size. Called on the worker thread. */
-	int (*bin_begin)(void *arg, size_t bin, struct rewrite_ctx *ctx);
-	void (*bin_end)(void *arg, size_t bin);
-	const char *tag_key, *tag_value;  /* set on every add, or NULL */
-	const char *param_key;            /* extra operationParameters entry */
-	const char *param_value;          /* its string value */
-	void *arg;
-} compact_strategy;
+/* Input row groups of at least this many compressed bytes are copied into
+ * the new files as they are when nothing in them changes; smaller ones are
+ * decoded and merged into larger row groups. */
+#define COMPACT_COPY_MIN_BYTES ((uint64_t)1 << 20)
 
 typedef struct compact_params {
 	int64_t target_size;              /* 0: loc, table property, default */
@@ -57,35 +46,22 @@ typedef struct compact_params {
 	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
 	                 int64_t bytes_done, int64_t bytes_total);
 	void *progress_ctx;
-	const compact_strategy *strategy; /* NULL: bin-packing compaction */
 } compact_params;
 
-/* One bin: consecutive candidates of one partition. */
-typedef struct compact_bin {
-	const delta_file **files;         /* into the plan's array */
-	size_t num_files;
-	int64_t bytes;
-	size_t partition;                 /* index of its partition */
-} compact_bin;
-
-typedef struct compact_plan {
-	const delta_file **storage;       /* the bins' files, bin after bin */
-	compact_bin *bins;
-	size_t num_bins;
-	size_t considered;                /* live files in scope (filter) */
-	size_t partitions;                /* partitions in scope */
-	size_t partitions_optimized;      /* with at least one bin */
-	size_t files_in_bins;
-	int64_t bytes_in_bins;
-	size_t dvs_in_bins;               /* files with a DV being purged */
-	int64_t target;
-} compact_plan;
-
 /* Plan over `snap`. Filters are "col=value" (LOOM_EINVAL when malformed or
- * the column is not a partition column). */
+ * the column is not a partition column).
+ *
+ * Per partition, a file is a candidate when it is smaller than the target,
+ * or when its deletion vector deletes more than 5 % of its rows (whatever
+ * its size; Spark's maxDeletedRowsRatio). Candidates are taken in the
+ * order they entered the table (commit version, then modification time,
+ * then path), so recent appends sit together, and packed first-fit into
+ * bins of at most `target` bytes: a file goes into the first open bin it
+ * fits in. First-fit leaves at most one bin of a partition half empty, so
+ * compacting leaves no two small files behind in a partition. A bin of one
+ * file is dropped unless that file has a DV to purge. */
 int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t target,
                        const char *const *filters, size_t n_filters);
-void compact_plan_dispose(compact_plan *plan);
 
 /* The whole operation on the table in `store`. */
 int compact_run(loom_op_result *out, loom_store *store, const compact_params *p);

@@ -1,11 +1,13 @@
 /* ops/convert.c - CONVERT TO DELTA: schema, partitions and stats from the
  * Parquet files already in a directory; one CREATE commit. */
 #include "loom/convert.h"
+#include "loom/metrics.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "delta/action_write.h"
 #include "delta/commit_write.h"
 #include "delta/stats_json.h"
 #include "parquet/reader.h"
@@ -398,21 +400,6 @@ static const char *partition_type(conv_state *st, size_t col)
 
 /* ---- the commit --------------------------------------------------------- */
 
-static int put_line(loom_buf *b, const char *name, json_t *body)
-{
-	json_t *line = json_object();
-	char *text;
-	int rc;
-	json_object_set_new(line, name, body);
-	text = json_dumps(line, JSON_COMPACT);
-	json_decref(line);
-	if (!text)
-		return OPS_ERR(LOOM_ENOMEM, "out of memory building the commit");
-	rc = loom_buf_puts(b, text);
-	free(text);
-	return rc ? rc : loom_buf_putc(b, '\n');
-}
-
 static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
                        const loom_table_location *loc)
 {
@@ -436,7 +423,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 	for (i = 0; i < st->files.len && rc == 0; i++) {
 		conv_file *f = &LOOM_VEC_AT(&st->files, conv_file, i);
 		pq_reader *r = NULL;
-		json_t *t, *add, *pv;
+		json_t *t;
 		char *text;
 		if ((rc = pq_reader_open(&r, store, f->key)) < 0) {
 			loom_err_wrap("reading %s", f->key);
@@ -476,17 +463,23 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 		if (rc == 0) {
 			rows += pq_reader_meta(r)->num_rows;
 			bytes += (int64_t)f->size;
-			add = json_object();
-			pv = json_object();
-			for (j = 0; j < st->npc; j++)
-				json_object_set_new(pv, st->pcols[j], f->pvals[j] ? json_string(f->pvals[j]) : json_null());
-			json_object_set_new(add, "path", json_stringn(raw.ptr, raw.size));
-			json_object_set_new(add, "partitionValues", pv);
-			json_object_set_new(add, "size", json_integer((json_int_t)f->size));
-			json_object_set_new(add, "modificationTime", json_integer(f->mtime));
-			json_object_set_new(add, "dataChange", json_true());
-			json_object_set_new(add, "stats", json_stringn(stats.ptr, stats.size));
-			rc = put_line(&adds, "add", add);
+			delta_add_spec a;
+			delta_kv *pv = loom_calloc(st->npc + 1, sizeof(*pv));
+			memset(&a, 0, sizeof(a));
+			for (j = 0; pv && j < st->npc; j++) {
+				pv[j].key = st->pcols[j];
+				pv[j].value = f->pvals[j];
+			}
+			a.path_raw = raw.ptr;
+			a.path_raw_end = raw.ptr + raw.size;
+			a.partition_values = pv;
+			a.num_partition_values = (uint32_t)st->npc;
+			a.size = (int64_t)f->size;
+			a.modification_time = f->mtime;
+			a.data_change = 1;
+			a.stats = stats.ptr ? stats.ptr : "";
+			rc = pv ? delta_add_line(&adds, &a) : OPS_ERR(LOOM_ENOMEM, "out of memory");
+			loom_free(pv);
 		}
 		pq_reader_free(r);
 	}
@@ -514,7 +507,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			json_object_set_new(proto, "minReaderVersion", json_integer(1));
 			json_object_set_new(proto, "minWriterVersion", json_integer(2));
 		}
-		if ((rc = put_line(&actions, "protocol", proto)) < 0)
+		if ((rc = delta_action_line(&actions, "protocol", proto)) < 0)
 			goto meta_done;
 		loom_uuid_v4_string(uuid);
 		sch = json_dumps(schema, JSON_COMPACT);
@@ -533,7 +526,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 		json_object_set_new(md, "configuration", conf);
 		conf = NULL;
 		json_object_set_new(md, "createdTime", json_integer(loom_clock_wall_ms(NULL)));
-		if ((rc = put_line(&actions, "metaData", md)) < 0)
+		if ((rc = delta_action_line(&actions, "metaData", md)) < 0)
 			goto meta_done;
 		md = NULL;
 		if ((rc = loom_buf_put(&actions, adds.ptr, adds.size)) < 0)
@@ -568,7 +561,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 		if ((rc = loom_op_result_set_metric(out, "numFiles", (int64_t)st->files.len)) == 0 &&
 		    (rc = loom_op_result_set_metric(out, "numRecords", rows)) == 0 &&
 		    (rc = loom_op_result_set_metric(out, "numBytes", bytes)) == 0)
-			rc = loom_op_result_set_metric(out, "version", version);
+			rc = loom_op_result_set_metric(out, LOOM_METRIC_VERSION, version);
 	}
 done:
 	free(schema_text);

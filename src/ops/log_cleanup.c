@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "delta/log_listing.h"
+#include "loom/metrics.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
@@ -218,9 +219,9 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	out->dry_run = p->dry_run;
 	if ((rc = loom_op_result_set_metric(out, "checkpointVersion", keep)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, "cutoffMs", cutoff)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, p->dry_run ? "numFilesToDelete" : "numDeletedFiles",
+	    (rc = loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_FILES_TO_DELETE : LOOM_METRIC_NUM_DELETED_FILES,
 	                                    (int64_t)st.doomed.len)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "sizeOfDataToDelete", (int64_t)st.bytes)) < 0)
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st.bytes)) < 0)
 		goto done;
 done:
 	for (i = 0; i < st.doomed.len; i++)

@@ -1,5 +1,6 @@
 /* ops/vacuum.c - VACUUM lite and full. */
 #include "ops/vacuum.h"
+#include "loom/metrics.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -325,11 +326,11 @@ static int fill_result(loom_op_result *out, vacuum_state *st, const vacuum_param
 		if (p->dry_run || c->deleted)
 			LOOM_TRY(loom_op_result_add_deleted(out, c->key));
 	}
-	LOOM_TRY(loom_op_result_set_metric(out, p->dry_run ? "numFilesToDelete" : "numDeletedFiles",
+	LOOM_TRY(loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_FILES_TO_DELETE : LOOM_METRIC_NUM_DELETED_FILES,
 	                                   (int64_t)(p->dry_run ? st->candidates.len : deleted)));
-	LOOM_TRY(loom_op_result_set_metric(out, "sizeOfDataToDelete", (int64_t)st->candidate_bytes));
-	LOOM_TRY(loom_op_result_set_metric(out, "numVacuumedDirectories", (int64_t)dirs));
-	LOOM_TRY(loom_op_result_set_metric(out, "version", version));
+	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st->candidate_bytes));
+	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_NUM_VACUUMED_DIRECTORIES, (int64_t)dirs));
+	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_VERSION, version));
 	return 0;
 }
 

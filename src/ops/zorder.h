@@ -1,16 +1,7 @@
-/* ops/zorder.h - Z-ORDER clustering, run through compact_run with its own
- * plan (every live file of each partition not yet clustered) and row order
- * (a rewrite hook that sorts by a space-filling-curve key).
- *
- * Keys: each Z-order column maps to a rank through quantile boundaries
- * taken from a reservoir sample of the partition's values (nulls rank
- * first), ranks interleave into a Morton or Hilbert key (ops/zcurve.h).
- * Passes: the first reads only the key columns and samples them; the
- * second reads every column. Memory: rows are held up to ~40 % of the
- * per-partition budget; a partition past it (or clearly past it from its
- * footers) is sorted externally: rows are routed by key range (boundaries
- * from the sampled keys) to spill files (ops/zorder_spill.h), then each
- * range is loaded, sorted and written in turn. */
+/* ops/zorder.h - Z-ORDER clustering: per partition not yet clustered by
+ * the same columns and curve, a sampling pass over the key columns, then
+ * a rewrite in space-filling-curve order (ops/zorder_stages.h), committed
+ * like compaction (ops/optimize.h). */
 #ifndef LOOM_OPS_ZORDER_H
 #define LOOM_OPS_ZORDER_H
 
@@ -19,7 +10,7 @@
 
 #include "loom/ops.h"
 #include "loom/store.h"
-#include "ops/compact.h"
+#include "util/secret.h"
 
 #define ZORDER_DEFAULT_BUDGET (1024LL * 1024 * 1024)
 #define ZORDER_TAG "loom.zorder"

@@ -240,6 +240,7 @@ int zg_gather_pool(pq_batch *dst, const pq_batch *src, const zg_index *ix, const
                    size_t n, loom_threadpool *pool)
 {
 	gather_task *t;
+	loom_taskgroup g;
 	size_t i;
 	int rc = 0;
 	if (!pool || src->num_columns < 2)
@@ -249,6 +250,7 @@ int zg_gather_pool(pq_batch *dst, const pq_batch *src, const zg_index *ix, const
 	t = loom_calloc(src->num_columns, sizeof(*t));
 	if (!t)
 		return GERR("out of memory gathering rows");
+	loom_taskgroup_init(&g, pool);
 	for (i = 0; i < src->num_columns; i++) {
 		t[i].d = &dst->columns[i];
 		t[i].s = &src->columns[i];
@@ -256,10 +258,9 @@ int zg_gather_pool(pq_batch *dst, const pq_batch *src, const zg_index *ix, const
 		t[i].va = ix->value[i];
 		t[i].rows = rows;
 		t[i].n = n;
-		if (loom_threadpool_submit(pool, gather_task_run, &t[i]) < 0)
-			gather_task_run(&t[i]);
+		loom_taskgroup_run(&g, gather_task_run, &t[i]);
 	}
-	loom_threadpool_wait(pool);
+	loom_taskgroup_wait(&g);
 	for (i = 0; i < src->num_columns && rc == 0; i++)
 		if (t[i].rc < 0)
 			rc = loom_err(t[i].err.code, t[i].err.klass, "%s", t[i].err.message);

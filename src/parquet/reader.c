@@ -17,6 +17,7 @@ struct pq_reader {
 	uint64_t size;
 	pq_file_meta *meta;
 	pq_schema *schema;
+	int borrowed_footer;  /* meta and schema belong to a pq_footer */
 	uint8_t *chunk;       /* compressed column chunk */
 	size_t chunk_cap;
 	uint8_t *page;        /* decompressed page */
@@ -240,6 +241,117 @@ int pq_reader_open_uri(pq_reader **out, const char *uri, const loom_store_option
 	return 0;
 }
 
+struct pq_footer {
+	char *key;
+	uint64_t size;
+	pq_file_meta *meta;
+	pq_schema *schema;
+};
+
+int pq_footer_load(pq_footer **out, loom_store *store, const char *key)
+{
+	pq_reader *r = NULL;
+	pq_footer *f;
+	*out = NULL;
+	LOOM_TRY(pq_reader_open(&r, store, key));
+	f = loom_calloc(1, sizeof(*f));
+	if (!f) {
+		pq_reader_free(r);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", key);
+	}
+	/* take the footer over from the reader */
+	f->key = r->key;
+	f->size = r->size;
+	f->meta = r->meta;
+	f->schema = r->schema;
+	r->key = NULL;
+	r->meta = NULL;
+	r->schema = NULL;
+	pq_reader_free(r);
+	*out = f;
+	return 0;
+}
+
+const pq_file_meta *pq_footer_meta(const pq_footer *f)
+{
+	return f->meta;
+}
+
+const pq_schema *pq_footer_schema(const pq_footer *f)
+{
+	return f->schema;
+}
+
+uint64_t pq_footer_file_size(const pq_footer *f)
+{
+	return f->size;
+}
+
+void pq_footer_free(pq_footer *f)
+{
+	if (!f)
+		return;
+	pq_file_meta_free(f->meta);
+	pq_schema_free(f->schema);
+	loom_free(f->key);
+	loom_free(f);
+}
+
+int pq_reader_open_footer(pq_reader **out, loom_store *store, const pq_footer *f)
+{
+	pq_reader *r;
+	*out = NULL;
+	r = loom_calloc(1, sizeof(*r));
+	if (!r || !(r->key = loom_strdup(f->key))) {
+		loom_free(r);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", f->key);
+	}
+	r->store = store;
+	r->max_levels = PQ_DEFAULT_MAX_CHUNK_LEVELS;
+	r->max_bytes = PQ_DEFAULT_MAX_CHUNK_BYTES;
+	r->size = f->size;
+	r->meta = f->meta;
+	r->schema = f->schema;
+	r->borrowed_footer = 1;
+	*out = r;
+	return 0;
+}
+
+/* Drop the current file's footer and key, keeping the buffers. */
+static void forget_file(pq_reader *r)
+{
+	if (!r->borrowed_footer) {
+		pq_file_meta_free(r->meta);
+		pq_schema_free(r->schema);
+	}
+	r->meta = NULL;
+	r->schema = NULL;
+	r->borrowed_footer = 0;
+	loom_free(r->key);
+	r->key = NULL;
+	r->dict.num_values = 0;
+}
+
+int pq_reader_reopen(pq_reader *r, const char *key)
+{
+	forget_file(r);
+	if (!(r->key = loom_strdup(key)))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", key);
+	return load_footer(r);
+}
+
+int pq_reader_reopen_footer(pq_reader *r, const pq_footer *f)
+{
+	forget_file(r);
+	if (!(r->key = loom_strdup(f->key)))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", f->key);
+	r->size = f->size;
+	r->meta = f->meta;
+	r->schema = f->schema;
+	r->borrowed_footer = 1;
+	return 0;
+}
+
 int pq_reader_open_path(pq_reader **out, const char *path)
 {
 	return pq_reader_open_uri(out, path, NULL);
@@ -287,8 +399,10 @@ void pq_reader_free(pq_reader *r)
 {
 	if (!r)
 		return;
-	pq_file_meta_free(r->meta);
-	pq_schema_free(r->schema);
+	if (!r->borrowed_footer) {
+		pq_file_meta_free(r->meta);
+		pq_schema_free(r->schema);
+	}
 	free_column(&r->dict);
 	loom_free(r->chunk);
 	loom_free(r->page);
@@ -430,6 +544,71 @@ static int dict_page(pq_reader *r, const pq_column *c, const pq_page_header *h, 
 	return pq_decode_plain(&r->dict, p, ulen, (size_t)h->dict_num_values, r->ctx);
 }
 
+/* The byte range of a column chunk, checked against the file. */
+static int chunk_range(pq_reader *r, size_t g, size_t leaf_idx, int64_t *start, int64_t *len)
+{
+	const pq_column_chunk *cc = &r->meta->row_groups[g].columns[leaf_idx];
+	const pq_column_meta *m = &cc->meta;
+	if (cc->encrypted)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: encrypted column", r->ctx);
+	if (cc->file_path)
+		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: column chunk in another file (%s)",
+		                r->ctx, cc->file_path);
+	if (!cc->has_meta_data)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: column chunk without metadata", r->ctx);
+	*start = m->data_page_offset;
+	if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < *start)
+		*start = m->dictionary_page_offset;
+	*len = m->total_compressed_size;
+	if (*start < 0 || *len < 0 || (uint64_t)*start > r->size || (uint64_t)*len > r->size - (uint64_t)*start)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: column chunk [%lld, +%lld) outside the %llu-byte file", r->ctx, (long long)*start,
+		                (long long)*len, (unsigned long long)r->size);
+	return 0;
+}
+
+int pq_reader_chunk_bytes(pq_reader *r, size_t g, size_t leaf_idx, const uint8_t **bytes, size_t *len,
+                          int64_t *start)
+{
+	const pq_column_meta *m;
+	int64_t st, ln, values = 0;
+	size_t pos = 0;
+	if (g >= r->meta->num_row_groups || leaf_idx >= r->schema->num_leaves)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: no row group %zu column %zu", r->key, g,
+		                leaf_idx);
+	m = &r->meta->row_groups[g].columns[leaf_idx].meta;
+	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, r->schema->leaves[leaf_idx].path);
+	LOOM_TRY(chunk_range(r, g, leaf_idx, &st, &ln));
+	LOOM_TRY(ensure(&r->chunk, &r->chunk_cap, (size_t)ln + 1));
+	LOOM_TRY(read_exact(r, (uint64_t)st, (size_t)ln, r->chunk));
+	/* the pages must add up to the metadata: a chunk copied elsewhere is
+	 * never decoded again here, so check its frame now */
+	while (pos < (size_t)ln) {
+		pq_page_header h;
+		size_t hl;
+		uint64_t off = (uint64_t)st + pos;
+		LOOM_TRY(pq_page_header_decode(&h, r->chunk + pos, (size_t)ln - pos, &hl, off, r->ctx));
+		pos += hl;
+		if (h.compressed_page_size < 0 || (size_t)h.compressed_page_size > (size_t)ln - pos)
+			return corrupt(r, NULL, off, "page extends beyond its column chunk");
+		pos += (size_t)h.compressed_page_size;
+		if (h.type == PQ_PAGE_DATA && h.has_data_page)
+			values += h.num_values;
+		else if (h.type == PQ_PAGE_DATA_V2 && h.has_data_page_v2)
+			values += h.num_values;
+		else if (h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2)
+			return corrupt(r, NULL, off, "data page without its header");
+	}
+	if (values != m->num_values)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+		                "%s: column chunk at byte offset %lld holds %lld values in its pages, its metadata "
+		                "says %lld", r->ctx, (long long)st, (long long)values, (long long)m->num_values);
+	*bytes = r->chunk;
+	*len = (size_t)ln;
+	*start = st;
+	return 0;
+}
+
 static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 {
 	const pq_leaf *leaf = &r->schema->leaves[leaf_idx];
@@ -441,21 +620,7 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 	int have_dict = 0;
 
 	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, leaf->path);
-	if (cc->encrypted)
-		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: encrypted column", r->ctx);
-	if (cc->file_path)
-		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: column chunk in another file (%s)",
-		                r->ctx, cc->file_path);
-	if (!cc->has_meta_data)
-		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: column chunk without metadata", r->ctx);
-	start = m->data_page_offset;
-	if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
-		start = m->dictionary_page_offset;
-	len = m->total_compressed_size;
-	if (start < 0 || len < 0 || (uint64_t)start > r->size || (uint64_t)len > r->size - (uint64_t)start)
-		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
-		                "%s: column chunk [%lld, +%lld) outside the %llu-byte file", r->ctx, (long long)start,
-		                (long long)len, (unsigned long long)r->size);
+	LOOM_TRY(chunk_range(r, g, leaf_idx, &start, &len));
 	if (m->num_values < 0)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: negative num_values", r->ctx);
 	want = (size_t)m->num_values;

@@ -6,6 +6,7 @@
 
 #include "codec/codec.h"
 #include "parquet/encode.h"
+#include "parquet/reader.h"
 #include "parquet/thrift_write.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -33,6 +34,8 @@ typedef struct chunk_meta {
 	size_t min_off, min_len, max_off, max_len;   /* in writer.stats_pool */
 	int64_t ci_off, oi_off;                      /* in ci_all / oi_all; -1 none */
 	int32_t ci_len, oi_len;
+	int copied;                                  /* taken over from another file */
+	size_t enc_off, n_enc;                       /* its encodings, in writer.enc_pool */
 } chunk_meta;
 
 typedef struct rg_info {
@@ -69,6 +72,8 @@ typedef struct leaf {
 	int dict_on;
 	int dict_failed;           /* the dictionary overflowed in an earlier row
 	                              group of this file: later ones go PLAIN */
+	int dict_checked;          /* the dictionary was found to pay */
+	size_t dict_vals, dict_raw;/* values put, and their PLAIN bytes */
 	pq_dict dict;
 	loom_buf chunk;            /* data pages: header + compressed body */
 	int64_t c_uncomp, c_values, c_rows;
@@ -102,6 +107,8 @@ struct pq_writer {
 	rg_info *rgs;
 	size_t nrg, rg_cap;
 	loom_buf stats_pool, ci_all, oi_all;
+	loom_buf enc_pool;         /* int32 encodings of copied chunks */
+	int any_copied;            /* then no page index is written */
 	scratch shared;
 	loom_threadpool *pool;
 	size_t *cur_slot, *cur_val;
@@ -609,6 +616,20 @@ static size_t slot_cost(const leaf *L, const pq_column *c)
 	return per + 1;
 }
 
+/* After the first thousand values of a file's column: whether its
+ * dictionary plus the indices take as many bytes as the values PLAIN
+ * (mostly distinct values, such as ids or hashes). Then the column is
+ * PLAIN for the rest of the file; decided once. */
+static int dict_does_not_pay(leaf *L)
+{
+	double encoded;
+	if (L->dict_checked || L->dict_vals < 1024)
+		return 0;
+	L->dict_checked = 1;
+	encoded = (double)L->dict.plain.size + (double)L->dict_vals * dict_bit_width(L) / 8.0;
+	return encoded >= (double)L->dict_raw;
+}
+
 static int append_range(pq_writer *w, leaf *L, const pq_column *c,
                         size_t s0, size_t s1, size_t v0)
 {
@@ -648,7 +669,10 @@ static int append_range(pq_writer *w, leaf *L, const pq_column *c,
 				else
 					LOOM_TRY(pq_dict_put_fixed(&L->dict, c->values + v0 * L->width, nv,
 					                           L->pidx + L->pvals));
-				fallback = L->dict.plain.size > w->dict_limit;
+				L->dict_vals += nv;
+				L->dict_raw += L->type == PQ_BYTE_ARRAY ? c->offsets[v0 + nv] - c->offsets[v0] + 4 * nv
+				                                        : nv * L->width;
+				fallback = L->dict.plain.size > w->dict_limit || dict_does_not_pay(L);
 			} else if (L->type == PQ_BYTE_ARRAY) {
 				LOOM_TRY(pq_plain_encode_bytes(&L->pplain, c->offsets, c->data, v0, v0 + nv));
 			} else {
@@ -833,32 +857,27 @@ static void run_col_task(void *arg)
 static int run_tasks(pq_writer *w)
 {
 	size_t i;
+	loom_taskgroup g;
+	/* a group, not the whole pool: the pool may be shared with other work */
+	loom_taskgroup_init(&g, w->pool);
 	for (i = 0; i < w->nleaves; i++) {
 		col_task *t = &w->tasks[i];
 		t->w = w;
 		t->leaf = i;
 		t->rc = 0;
-		if (!w->pool || loom_threadpool_submit(w->pool, run_col_task, t) < 0) {
-			run_col_task(t);
-			if (t->rc < 0 && !w->pool)
-				return t->rc;
-		}
+		loom_taskgroup_run(&g, run_col_task, t);
+		if (t->rc < 0 && !w->pool)
+			return t->rc;
 	}
-	if (w->pool)
-		loom_threadpool_wait(w->pool);
+	loom_taskgroup_wait(&g);
 	for (i = 0; i < w->nleaves; i++)
 		if (w->tasks[i].rc < 0)
 			return loom_err(w->tasks[i].err.code, w->tasks[i].err.klass, "%s", w->tasks[i].err.message);
 	return 0;
 }
 
-static int flush_row_group(pq_writer *w)
+static int grow_row_groups(pq_writer *w)
 {
-	size_t i;
-	rg_info *rg;
-	chunk_meta *metas;
-	if (w->rg_rows == 0)
-		return 0;
 	if (w->nrg + 1 > w->rg_cap) {
 		size_t n = w->rg_cap ? w->rg_cap * 2 : 8;
 		void *p = loom_reallocarray(w->rgs, n, sizeof(rg_info));
@@ -871,6 +890,17 @@ static int flush_row_group(pq_writer *w)
 		w->metas = p;
 		w->rg_cap = n;
 	}
+	return 0;
+}
+
+static int flush_row_group(pq_writer *w)
+{
+	size_t i;
+	rg_info *rg;
+	chunk_meta *metas;
+	if (w->rg_rows == 0)
+		return 0;
+	LOOM_TRY(grow_row_groups(w));
 	/* last pages of every chunk (in parallel with a pool), then the
 	 * sequential part: offsets, dictionary pages, sink writes */
 	for (i = 0; i < w->nleaves; i++)
@@ -1093,15 +1123,22 @@ static void write_column_chunk(tw_enc *t, const pq_writer *w, const leaf *L,
 	tw_i64(t, 2, m->file_offset);
 	tw_field_struct(t, 3);
 	tw_i32(t, 1, L->type);
-	if (m->n_plain_pages || m->n_dict_pages)
+	if (m->copied) {
+		const int32_t *e = (const int32_t *)(const void *)(w->enc_pool.ptr + m->enc_off);
+		tw_field_list(t, 2, TW_I32, m->n_enc);
+		for (i = 0; i < m->n_enc; i++)
+			tw_elem_i32(t, e[i]);
+	} else if (m->n_plain_pages || m->n_dict_pages)
 		encs[nenc++] = PQ_ENC_PLAIN;   /* PLAIN data pages or the dictionary page */
 	if (L->max_def || L->max_rep)
 		encs[nenc++] = PQ_ENC_RLE;
 	if (m->n_dict_pages)
 		encs[nenc++] = PQ_ENC_RLE_DICTIONARY;
-	tw_field_list(t, 2, TW_I32, nenc);
-	for (i = 0; i < nenc; i++)
-		tw_elem_i32(t, encs[i]);
+	if (!m->copied) {
+		tw_field_list(t, 2, TW_I32, nenc);
+		for (i = 0; i < nenc; i++)
+			tw_elem_i32(t, encs[i]);
+	}
 	tw_field_list(t, 3, TW_BINARY, L->nparts);
 	for (i = 0; i < L->nparts; i++)
 		tw_elem_binary(t, L->parts[i], strlen(L->parts[i]));
@@ -1124,7 +1161,8 @@ static void write_column_chunk(tw_enc *t, const pq_writer *w, const leaf *L,
 	}
 	tw_struct_end(t);
 	nes = (m->n_dict_pages ? 2u : 0u) + (m->n_plain_pages ? 1u : 0u);
-	tw_field_list(t, 13, TW_STRUCT, nes);
+	if (!m->copied)
+		tw_field_list(t, 13, TW_STRUCT, nes);
 	if (m->n_dict_pages) {
 		tw_struct_begin(t);
 		tw_i32(t, 1, PQ_PAGE_DICTIONARY);
@@ -1145,11 +1183,11 @@ static void write_column_chunk(tw_enc *t, const pq_writer *w, const leaf *L,
 		tw_struct_end(t);
 	}
 	tw_struct_end(t);
-	if (m->oi_off >= 0) {
+	if (m->oi_off >= 0 && !w->any_copied) {
 		tw_i64(t, 4, oi_base + m->oi_off);
 		tw_i32(t, 5, m->oi_len);
 	}
-	if (m->ci_off >= 0) {
+	if (m->ci_off >= 0 && !w->any_copied) {
 		tw_i64(t, 6, ci_base + m->ci_off);
 		tw_i32(t, 7, m->ci_len);
 	}
@@ -1165,9 +1203,13 @@ static int write_footer(pq_writer *w)
 	uint8_t tail[8];
 	int rc;
 
-	LOOM_TRY(sink_write(w, w->ci_all.ptr, w->ci_all.size));
+	/* a copied chunk has no page index here: then no chunk gets one, as
+	 * readers take page indexes for all of a file's chunks or none */
+	if (!w->any_copied)
+		LOOM_TRY(sink_write(w, w->ci_all.ptr, w->ci_all.size));
 	oi_base = (int64_t)w->pos;
-	LOOM_TRY(sink_write(w, w->oi_all.ptr, w->oi_all.size));
+	if (!w->any_copied)
+		LOOM_TRY(sink_write(w, w->oi_all.ptr, w->oi_all.size));
 
 	tw_init(&t, &foot);
 	tw_struct_begin(&t);
@@ -1224,6 +1266,144 @@ static int write_footer(pq_writer *w)
 	}
 	loom_buf_dispose(&foot);
 	return rc;
+}
+
+/* ---- row groups copied from another file ------------------------------- */
+
+/* The chunk's statistics, if they give what the file's stats need: the
+ * null count and, when the column has ordered values that are not all
+ * null, exact min and max (the TypeDefinedOrder fields). */
+static int copyable_stats(const leaf *L, const pq_column_meta *m)
+{
+	const pq_statistics *st = &m->statistics;
+	if (!m->has_statistics || !st->has_null_count || st->null_count < 0 || st->null_count > m->num_values)
+		return 0;
+	if (L->cmp == PQ_CMP_NONE || (L->max_rep == 0 && st->null_count == m->num_values))
+		return 1;
+	if (!st->min_value.ptr || !st->max_value.ptr)
+		return 0;
+	if ((st->has_is_min_value_exact && !st->is_min_value_exact) ||
+	    (st->has_is_max_value_exact && !st->is_max_value_exact))
+		return 0;
+	if (L->width && (st->min_value.len != L->width || st->max_value.len != L->width))
+		return 0;
+	return 1;
+}
+
+int pq_writer_can_copy(const pq_writer *w, pq_reader *r, size_t g)
+{
+	const pq_schema *s = pq_reader_schema(r);
+	const pq_file_meta *fm = pq_reader_meta(r);
+	const pq_row_group *rg;
+	size_t i;
+	if (g >= fm->num_row_groups || s->num_leaves != w->nleaves)
+		return 0;
+	rg = &fm->row_groups[g];
+	if (rg->num_columns != w->nleaves || rg->num_rows <= 0)
+		return 0;
+	for (i = 0; i < w->nleaves; i++) {
+		const leaf *L = &w->leaves[i];
+		const pq_leaf *in = &s->leaves[i];
+		const pq_column_chunk *cc = &rg->columns[i];
+		if (in->type != L->type || in->max_def != L->max_def || in->max_rep != L->max_rep ||
+		    (L->type == PQ_FIXED_LEN_BYTE_ARRAY && in->type_length != L->type_length))
+			return 0;
+		if (!cc->has_meta_data || cc->encrypted || cc->file_path || cc->meta.codec != w->codec)
+			return 0;
+		if (!copyable_stats(L, &cc->meta))
+			return 0;
+	}
+	return 1;
+}
+
+static int copy_chunk(pq_writer *w, leaf *L, pq_reader *r, size_t g, size_t i, chunk_meta *m)
+{
+	const pq_column_meta *cm = &pq_reader_meta(r)->row_groups[g].columns[i].meta;
+	const pq_statistics *st = &cm->statistics;
+	const uint8_t *bytes;
+	size_t len, k;
+	int64_t start, out = (int64_t)w->pos;
+	pq_stats tmp;
+	int rc;
+
+	LOOM_TRY(pq_reader_chunk_bytes(r, g, i, &bytes, &len, &start));
+	memset(m, 0, sizeof(*m));
+	m->copied = 1;
+	m->ci_off = m->oi_off = -1;
+	m->file_offset = out;
+	m->dict_page_offset = -1;
+	if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
+	    cm->dictionary_page_offset < cm->data_page_offset)
+		m->dict_page_offset = out + (cm->dictionary_page_offset - start);
+	m->data_page_offset = out + (cm->data_page_offset - start);
+	LOOM_TRY(sink_write(w, bytes, len));
+	m->total_comp = (int64_t)len;
+	m->total_uncomp = cm->total_uncompressed_size;
+	m->num_values = cm->num_values;
+	m->null_count = st->null_count;
+	m->enc_off = w->enc_pool.size;
+	m->n_enc = cm->num_encodings;
+	for (k = 0; k < cm->num_encodings; k++)
+		LOOM_TRY(loom_buf_put(&w->enc_pool, &cm->encodings[k], sizeof(int32_t)));
+	/* the file's stats take the chunk's in */
+	pq_stats_init(&tmp, L->cmp, L->width);
+	tmp.null_count = st->null_count;
+	tmp.num_values = cm->num_values - st->null_count;
+	m->has_minmax = L->cmp != PQ_CMP_NONE && st->min_value.ptr && st->max_value.ptr;
+	rc = 0;
+	if (m->has_minmax) {
+		m->min_off = w->stats_pool.size;
+		m->min_len = st->min_value.len;
+		m->max_len = st->max_value.len;
+		rc = loom_buf_put(&w->stats_pool, st->min_value.ptr, st->min_value.len);
+		m->max_off = w->stats_pool.size;
+		if (rc == 0)
+			rc = loom_buf_put(&w->stats_pool, st->max_value.ptr, st->max_value.len);
+		if (rc == 0)
+			rc = loom_buf_put(&tmp.min, st->min_value.ptr, st->min_value.len);
+		if (rc == 0)
+			rc = loom_buf_put(&tmp.max, st->max_value.ptr, st->max_value.len);
+		tmp.has_minmax = 1;
+	}
+	if (rc == 0)
+		rc = pq_stats_merge(&L->fstats, &tmp);
+	pq_stats_dispose(&tmp);
+	return rc;
+}
+
+int pq_writer_copy_row_group(pq_writer *w, pq_reader *r, size_t g)
+{
+	const pq_row_group *rg;
+	rg_info *ri;
+	size_t i;
+	if (w->failed)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "parquet writer: used after a failure");
+	if (!pq_writer_can_copy(w, r, g))
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET,
+		                "parquet writer: row group %zu of %s cannot be copied into this file", g,
+		                pq_reader_key(r));
+	rg = &pq_reader_meta(r)->row_groups[g];
+	if (flush_row_group(w) < 0 || grow_row_groups(w) < 0) {
+		w->failed = 1;
+		return loom_error_last()->code;
+	}
+	ri = &w->rgs[w->nrg];
+	memset(ri, 0, sizeof(*ri));
+	ri->num_rows = rg->num_rows;
+	ri->file_offset = (int64_t)w->pos;
+	for (i = 0; i < w->nleaves; i++) {
+		chunk_meta *m = &w->metas[w->nrg * w->nleaves + i];
+		if (copy_chunk(w, &w->leaves[i], r, g, i, m) < 0) {
+			w->failed = 1;
+			return loom_error_last()->code;
+		}
+		ri->total_byte_size += m->total_uncomp;
+		ri->total_comp += m->total_comp;
+	}
+	w->nrg++;
+	w->rows_total += rg->num_rows;
+	w->any_copied = 1;
+	return 0;
 }
 
 /* ---- close / free ----------------------------------------------------- */
@@ -1337,6 +1517,7 @@ void pq_writer_free(pq_writer *w)
 	loom_free(w->metas);
 	loom_free(w->rgs);
 	loom_buf_dispose(&w->stats_pool);
+	loom_buf_dispose(&w->enc_pool);
 	loom_buf_dispose(&w->ci_all);
 	loom_buf_dispose(&w->oi_all);
 	loom_buf_dispose(&w->shared.body);
@@ -1362,6 +1543,19 @@ void pq_write_result_free(pq_write_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int pq_writer_flush_pages(pq_writer *w)
+{
+	size_t i;
+	if (w->failed)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "parquet writer: used after a failure");
+	for (i = 0; i < w->nleaves; i++)
+		if (w->leaves[i].plev > 0 && flush_page(w, &w->leaves[i]) < 0) {
+			w->failed = 1;
+			return loom_error_last()->code;
+		}
+	return 0;
+}
+
 int64_t pq_writer_rows(const pq_writer *w)
 {
 	return w->rows_total;
@@ -1374,13 +1568,28 @@ uint64_t pq_writer_bytes_written(const pq_writer *w)
 
 uint64_t pq_writer_estimated_size(const pq_writer *w)
 {
-	uint64_t total = w->pos;
+	double total = (double)w->pos, flushed_uncomp = 0, flushed_comp = 0, page_uncomp = 0, page_comp = 0;
 	size_t i;
+	for (i = 0; i < w->nrg; i++) {
+		flushed_uncomp += (double)w->rgs[i].total_byte_size;
+		flushed_comp += (double)w->rgs[i].total_comp;
+	}
+	for (i = 0; i < w->nleaves; i++) {
+		page_uncomp += (double)w->leaves[i].c_uncomp;
+		page_comp += (double)w->leaves[i].chunk.size;
+	}
 	for (i = 0; i < w->nleaves; i++) {
 		const leaf *L = &w->leaves[i];
-		total += L->chunk.size + page_estimate(L);
+		/* what is not compressed yet counts at the ratio the file's row
+		 * groups reached (dictionaries included), else at the ratio of the
+		 * column's compressed pages so far, else of every column's */
+		double ratio = flushed_uncomp > 0 ? flushed_comp / flushed_uncomp
+		             : L->c_uncomp > 0 ? (double)L->chunk.size / (double)L->c_uncomp
+		             : page_uncomp > 0 ? page_comp / page_uncomp : 1.0;
+		double pending = (double)page_estimate(L);
 		if (L->c_dict_pages || L->dict_on)
-			total += L->dict.plain.size;
+			pending += (double)L->dict.plain.size;
+		total += (double)L->chunk.size + pending * (ratio < 1.0 ? ratio : 1.0);
 	}
-	return total;
+	return (uint64_t)total;
 }

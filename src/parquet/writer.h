@@ -93,6 +93,21 @@ int pq_writer_open(pq_writer **out, loom_store_writer *sink,
  * only read; it may be borrowed. Row groups are cut between rows. */
 int pq_writer_write(pq_writer *w, const pq_batch *b);
 
+/* Row groups copied from another file, byte for byte, without decoding:
+ * pq_writer_can_copy says whether row group `g` of `r` may be (the same
+ * leaves with the same physical types and levels in the same order,
+ * stored with this writer's codec, and statistics giving every leaf's null
+ * count and, for ordered values, exact min and max); the caller makes sure
+ * the schemas agree beyond that (names, logical types).
+ * pq_writer_copy_row_group writes the buffered row group first, then the
+ * copied one; its chunk statistics go into the file's (pq_write_result).
+ * Dictionary pages and page statistics travel with the pages; bloom
+ * filters and page indexes do not, and a file holding a copied row group
+ * is written without page indexes. */
+typedef struct pq_reader pq_reader;
+int pq_writer_can_copy(const pq_writer *w, pq_reader *r, size_t g);
+int pq_writer_copy_row_group(pq_writer *w, pq_reader *r, size_t g);
+
 /* Write the last row group, page indexes and footer, fill `res` (may be
  * NULL), and free the writer whatever the outcome. */
 int pq_writer_close(pq_writer *w, pq_write_result *res);
@@ -100,13 +115,19 @@ int pq_writer_close(pq_writer *w, pq_write_result *res);
 /* Free without finishing (abort paths); NULL accepted. */
 void pq_writer_free(pq_writer *w);
 
+/* Close every column's pending page now (compressed into the buffered
+ * row group), so pq_writer_estimated_size is exact up to dictionaries. */
+int pq_writer_flush_pages(pq_writer *w);
+
 /* Rows written so far (including the buffered row group). */
 int64_t pq_writer_rows(const pq_writer *w);
 /* Bytes sent to the sink so far. */
 uint64_t pq_writer_bytes_written(const pq_writer *w);
 /* Estimated file size if closed now: bytes written plus the buffered row
- * group (compressed pages held, pending pages and dictionaries at their
- * encoded size), without the footer. For rolling output at a target size. */
+ * group (compressed pages held; pending pages and dictionaries at their
+ * encoded size times the compression ratio of the file's row groups so
+ * far, or of their column's compressed pages before the first row group),
+ * without the footer. For rolling output at a target size. */
 uint64_t pq_writer_estimated_size(const pq_writer *w);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "loom/config.h"
+#include "loom/metrics.h"
 #include "plan/plan_int.h"
 #include "plan/report_int.h"
 #include "util/buf.h"
@@ -23,7 +24,7 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 	switch (r->kind) {
 	case LOOM_RESULT_VACUUM:
 		n = (int64_t)r->n_files_deleted;
-		v = loom_op_result_metric(r, "sizeOfDataToDelete", -1);
+		v = loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, -1);
 		loom_format_size(v, x, sizeof(x));
 		plan_bprintf(brcp, b, "%s: %s %lld file%s", name, r->dry_run ? "would delete" : "deleted",
 		             (long long)n, plural(n));
@@ -33,8 +34,8 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 		break;
 	case LOOM_RESULT_OPTIMIZE:
 		if (r->dry_run) {
-			n = loom_op_result_metric(r, "filesRemoved.totalFiles", r->num_files_removed);
-			v = loom_op_result_metric(r, "numBins", -1);
+			n = loom_op_result_metric(r, LOOM_METRIC_FILES_REMOVED_TOTAL_FILES, r->num_files_removed);
+			v = loom_op_result_metric(r, LOOM_METRIC_NUM_BINS, -1);
 			plan_bprintf(brcp, b, "%s: would rewrite %lld file%s", name, (long long)n, plural(n));
 			if (v >= 0)
 				plan_bprintf(brcp, b, " in %lld bin%s", (long long)v, plural(v));
@@ -48,15 +49,15 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 		plan_bprintf(brcp, b, "%s: %lld file%s -> %lld file%s", name,
 		             (long long)r->num_files_removed, plural(r->num_files_removed),
 		             (long long)r->num_files_added, plural(r->num_files_added));
-		n = loom_op_result_metric(r, "numRemovedBytes", -1);
-		v = loom_op_result_metric(r, "numAddedBytes", -1);
+		n = loom_op_result_metric(r, LOOM_METRIC_NUM_REMOVED_BYTES, -1);
+		v = loom_op_result_metric(r, LOOM_METRIC_NUM_ADDED_BYTES, -1);
 		loom_format_size(n, x, sizeof(x));
 		loom_format_size(v, y, sizeof(y));
 		if (n >= 0 && v >= 0)
 			plan_bprintf(brcp, b, ", %s -> %s", x, y);
 		break;
 	default:
-		v = loom_op_result_metric(r, "version", -1);
+		v = loom_op_result_metric(r, LOOM_METRIC_VERSION, -1);
 		if (v >= 0)
 			plan_bprintf(brcp, b, "%s: version %lld", name, (long long)v);
 		else

@@ -11,6 +11,7 @@ typedef struct task {
 	struct task *next;
 	loom_task_fn fn;
 	void *arg;
+	loom_taskgroup *group;   /* NULL: a plain task */
 } task;
 
 struct loom_threadpool {
@@ -28,6 +29,21 @@ size_t loom_cpu_count(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (size_t)n : 1;
+}
+
+/* Run a dequeued task and account for it. */
+static void run_task(loom_threadpool *p, task *t)
+{
+	loom_taskgroup *g = t->group;
+	t->fn(t->arg);
+	loom_free(t);
+	pthread_mutex_lock(&p->lock);
+	if (g)
+		g->pending--;
+	--p->pending;
+	/* waiters of the pool and of groups share this condition */
+	pthread_cond_broadcast(&p->all_done);
+	pthread_mutex_unlock(&p->lock);
 }
 
 static void *worker_main(void *arg)
@@ -48,13 +64,7 @@ static void *worker_main(void *arg)
 			p->tail = NULL;
 		pthread_mutex_unlock(&p->lock);
 
-		t->fn(t->arg);
-		loom_free(t);
-
-		pthread_mutex_lock(&p->lock);
-		if (--p->pending == 0)
-			pthread_cond_broadcast(&p->all_done);
-		pthread_mutex_unlock(&p->lock);
+		run_task(p, t);
 	}
 }
 
@@ -88,7 +98,7 @@ int loom_threadpool_new(loom_threadpool **out, size_t nthreads)
 	return 0;
 }
 
-int loom_threadpool_submit(loom_threadpool *p, loom_task_fn fn, void *arg)
+static int submit(loom_threadpool *p, loom_taskgroup *g, loom_task_fn fn, void *arg)
 {
 	task *t = loom_malloc(sizeof(*t));
 	if (!t)
@@ -96,7 +106,10 @@ int loom_threadpool_submit(loom_threadpool *p, loom_task_fn fn, void *arg)
 	t->next = NULL;
 	t->fn = fn;
 	t->arg = arg;
+	t->group = g;
 	pthread_mutex_lock(&p->lock);
+	if (g)
+		g->pending++;
 	if (p->tail)
 		p->tail->next = t;
 	else
@@ -106,6 +119,51 @@ int loom_threadpool_submit(loom_threadpool *p, loom_task_fn fn, void *arg)
 	pthread_cond_signal(&p->work_ready);
 	pthread_mutex_unlock(&p->lock);
 	return 0;
+}
+
+int loom_threadpool_submit(loom_threadpool *p, loom_task_fn fn, void *arg)
+{
+	return submit(p, NULL, fn, arg);
+}
+
+void loom_taskgroup_init(loom_taskgroup *g, loom_threadpool *pool)
+{
+	g->pool = pool;
+	g->pending = 0;
+}
+
+void loom_taskgroup_run(loom_taskgroup *g, loom_task_fn fn, void *arg)
+{
+	if (!g->pool || submit(g->pool, g, fn, arg) < 0)
+		fn(arg);
+}
+
+void loom_taskgroup_wait(loom_taskgroup *g)
+{
+	loom_threadpool *p = g->pool;
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	while (g->pending) {
+		task *t, *prev = NULL;
+		for (t = p->head; t && t->group != g; t = t->next)
+			prev = t;
+		if (!t) {
+			pthread_cond_wait(&p->all_done, &p->lock);
+			continue;
+		}
+		/* help: run one of the group's queued tasks here */
+		if (prev)
+			prev->next = t->next;
+		else
+			p->head = t->next;
+		if (p->tail == t)
+			p->tail = prev;
+		pthread_mutex_unlock(&p->lock);
+		run_task(p, t);
+		pthread_mutex_lock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 void loom_threadpool_wait(loom_threadpool *p)

@@ -18,6 +18,24 @@ size_t loom_threadpool_size(const loom_threadpool *p);
 /* Finish queued tasks, stop the workers and free the pool. NULL is fine. */
 void loom_threadpool_free(loom_threadpool *p);
 
+/* A task group: tasks submitted to one pool that a caller waits for
+ * together. Waiting runs the group's queued tasks on the waiting thread,
+ * so a task may itself submit to the pool and wait for its own group
+ * without deadlock (nested parallelism on one fixed pool). Only tasks of
+ * the same group are run by a waiter: a task that blocks on something
+ * other than a group (a hand-off queue) needs a thread of its own. */
+typedef struct loom_taskgroup {
+	loom_threadpool *pool;     /* NULL: tasks run inline at submit */
+	size_t pending;            /* guarded by the pool's lock */
+} loom_taskgroup;
+
+void loom_taskgroup_init(loom_taskgroup *g, loom_threadpool *pool);
+/* Queue fn(arg) in the group; without a pool (or when queueing fails)
+ * the task runs at once on the calling thread. */
+void loom_taskgroup_run(loom_taskgroup *g, loom_task_fn fn, void *arg);
+/* Block until every task of the group has finished, running queued ones. */
+void loom_taskgroup_wait(loom_taskgroup *g);
+
 /* Online CPUs (at least 1). */
 size_t loom_cpu_count(void);
 

@@ -209,6 +209,46 @@ TEST(threadpool_runs_every_task)
 	CHECK(loom_cpu_count() >= 1);
 }
 
+/* An outer task fans out into its own group and waits for it on a pool
+ * whose every thread runs such an outer task: only helping waits (the
+ * waiter runs its group's queued tasks) let this finish. */
+typedef struct nest {
+	loom_threadpool *p;
+	int counter;
+} nest;
+
+static void outer_task(void *arg)
+{
+	nest *n = arg;
+	loom_taskgroup g;
+	int i;
+	loom_taskgroup_init(&g, n->p);
+	for (i = 0; i < 50; i++)
+		loom_taskgroup_run(&g, add_task, &n->counter);
+	loom_taskgroup_wait(&g);
+	__atomic_fetch_add(&n->counter, 1000, __ATOMIC_SEQ_CST);
+}
+
+TEST(taskgroups_nest_on_one_pool)
+{
+	nest n;
+	loom_taskgroup g;
+	int i;
+	memset(&n, 0, sizeof(n));
+	CHECK_OK(loom_threadpool_new(&n.p, 2));
+	loom_taskgroup_init(&g, n.p);
+	for (i = 0; i < 8; i++)
+		loom_taskgroup_run(&g, outer_task, &n);
+	loom_taskgroup_wait(&g);
+	CHECK_INT(n.counter, 8 * 1050);
+	/* without a pool, tasks run at once */
+	loom_taskgroup_init(&g, NULL);
+	loom_taskgroup_run(&g, add_task, &n.counter);
+	loom_taskgroup_wait(&g);
+	CHECK_INT(n.counter, 8 * 1050 + 1);
+	loom_threadpool_free(n.p);
+}
+
 TEST(clock_system_and_fixed)
 {
 	loom_fixed_clock fc;
@@ -265,6 +305,7 @@ int main(void)
 	RUN(hashmap_put_get_remove_many);
 	RUN(arena_aligns_and_holds_big_blocks);
 	RUN(threadpool_runs_every_task);
+	RUN(taskgroups_nest_on_one_pool);
 	RUN(clock_system_and_fixed);
 	RUN(uuid_v4_format_and_uniqueness);
 	RUN(percent_round_trips_delta_paths);

@@ -1,0 +1,260 @@
+/* ops/pipe_read.c - the reader stage: files -> aligned, DV-filtered
+ * column batches. */
+#include "ops/pipe_read.h"
+
+#include <string.h>
+
+#include "delta/dv.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+#define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *const *files, size_t n,
+                      pipe_schema *os)
+{
+	size_t i, g;
+	memset(fc, 0, sizeof(*fc));
+	fc->footers = loom_calloc(n ? n : 1, sizeof(pq_footer *));
+	if (!fc->footers)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	fc->num = n;
+	for (i = 0; i < n; i++) {
+		const pq_file_meta *m;
+		const char *key;
+		LOOM_TRY(pipe_file_key(store, files[i], &key));
+		if (pq_footer_load(&fc->footers[i], store, key) < 0)
+			return loom_err_wrap("reading %s", files[i]->path);
+		LOOM_TRY(pipe_schema_merge(os, pq_footer_schema(fc->footers[i]), files[i]->path));
+		m = pq_footer_meta(fc->footers[i]);
+		for (g = 0; g < m->num_row_groups; g++) {
+			const pq_row_group *rg = &m->row_groups[g];
+			fc->input_bytes += (uint64_t)(rg->total_byte_size > 0 ? rg->total_byte_size : 0);
+			fc->input_rows += (uint64_t)(rg->num_rows > 0 ? rg->num_rows : 0);
+		}
+	}
+	return 0;
+}
+
+void pipe_footers_dispose(pipe_footers *fc)
+{
+	size_t i;
+	for (i = 0; fc->footers && i < fc->num; i++)
+		pq_footer_free(fc->footers[i]);
+	loom_free(fc->footers);
+	memset(fc, 0, sizeof(*fc));
+}
+
+void pipe_reader_init(pipe_reader *rd, const pipe_settings *set, const pipe_schema *os,
+                      const uint8_t *mask)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->set = set;
+	rd->os = os;
+	rd->mask = mask;
+}
+
+void pipe_reader_dispose(pipe_reader *rd)
+{
+	size_t i;
+	loom_free(rd->zeros);
+	pq_batch_free(&rd->in);
+	loom_free(rd->view.columns);
+	pq_batch_free(&rd->kept);
+	for (i = 0; rd->defs && i < rd->lm.nout; i++)
+		loom_free(rd->defs[i]);
+	loom_free(rd->defs);
+	loom_free(rd->defs_cap);
+	pipe_leaf_map_dispose(&rd->lm);
+	pipe_leaf_map_dispose(&rd->prev);
+	pq_reader_free(rd->r);
+	memset(rd, 0, sizeof(*rd));
+}
+
+/* Def levels + 1: a column required in the file, optional in the output. */
+static int shifted_defs(pipe_reader *rd, size_t leaf, const pq_column *in, int16_t **out)
+{
+	size_t i, n = in->num_levels;
+	if (n > rd->defs_cap[leaf]) {
+		loom_free(rd->defs[leaf]);
+		rd->defs[leaf] = loom_malloc((n ? n : 1) * sizeof(int16_t));
+		if (!rd->defs[leaf]) {
+			rd->defs_cap[leaf] = 0;
+			return OPS_ERR(LOOM_ENOMEM, "out of memory");
+		}
+		rd->defs_cap[leaf] = n;
+	}
+	for (i = 0; i < n; i++)
+		rd->defs[leaf][i] = (int16_t)((in->def_levels ? in->def_levels[i] : 0) + 1);
+	*out = rd->defs[leaf];
+	return 0;
+}
+
+static int ensure_zeros(pipe_reader *rd, size_t n)
+{
+	if (n <= rd->zeros_cap)
+		return 0;
+	loom_free(rd->zeros);
+	rd->zeros = loom_calloc(n, sizeof(int16_t));
+	if (!rd->zeros)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	rd->zeros_cap = n;
+	return 0;
+}
+
+/* Copy the rows of `src` the filter keeps (physical rows base..) to dst. */
+static int drop_deleted(pq_batch *dst, const pq_batch *src, const delta_row_filter *dv,
+                        uint64_t base, int64_t *deleted)
+{
+	size_t r = 0, start;
+	pq_batch_clear(dst);
+	while (r < src->num_rows) {
+		while (r < src->num_rows && delta_row_filter_contains(dv, base + r)) {
+			r++;
+			(*deleted)++;
+		}
+		start = r;
+		while (r < src->num_rows && !delta_row_filter_contains(dv, base + r))
+			r++;
+		if (r > start)
+			LOOM_TRY(pq_batch_append_rows(dst, src, start, r));
+	}
+	return 0;
+}
+
+/* Map this file's leaves; keep the decoded batch's buffers (fresh memory
+ * is expensive) unless the mapping differs from the last file's. */
+static int prepare(pipe_reader *rd, const pq_schema *s)
+{
+	size_t nout = rd->os->schema->num_leaves;
+	LOOM_TRY(pipe_schema_map_file(rd->os, s, rd->mask, &rd->lm));
+	if (!rd->defs) {
+		rd->defs = loom_calloc(nout + 1, sizeof(int16_t *));
+		rd->defs_cap = loom_calloc(nout + 1, sizeof(size_t));
+		rd->view.columns = loom_calloc(nout + 1, sizeof(pq_column));
+		if (!rd->defs || !rd->defs_cap || !rd->view.columns)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory");
+		rd->view.borrowed = 1;
+	}
+	rd->view.num_columns = rd->lm.nouts;
+	if (!pipe_leaf_map_same(&rd->lm, &rd->prev)) {
+		pq_batch_free(&rd->in);
+		memset(&rd->in, 0, sizeof(rd->in));
+		LOOM_TRY(pipe_leaf_map_copy(&rd->prev, &rd->lm));
+	}
+	return 0;
+}
+
+/* Point the view's columns at the decoded ones, nulls for absent ones. */
+static int align(pipe_reader *rd, size_t rows)
+{
+	const pipe_leaf_map *lm = &rd->lm;
+	size_t k;
+	LOOM_TRY(ensure_zeros(rd, rows + 2));
+	for (k = 0; k < lm->nouts; k++) {
+		pq_column *c = &rd->view.columns[k];
+		size_t i = lm->outs[k];
+		if (lm->map[i] >= 0) {
+			*c = rd->in.columns[lm->map[i]];
+			if (lm->shift[i]) {
+				LOOM_TRY(shifted_defs(rd, i, c, &c->def_levels));
+				c->max_def++;
+			}
+		} else {
+			const pq_leaf *l = &rd->os->schema->leaves[i];
+			memset(c, 0, sizeof(*c));
+			c->type = l->type;
+			c->type_length = l->type_length;
+			c->max_def = l->max_def;
+			c->max_rep = l->max_rep;
+			c->num_levels = rows;
+			c->def_levels = l->max_def ? rd->zeros : NULL;
+			c->rep_levels = l->max_rep ? rd->zeros : NULL;
+			if (l->type == PQ_BYTE_ARRAY)
+				c->offsets = (uint32_t *)(void *)rd->zeros; /* one 0 offset */
+		}
+	}
+	rd->view.num_rows = rows;
+	return 0;
+}
+
+/* The file's leaves are the output's, one for one. */
+static int is_identity(const pipe_reader *rd, const pq_schema *s)
+{
+	const pipe_leaf_map *lm = &rd->lm;
+	size_t i;
+	if (rd->mask || s->num_leaves != lm->nout || lm->npresent != lm->nout)
+		return 0;
+	for (i = 0; i < lm->nout; i++)
+		if (lm->map[i] != (long)i || lm->present[i] != i || lm->shift[i])
+			return 0;
+	return 1;
+}
+
+int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, pipe_emit_fn emit,
+                     pipe_copy_fn copy, void *arg, pipe_result *counts)
+{
+	const pipe_settings *set = rd->set;
+	pq_reader *r;
+	delta_row_filter *dv = NULL;
+	const pq_file_meta *m;
+	uint64_t base = 0;
+	size_t g;
+	int rc;
+
+	rc = rd->r ? pq_reader_reopen_footer(rd->r, ft) : pq_reader_open_footer(&rd->r, set->store, ft);
+	if (rc < 0)
+		return loom_err_wrap("reading %s", f->path);
+	r = rd->r;
+	m = pq_reader_meta(r);
+	if (f->dv.storage_type && (rc = delta_dv_load(set->store, &f->dv, &dv)) < 0) {
+		loom_err_wrap("deletion vector of %s", f->path);
+		goto done;
+	}
+	if ((rc = prepare(rd, pq_reader_schema(r))) < 0)
+		goto done;
+	if (dv || !is_identity(rd, pq_reader_schema(r)))
+		copy = NULL;
+	for (g = 0; g < m->num_row_groups; g++) {
+		const pq_batch *out = &rd->view;
+		size_t rows = (size_t)m->row_groups[g].num_rows;
+		if (loom_cancel_requested(set->cancel)) {
+			rc = OPS_ERR(LOOM_ECANCELLED, "rewrite cancelled");
+			goto done;
+		}
+		if (copy && (rc = copy(arg, r, g)) != 0) {
+			if (rc < 0)
+				goto done;
+			rc = 0;
+			counts->rows_in += (int64_t)rows;
+			continue;
+		}
+		if (rd->lm.npresent) {
+			if ((rc = pq_reader_read_row_group(r, g, rd->lm.present, rd->lm.npresent, &rd->in)) < 0) {
+				loom_err_wrap("reading %s row group %zu", f->path, g);
+				goto done;
+			}
+			rows = rd->in.num_rows;
+		}
+		if ((rc = align(rd, rows)) < 0)
+			goto done;
+		counts->rows_in += (int64_t)rows;
+		if (dv) {
+			if (rd->kept.num_columns != rd->lm.nouts) {
+				pq_batch_free(&rd->kept);
+				memset(&rd->kept, 0, sizeof(rd->kept));
+				if ((rc = pq_batch_init(&rd->kept, rd->lm.nouts)) < 0)
+					goto done;
+			}
+			if ((rc = drop_deleted(&rd->kept, &rd->view, dv, base, &counts->rows_deleted)) < 0)
+				goto done;
+			out = &rd->kept;
+		}
+		if ((rc = emit(arg, out)) < 0)
+			goto done;
+		base += rows;
+	}
+done:
+	delta_row_filter_free(dv);
+	return rc;
+}

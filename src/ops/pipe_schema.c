@@ -1,0 +1,279 @@
+/* ops/pipe_schema.c - the output schema of a rewrite unit and the mapping
+ * of each input file's leaves onto it. */
+#include "ops/pipe_schema.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "util/alloc.h"
+#include "util/error.h"
+
+#define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+static size_t subtree_end(const pq_schema_node *nodes, size_t n, size_t i)
+{
+	size_t remaining = 1;
+	while (remaining > 0 && i < n) {
+		remaining--;
+		if (nodes[i].is_group)
+			remaining += (size_t)(nodes[i].num_children > 0 ? nodes[i].num_children : 0);
+		i++;
+	}
+	return i;
+}
+
+static int node_equal(const pq_schema_node *a, const pq_schema_node *b)
+{
+	return strcmp(a->name, b->name) == 0 && a->is_group == b->is_group &&
+	       a->has_repetition == b->has_repetition && a->repetition == b->repetition &&
+	       (a->is_group || (a->type == b->type && a->type_length == b->type_length)) &&
+	       a->num_children == b->num_children && a->converted_type == b->converted_type &&
+	       a->logical_type.kind == b->logical_type.kind &&
+	       a->logical_type.decimal_scale == b->logical_type.decimal_scale &&
+	       a->logical_type.decimal_precision == b->logical_type.decimal_precision &&
+	       a->logical_type.unit == b->logical_type.unit &&
+	       a->logical_type.is_adjusted_to_utc == b->logical_type.is_adjusted_to_utc &&
+	       a->logical_type.int_bit_width == b->logical_type.int_bit_width &&
+	       a->scale == b->scale && a->precision == b->precision;
+}
+
+/* The top-level node of `s` holding field `f`, or -1. */
+static long find_top(const pq_schema *s, const pipe_field *f)
+{
+	int32_t k, n = s->nodes[0].num_children;
+	for (k = 0; k < n; k++) {
+		int32_t c = s->children[s->child_begin[0] + k];
+		if (f->field_id >= 0 && s->nodes[c].has_field_id && s->nodes[c].field_id == f->field_id)
+			return c;
+	}
+	for (k = 0; k < n; k++) {
+		int32_t c = s->children[s->child_begin[0] + k];
+		if (strcmp(s->nodes[c].name, f->phys) == 0)
+			return c;
+	}
+	return -1;
+}
+
+void pipe_schema_dispose(pipe_schema *o)
+{
+	pq_schema_free(o->schema);
+	loom_free(o->nodes);
+	loom_free(o->fields);
+	loom_arena_dispose(&o->arena);
+	memset(o, 0, sizeof(*o));
+}
+
+static int is_partition_column(const delta_snapshot *snap, const char *name)
+{
+	uint32_t i;
+	for (i = 0; i < snap->metadata.num_partition_columns; i++)
+		if (strcasecmp(snap->metadata.partition_columns[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+int pipe_schema_init(pipe_schema *o, const delta_snapshot *snap)
+{
+	const delta_type *root = &snap->schema.root;
+	int cm = delta_snapshot_column_mapping(snap);
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	loom_arena_init(&o->arena, 0);
+	o->fields = loom_calloc(root->num_fields ? root->num_fields : 1, sizeof(pipe_field));
+	if (!o->fields)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	for (i = 0; i < root->num_fields; i++) {
+		const delta_field *f = &root->fields[i];
+		pipe_field *of;
+		if (is_partition_column(snap, f->name))
+			continue;
+		of = &o->fields[o->num_fields++];
+		of->phys = delta_field_physical_name(f, cm != 0);
+		of->field_id = cm == 1 ? f->column_mapping_id : -1;
+	}
+	return 0;
+}
+
+/* Take the subtrees of the fields file `s` has that no earlier file had,
+ * and check the others match. */
+int pipe_schema_merge(pipe_schema *o, const pq_schema *s, const char *file)
+{
+	size_t i, j;
+	if (!o->root_name)
+		o->root_name = loom_arena_strdup(&o->arena, s->nodes[0].name ? s->nodes[0].name : "schema");
+	for (i = 0; i < o->num_fields; i++) {
+		pipe_field *f = &o->fields[i];
+		long top = find_top(s, f);
+		size_t end;
+		if (top < 0) {
+			f->missing = 1;
+			continue;
+		}
+		end = subtree_end(s->nodes, s->num_nodes, (size_t)top);
+		if (!f->present) {
+			size_t cnt = end - (size_t)top;
+			f->present = 1;
+			f->node_count = cnt;
+			f->optional = !(s->nodes[top].has_repetition && s->nodes[top].repetition == PQ_REQUIRED);
+			f->node_begin = o->num_nodes; /* provisional: renumbered in finish */
+			if (o->num_nodes + cnt > o->cap) {
+				size_t nc = (o->num_nodes + cnt) * 2 + 8;
+				pq_schema_node *g = loom_reallocarray(o->nodes, nc, sizeof(*g));
+				if (!g)
+					return OPS_ERR(LOOM_ENOMEM, "out of memory");
+				o->nodes = g;
+				o->cap = nc;
+			}
+			for (j = 0; j < cnt; j++) {
+				pq_schema_node nd = s->nodes[top + (long)j];
+				nd.name = loom_arena_strdup(&o->arena, nd.name ? nd.name : "");
+				if (!nd.name)
+					return OPS_ERR(LOOM_ENOMEM, "out of memory");
+				o->nodes[o->num_nodes++] = nd;
+			}
+			continue;
+		}
+		if (end - (size_t)top != f->node_count)
+			goto differs;
+		for (j = 0; j < f->node_count; j++) {
+			pq_schema_node a = o->nodes[f->node_begin + j];
+			if (j == 0) {
+				/* required in one file, optional in another: written optional */
+				if (!(s->nodes[top].has_repetition && s->nodes[top].repetition == PQ_REQUIRED))
+					f->optional = 1;
+				a.repetition = s->nodes[top].repetition;
+			}
+			if (!node_equal(&a, &s->nodes[top + (long)j]))
+				goto differs;
+		}
+		continue;
+	differs:
+		return OPS_ERR(LOOM_EUNSUPPORTED,
+		               "%s: column '%s' has a different Parquet type or layout than in other files "
+		               "of the table (type widening or nested schema evolution): rewriting it is "
+		               "not supported", file, f->phys);
+	}
+	return 0;
+}
+
+/* Lay the present fields out in table order after a root node. */
+int pipe_schema_finish(pipe_schema *o)
+{
+	size_t total = 1, i, pos = 1;
+	pq_schema_node *nodes;
+	for (i = 0; i < o->num_fields; i++)
+		if (o->fields[i].present)
+			total += o->fields[i].node_count;
+	nodes = loom_calloc(total, sizeof(*nodes));
+	if (!nodes)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	nodes[0].name = o->root_name;
+	nodes[0].is_group = 1;
+	nodes[0].converted_type = PQ_CT_NONE;
+	for (i = 0; i < o->num_fields; i++) {
+		pipe_field *f = &o->fields[i];
+		if (!f->present)
+			continue;
+		memcpy(&nodes[pos], &o->nodes[f->node_begin], f->node_count * sizeof(*nodes));
+		if (f->missing)
+			f->optional = 1; /* a column added later: nulls in older files */
+		if (f->optional) {
+			nodes[pos].has_repetition = 1;
+			nodes[pos].repetition = PQ_OPTIONAL;
+		}
+		f->node_begin = pos;
+		pos += f->node_count;
+		nodes[0].num_children++;
+	}
+	loom_free(o->nodes);
+	o->nodes = nodes;
+	o->num_nodes = total;
+	o->cap = total;
+	LOOM_TRY(pq_schema_build(&o->schema, o->nodes, o->num_nodes, "rewrite output schema"));
+	for (i = 0; i < o->num_fields; i++) {
+		pipe_field *f = &o->fields[i];
+		if (!f->present)
+			continue;
+		f->leaf_begin = (size_t)o->schema->first_leaf[f->node_begin];
+		f->num_leaves = (size_t)o->schema->num_leaves_under[f->node_begin];
+	}
+	return 0;
+}
+
+static int grow_map(pipe_leaf_map *m, size_t nout)
+{
+	if (m->present && m->nout == nout)
+		return 0;
+	pipe_leaf_map_dispose(m);
+	m->nout = nout;
+	m->present = loom_calloc(nout + 1, sizeof(size_t));
+	m->map = loom_calloc(nout + 1, sizeof(long));
+	m->shift = loom_calloc(nout + 1, 1);
+	m->outs = loom_calloc(nout + 1, sizeof(size_t));
+	if (!m->present || !m->map || !m->shift || !m->outs)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	return 0;
+}
+
+int pipe_schema_map_file(const pipe_schema *o, const pq_schema *s, const uint8_t *mask,
+                         pipe_leaf_map *m)
+{
+	size_t i, nout = o->schema->num_leaves;
+	LOOM_TRY(grow_map(m, nout));
+	m->nouts = 0;
+	m->npresent = 0;
+	for (i = 0; i < nout; i++) {
+		m->map[i] = -1;
+		m->shift[i] = 0;
+		if (!mask || mask[i])
+			m->outs[m->nouts++] = i;
+	}
+	for (i = 0; i < o->num_fields; i++) {
+		const pipe_field *of = &o->fields[i];
+		long top;
+		size_t j;
+		if (!of->present)
+			continue;
+		top = find_top(s, of);
+		if (top < 0)
+			continue;
+		for (j = 0; j < of->num_leaves; j++) {
+			if (mask && !mask[of->leaf_begin + j])
+				continue;
+			m->shift[of->leaf_begin + j] =
+			    s->nodes[top].has_repetition && s->nodes[top].repetition == PQ_REQUIRED && of->optional;
+			m->map[of->leaf_begin + j] = (long)m->npresent;
+			m->present[m->npresent++] = (size_t)s->first_leaf[top] + j;
+		}
+	}
+	return 0;
+}
+
+int pipe_leaf_map_same(const pipe_leaf_map *a, const pipe_leaf_map *b)
+{
+	return a->present && b->present && a->nout == b->nout && a->npresent == b->npresent &&
+	       memcmp(a->present, b->present, a->npresent * sizeof(size_t)) == 0 &&
+	       memcmp(a->map, b->map, a->nout * sizeof(long)) == 0;
+}
+
+int pipe_leaf_map_copy(pipe_leaf_map *dst, const pipe_leaf_map *src)
+{
+	LOOM_TRY(grow_map(dst, src->nout));
+	memcpy(dst->present, src->present, src->npresent * sizeof(size_t));
+	memcpy(dst->map, src->map, src->nout * sizeof(long));
+	memcpy(dst->shift, src->shift, src->nout);
+	memcpy(dst->outs, src->outs, src->nouts * sizeof(size_t));
+	dst->npresent = src->npresent;
+	dst->nouts = src->nouts;
+	return 0;
+}
+
+void pipe_leaf_map_dispose(pipe_leaf_map *m)
+{
+	loom_free(m->present);
+	loom_free(m->map);
+	loom_free(m->shift);
+	loom_free(m->outs);
+	memset(m, 0, sizeof(*m));
+}
