@@ -367,7 +367,7 @@ int azure_put_blob(azure_store *s, const char *key, const void *data, size_t len
 	azure_call_init(&c, "PUT", key, LOOM_STORE_REQ_PUT);
 	c.req.body = data;
 	c.req.body_len = len;
-	c.req.idempotent = 1; /* a create-only retry that finds our own blob is checked below */
+	c.req.idempotent = 1; /* a create-only retry that finds our own blob: see below */
 	rc = azure_call_header(&c, "x-ms-blob-type", "BlockBlob");
 	if (rc == 0 && (flags & LOOM_PUT_IF_ABSENT))
 		rc = azure_call_header(&c, "If-None-Match", "*");
@@ -379,8 +379,12 @@ int azure_put_blob(azure_store *s, const char *key, const void *data, size_t len
 		goto done;
 	if ((flags & LOOM_PUT_IF_ABSENT) && (r.status == 409 || r.status == 412)) {
 		/* BlobAlreadyExists (409) or ConditionNotMet (412): the version is
-		 * taken - unless an earlier attempt of this very request wrote it */
-		if (r.attempts > 1 && is_ours(s, key, data, len))
+		 * taken - unless an earlier attempt of this very request wrote it.
+		 * Always look: curl itself sends a request again when a reused
+		 * connection dies under it, so even a first attempt by our count
+		 * may have been the second on the wire. (Loom's commits carry a
+		 * random txnId: another writer's bytes are never the same.) */
+		if (is_ours(s, key, data, len))
 			goto done;
 		rc = azure_status_error(s, &c, &r, LOOM_EEXISTS);
 		goto done;

@@ -239,7 +239,7 @@ static int put_block_list(azure_writer *w)
 		rc = azure_send(w->s, &c, &r);
 	if (rc == 0 && r.status != 201) {
 		if ((w->flags & LOOM_PUT_IF_ABSENT) && (r.status == 409 || r.status == 412)) {
-			if (!(r.attempts > 1 && committed_by_us(w)))
+			if (!committed_by_us(w)) /* as azure_put_blob: curl may have resent it */
 				rc = azure_status_error(w->s, &c, &r, LOOM_EEXISTS);
 		} else {
 			rc = azure_status_error(w->s, &c, &r, 0);
