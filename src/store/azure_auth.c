@@ -138,7 +138,7 @@ static int set_sas(azure_auth *a, const char *sas, const char *name)
 		p += n + (p[n] == '&');
 	}
 	if (rc == 0 && !has_sig)
-		rc = AUTH_ERR("option %s does not look like a SAS token (no sig= parameter)", name);
+		rc = AUTH_ERR("option %s does not look like a SAS token (it has no signature, the sig parameter)", name);
 	if (rc == 0 && !(a->sas = loom_buf_detach(&out)))
 		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	loom_buf_dispose(&out);

@@ -203,6 +203,17 @@ static int parse_http(const char *uri, const char *auth, const char *auth_end, c
 	return set_path(u, p, end, h, shown);
 }
 
+/* The schemes naming a container in their authority. */
+static int azure_scheme(const char *uri, size_t n)
+{
+	static const char *const schemes[] = { "az", "azure", "adl", "abfs", "abfss" };
+	size_t i;
+	for (i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
+		if (strlen(schemes[i]) == n && strncasecmp(uri, schemes[i], n) == 0)
+			return 1;
+	return 0;
+}
+
 static int parse(const char *uri, const azure_uri_hints *h, azure_uri *u, const char *shown)
 {
 	const char *sep = strstr(uri, "://"), *auth, *auth_end, *end, *q, *at;
@@ -225,6 +236,8 @@ static int parse(const char *uri, const azure_uri_hints *h, azure_uri *u, const 
 	    (scheme_len == 5 && strncasecmp(uri, "https", 5) == 0)) {
 		if ((rc = parse_http(uri, auth, auth_end, end, h, u, shown)) != 0)
 			return rc;
+	} else if (!azure_scheme(uri, scheme_len)) {
+		return AZURE_URI_NOT_AZURE;
 	} else {
 		/* az://container/path, or abfss://container@account.dfs.core.windows.net/path */
 		if ((at = memchr(auth, '@', (size_t)(auth_end - auth)))) {
