@@ -38,7 +38,7 @@ TEST(open_by_scheme)
 	loom_store_options o = LOOM_STORE_OPTIONS_INIT;
 	loom_kv kv[] = { { "AWS_REGION", "us-east-1" } };
 	char uri[4300];
-	CHECK_STR(loom_store_schemes(), "file");
+	CHECK(strncmp(loom_store_schemes(), "file", 4) == 0); /* then the object stores */
 	snprintf(uri, sizeof(uri), "FILE://%s", dir); /* schemes are case-insensitive */
 	CHECK_OK(loom_store_open(&s, uri, NULL));
 	CHECK(strncmp(loom_store_root(s), "file:///", 8) == 0);
