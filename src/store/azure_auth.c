@@ -362,7 +362,7 @@ static int string_to_sign(const azure_auth *a, const azure_sign_input *in, loom_
 		LOOM_TRY(loom_buf_putc(sts, '\n'));
 	}
 	/* x-ms-* headers, lower case, sorted */
-	for (i = n = 0; i < in->n_headers && n < AZURE_MAX_HEADERS; i++)
+	for (i = n = 0; i < in->n_headers && n < sizeof(sorted) / sizeof(sorted[0]); i++)
 		if (in->headers[i].key && strncasecmp(in->headers[i].key, "x-ms-", 5) == 0)
 			sorted[n++] = in->headers[i];
 	qsort(sorted, n, sizeof(sorted[0]), cmp_kv_name);

@@ -28,6 +28,16 @@ AZ_TOOLS="$TOOLS/azure"
 
 azblob() { NODE_PATH="$LOOM_AZURE_NODE_PATH" AZURITE_URL="$AZURITE_URL" node "$AZ_TOOLS/azblob.cjs" "$@"; }
 
+# Stop Azurite and its watchdog; with LOOM_AZURITE_CPU_LOG set, append
+# the CPU seconds Azurite used to that file first (measuring what a test
+# costs: the server is not a child the shell waits for, so `time` misses it).
+azurite_stop() {
+  if [ -n "${LOOM_AZURITE_CPU_LOG:-}" ] && [ -r "/proc/$1/stat" ]; then
+    awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat" >> "$LOOM_AZURITE_CPU_LOG"
+  fi
+  kill -9 "$1" "$2" 2> /dev/null
+}
+
 azurite_start() {
   local dir args=() scheme=http line="" i pid
   dir=$(mktemp -d "$TEST_TMP/azurite.XXXX")
@@ -54,7 +64,7 @@ azurite_start() {
   ( while kill -0 $$ 2> /dev/null && kill -0 "$pid" 2> /dev/null; do sleep 1; done
     kill -9 "$pid" 2> /dev/null ) > /dev/null 2>&1 &
   disown $!
-  on_exit "kill -9 $pid $! 2> /dev/null"
+  on_exit "azurite_stop $pid $!"
   for i in $(seq 1 300); do
     line=$(grep -o "listens on $scheme://127\.0\.0\.1:[0-9]*" "$dir/log" || true)
     [ -n "$line" ] && break
