@@ -373,7 +373,8 @@ static int string_to_sign(const azure_auth *a, const azure_sign_input *in, loom_
 	/* the resource: /account/path, then the query parameters sorted */
 	LOOM_TRY(loom_buf_printf(sts, "/%s%s", a->account, in->url_path));
 	n = in->n_params < AZURE_MAX_PARAMS ? in->n_params : AZURE_MAX_PARAMS;
-	memcpy(sorted, in->params, n * sizeof(sorted[0]));
+	if (n) /* (a batch sub-request has no parameters: NULL) */
+		memcpy(sorted, in->params, n * sizeof(sorted[0]));
 	qsort(sorted, n, sizeof(sorted[0]), cmp_kv_name);
 	for (i = 0; i < n; i++) {
 		LOOM_TRY(loom_buf_putc(sts, '\n'));

@@ -6,7 +6,8 @@
  *   azure_auth.c    credentials: Shared Key signing, SAS tokens, bearer
  *                   tokens and OAuth2 client credentials (a service
  *                   principal's token, fetched and refreshed)
- *   azure.c         the store: opening, reads, puts, listings, deletes
+ *   azure.c         the store: opening, reads, puts
+ *   azure_list.c    List Blobs
  *   azure_batch.c   Blob Batch deletes (256 blobs per request)
  *   azure_writer.c  large objects as blocks (Put Block, Put Block List)
  *
@@ -183,6 +184,10 @@ int azure_blob_name(const azure_store *s, const char *key, loom_buf *out);
  * turns out to have written it). */
 int azure_put_blob(azure_store *s, const char *key, const void *data, size_t len,
                    unsigned int flags);
+
+/* loom_store.list (azure_list.c). */
+int azure_list(loom_store *st, const char *prefix, const char *start_after, unsigned int flags,
+               loom_store_list_cb cb, void *payload);
 
 /* loom_store.key_of (azure_uri.c): any spelling of the root names the
  * same keys. */
