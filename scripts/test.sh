@@ -34,5 +34,8 @@ cmake -S . -B "$build" -G Ninja "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 bash scripts/install-oracle.sh "$here/build"
 export LOOM_ORACLE_NODE_PATH="$here/build/oracle-deps/node_modules"
+# Azurite and the Azure SDK for the azure_* tests (one install for both passes)
+bash scripts/install-azurite.sh "$here/build"
+export LOOM_AZURE_NODE_PATH="$here/build/azure-deps/node_modules"
 cd "$build"
 ctest --output-on-failure -j "$(nproc)"

@@ -436,7 +436,7 @@ static int convert_run(loom_op_result *out, loom_store *store, conv_state *st,
 			             i, st->files.len);
 			break;
 		}
-		if ((rc = pq_reader_open(&r, store, f->key)) < 0) {
+		if ((rc = pq_reader_open_sized(&r, store, f->key, f->size)) < 0) { /* listed size */
 			loom_err_wrap("reading %s", f->key);
 			break;
 		}

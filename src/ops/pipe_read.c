@@ -23,7 +23,9 @@ int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *con
 		const pq_file_meta *m;
 		const char *key;
 		LOOM_TRY(pipe_file_key(store, files[i], &key));
-		if (pq_footer_load(&fc->footers[i], store, key) < 0)
+		/* the log's size: the footer in one read on any store */
+		if (pq_footer_load_sized(&fc->footers[i], store, key,
+		                         files[i]->size >= 0 ? (uint64_t)files[i]->size : UINT64_MAX) < 0)
 			return loom_err_wrap("reading %s", files[i]->path);
 		LOOM_TRY(pipe_schema_merge(os, pq_footer_schema(fc->footers[i]), files[i]->path));
 		m = pq_footer_meta(fc->footers[i]);

@@ -597,7 +597,7 @@ static int rewrite_one(const rewrite_ctx *ctx, const out_schema *os, const delta
 	int rc;
 
 	LOOM_TRY(source_key(ctx, f, &key));
-	if ((rc = pq_reader_open(&r, ctx->store, key)) < 0)
+	if ((rc = pq_reader_open_sized(&r, ctx->store, key, (uint64_t)f->size)) < 0)
 		return loom_err_wrap("reading %s", f->path);
 	s = pq_reader_schema(r);
 	m = pq_reader_meta(r);
@@ -1043,7 +1043,7 @@ int rewrite_files(const rewrite_ctx *ctx, const delta_file *const *files, size_t
 		const char *key;
 		if ((rc = source_key(ctx, files[i], &key)) < 0)
 			break;
-		if ((rc = pq_reader_open(&r, ctx->store, key)) < 0) {
+		if ((rc = pq_reader_open_sized(&r, ctx->store, key, (uint64_t)files[i]->size)) < 0) {
 			loom_err_wrap("reading %s", files[i]->path);
 			break;
 		}

@@ -15,6 +15,8 @@ struct pq_reader {
 	int own_store;
 	char *key;
 	uint64_t size;
+	uint64_t size_hint;   /* the size the caller expects (a Delta add's), */
+	int has_size_hint;    /* so the footer comes from one ranged read */
 	pq_file_meta *meta;
 	pq_schema *schema;
 	int borrowed_footer;  /* meta and schema belong to a pq_footer */
@@ -101,6 +103,22 @@ static int fetch_tail(pq_reader *r, uint8_t **buf, size_t *len)
 	uint8_t tail[8];
 
 	*buf = NULL;
+	if (r->has_size_hint && r->size_hint >= 12 && r->size_hint <= (uint64_t)INT64_MAX) {
+		/* one byte past the expected end too: getting exactly the
+		 * expected count confirms the size (else read it the usual way) */
+		size_t n = r->size_hint < PQ_FOOTER_PREFETCH ? (size_t)r->size_hint : PQ_FOOTER_PREFETCH;
+		if (!(*buf = loom_malloc(n + 1)))
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", r->key);
+		if (r->store->read_range(r->store, r->key, r->size_hint - n, n + 1, *buf, &got) < 0)
+			return loom_err_wrap("%s: reading the footer", r->key);
+		if (got == n) {
+			r->size = r->size_hint;
+			*len = n;
+			return 0;
+		}
+		loom_free(*buf); /* not the size the log says: find the real one */
+		*buf = NULL;
+	}
 	if (r->store->version >= 2 && r->store->read_tail) {
 		if (!(*buf = loom_malloc(PQ_FOOTER_PREFETCH)))
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", r->key);
@@ -181,7 +199,8 @@ done:
 	return rc;
 }
 
-int pq_reader_open(pq_reader **out, loom_store *store, const char *key)
+static int open_hinted(pq_reader **out, loom_store *store, const char *key, int has_hint,
+                       uint64_t hint)
 {
 	pq_reader *r;
 	int rc;
@@ -190,6 +209,8 @@ int pq_reader_open(pq_reader **out, loom_store *store, const char *key)
 	if (!r)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory opening %s", key);
 	r->store = store;
+	r->has_size_hint = has_hint;
+	r->size_hint = hint;
 	r->max_levels = PQ_DEFAULT_MAX_CHUNK_LEVELS;
 	r->max_bytes = PQ_DEFAULT_MAX_CHUNK_BYTES;
 	r->key = loom_strdup(key);
@@ -204,6 +225,16 @@ int pq_reader_open(pq_reader **out, loom_store *store, const char *key)
 	}
 	*out = r;
 	return 0;
+}
+
+int pq_reader_open(pq_reader **out, loom_store *store, const char *key)
+{
+	return open_hinted(out, store, key, 0, 0);
+}
+
+int pq_reader_open_sized(pq_reader **out, loom_store *store, const char *key, uint64_t size)
+{
+	return open_hinted(out, store, key, 1, size);
 }
 
 int pq_reader_open_uri(pq_reader **out, const char *uri, const loom_store_options *opts)
@@ -250,10 +281,15 @@ struct pq_footer {
 
 int pq_footer_load(pq_footer **out, loom_store *store, const char *key)
 {
+	return pq_footer_load_sized(out, store, key, UINT64_MAX);
+}
+
+int pq_footer_load_sized(pq_footer **out, loom_store *store, const char *key, uint64_t size)
+{
 	pq_reader *r = NULL;
 	pq_footer *f;
 	*out = NULL;
-	LOOM_TRY(pq_reader_open(&r, store, key));
+	LOOM_TRY(open_hinted(&r, store, key, size != UINT64_MAX, size));
 	f = loom_calloc(1, sizeof(*f));
 	if (!f) {
 		pq_reader_free(r);

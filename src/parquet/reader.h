@@ -44,6 +44,11 @@ typedef struct pq_reader pq_reader;
 
 /* Open `key` in `store` (borrowed: must outlive the reader). */
 int pq_reader_open(pq_reader **out, loom_store *store, const char *key);
+/* The same for a file whose size the caller knows (a Delta add's): the
+ * footer then comes from one ranged read on any store - object stores
+ * without suffix ranges (Azure) included. A file of another size is
+ * still opened right (the read shows it; it then costs the usual reads). */
+int pq_reader_open_sized(pq_reader **out, loom_store *store, const char *key, uint64_t size);
 
 /* Open a file by path or URI ("/d/f.parquet", "file:///d/f.parquet",
  * "s3://bucket/d/f.parquet"): a store rooted at its parent (configured by
@@ -57,6 +62,9 @@ int pq_reader_open_path(pq_reader **out, const char *path);
  * reads) and shared read-only by any number of readers, on any threads. */
 typedef struct pq_footer pq_footer;
 int pq_footer_load(pq_footer **out, loom_store *store, const char *key);
+/* With the size the caller expects (UINT64_MAX: unknown), as
+ * pq_reader_open_sized. */
+int pq_footer_load_sized(pq_footer **out, loom_store *store, const char *key, uint64_t size);
 const pq_file_meta *pq_footer_meta(const pq_footer *f);
 const pq_schema *pq_footer_schema(const pq_footer *f);
 uint64_t pq_footer_file_size(const pq_footer *f);

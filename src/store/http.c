@@ -22,7 +22,8 @@
 struct http_client {
 	http_client_opts o;
 	loom_secrets secrets;        /* a copy of o.secrets */
-	char label[32];
+	char label[32], key_label[32];
+	char *ca_bundle;             /* a copy of o.ca_bundle */
 	pthread_mutex_t lock;
 	CURL *idle[HTTP_POOL_MAX];   /* handles with their live connections */
 	size_t n_idle;
@@ -54,6 +55,7 @@ int http_client_opts_from_config(http_client_opts *o, const store_config *c)
 	                               &o->connect_timeout_ms));
 	LOOM_TRY(store_opt_duration_ms(c, "timeout", "LOOM_TIMEOUT", 30000, 3600000,
 	                               &o->stall_timeout_ms));
+	o->ca_bundle = store_opt(c, "ca_bundle", "LOOM_CA_BUNDLE");
 	return retry_policy_from_config(&o->retry, c);
 }
 
@@ -71,11 +73,16 @@ int http_client_new(http_client **out, const http_client_opts *o)
 	if (c->o.retry.max_attempts < 1)
 		c->o.retry.max_attempts = 1;
 	snprintf(c->label, sizeof(c->label), "%s", o->target_label ? o->target_label : "bucket");
+	snprintf(c->key_label, sizeof(c->key_label), "%s", o->key_label ? o->key_label : "key");
 	c->o.target_label = c->label;
+	c->o.key_label = c->key_label;
 	c->o.secrets = NULL;
-	if (loom_secrets_add_all(&c->secrets, o->secrets) < 0 ||
+	c->o.ca_bundle = NULL;
+	if ((o->ca_bundle && !(c->ca_bundle = loom_strdup(o->ca_bundle))) ||
+	    loom_secrets_add_all(&c->secrets, o->secrets) < 0 ||
 	    pthread_mutex_init(&c->lock, NULL) != 0) {
 		loom_secrets_dispose(&c->secrets);
+		loom_free(c->ca_bundle);
 		loom_free(c);
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	}
@@ -92,6 +99,7 @@ void http_client_free(http_client *c)
 		curl_easy_cleanup(c->idle[i]);
 	pthread_mutex_destroy(&c->lock);
 	loom_secrets_dispose(&c->secrets);
+	loom_free(c->ca_bundle);
 	loom_free(c);
 }
 
@@ -325,6 +333,8 @@ static CURLcode perform(transfer *t, struct curl_slist *headers, char *errbuf)
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, t);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, t);
+	if (t->c->ca_bundle)
+		curl_easy_setopt(h, CURLOPT_CAINFO, t->c->ca_bundle);
 	set_method(t);
 	return curl_easy_perform(h);
 }
@@ -392,7 +402,7 @@ static void describe(const http_client *c, const http_request *req, char *out, s
 	int n = snprintf(out, cap, "%s %s \"%s\"", req->method, c->label,
 	                 req->target ? req->target : "?");
 	if (req->key && n > 0 && (size_t)n < cap)
-		snprintf(out + n, cap - (size_t)n, " key \"%.400s\"", req->key);
+		snprintf(out + n, cap - (size_t)n, " %s \"%.400s\"", c->key_label, req->key);
 }
 
 /* Raise `code` with the formatted message, masked. */

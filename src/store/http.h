@@ -20,7 +20,7 @@
  *       rc = http_status_error(client, &rq, &rs, 0);
  *   http_response_dispose(&rs);
  *
- * Messages name the method, bucket/container, key and status, with the
+ * Messages name the method, bucket/container, key/blob and status, with the
  * service's error code and message from the body - never the URL's query
  * (signatures, SAS tokens), never a header, and masked with the client's
  * secrets. */
@@ -42,6 +42,9 @@ typedef struct http_client_opts {
 	int64_t stall_timeout_ms;    /* give up when no byte moves this long; default 30 s */
 	retry_policy retry;
 	const char *target_label;    /* "bucket", "container": in messages */
+	const char *key_label;       /* "key" (NULL), "blob": in messages */
+	const char *ca_bundle;       /* PEM file of the CAs to trust instead of
+	                              * the system's (NULL); copied */
 	const loom_secrets *secrets; /* masked in every message (copied) */
 	store_counters *counters;    /* requests counted here (borrowed: must
 	                              * outlive the client); NULL: totals only */
@@ -50,6 +53,8 @@ typedef struct http_client_opts {
 /* Defaults, then the store options (keys case-insensitive, else env):
  *   connect_timeout  LOOM_CONNECT_TIMEOUT  duration, default 10s
  *   timeout          LOOM_TIMEOUT          stall timeout, default 30s
+ *   ca_bundle        LOOM_CA_BUNDLE        PEM file of trusted CAs (a
+ *                                          private CA; default: the system's)
  * and the retry options of store/retry.h. LOOM_EINVAL naming a bad one. */
 int http_client_opts_from_config(http_client_opts *o, const store_config *c);
 void http_client_opts_default(http_client_opts *o);

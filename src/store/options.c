@@ -33,13 +33,16 @@ static const char *shown(const char *key, const char *value)
 
 int store_opt_bool(const store_config *c, const char *key, const char *env, int dflt, int *out)
 {
+	const char *v = store_opt(c, key, env);
+	*out = dflt;
+	return v ? store_parse_bool(c, key, v, out) : 0;
+}
+
+int store_parse_bool(const store_config *c, const char *key, const char *v, int *out)
+{
 	static const char *const yes[] = { "true", "yes", "on", "1" };
 	static const char *const no[] = { "false", "no", "off", "0" };
-	const char *v = store_opt(c, key, env);
 	size_t i;
-	*out = dflt;
-	if (!v)
-		return 0;
 	for (i = 0; i < 4; i++) {
 		if (strcasecmp(v, yes[i]) == 0)
 			return (*out = 1), 0;

@@ -20,6 +20,13 @@ static const store_backend backends[] = {
 	{ "file", store_local_open },
 	{ "s3", store_s3_open },
 	{ "s3a", store_s3_open },
+	{ "az", store_azure_open },
+	{ "azure", store_azure_open },
+	{ "adl", store_azure_open },
+	{ "abfs", store_azure_open },
+	{ "abfss", store_azure_open },
+	{ "https", store_azure_open },   /* account.blob.core.windows.net, or an endpoint's */
+	{ "http", store_azure_open },
 };
 
 #define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))
@@ -31,7 +38,11 @@ static void build_scheme_list(void)
 {
 	size_t i, w = 0;
 	for (i = 0; i < N_BACKENDS && w + 1 < sizeof(scheme_list); i++) {
-		size_t n = strlen(backends[i].scheme);
+		size_t n = strlen(backends[i].scheme), j;
+		for (j = 0; j < i && strcmp(backends[j].scheme, backends[i].scheme) != 0; j++)
+			;
+		if (j < i)
+			continue; /* a scheme several backends serve is listed once */
 		if (w + n + 3 >= sizeof(scheme_list))
 			break;
 		if (i) {
@@ -71,6 +82,7 @@ static int open_backend(loom_store **out, const char *uri, const loom_store_opti
 {
 	store_config cfg;
 	size_t n, i;
+	int declined = 0;
 
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "loom_store_open: NULL argument");
@@ -90,13 +102,25 @@ static int open_backend(loom_store **out, const char *uri, const loom_store_opti
 	n = scheme_len(uri);
 	if (n == 0)
 		return store_local_open(out, uri, &cfg);
-	for (i = 0; i < N_BACKENDS; i++)
-		if (strlen(backends[i].scheme) == n && strncasecmp(uri, backends[i].scheme, n) == 0)
-			return backends[i].open(out, uri, &cfg);
+	for (i = 0; i < N_BACKENDS; i++) {
+		int rc;
+		if (strlen(backends[i].scheme) != n || strncasecmp(uri, backends[i].scheme, n) != 0)
+			continue;
+		if ((rc = backends[i].open(out, uri, &cfg)) != STORE_OPEN_DECLINED)
+			return rc;
+		declined = 1; /* not this backend's URL: try the next for the scheme */
+	}
 	{
 		/* the URI may carry a SAS token or password: show it masked */
 		char shown[512];
 		loom_secrets_mask(NULL, uri, shown, sizeof(shown));
+		if (declined)
+			return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_STORE,
+			                "%s: no object store recognizes this %.*s URL (Azure: "
+			                "https://ACCOUNT.blob.core.windows.net/CONTAINER/path, or set "
+			                "AZURE_STORAGE_ENDPOINT or AZURE_STORAGE_USE_EMULATOR for an "
+			                "endpoint's http(s)://HOST/ACCOUNT/CONTAINER/path)",
+			                shown, (int)(n < 32 ? n : 32), uri);
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_STORE,
 		                "%s: no object store for URI scheme '%.*s' (supported: %s, and plain paths)",
 		                shown, (int)(n < 32 ? n : 32), uri, loom_store_schemes());

@@ -47,6 +47,9 @@ const char *store_opt(const store_config *c, const char *key, const char *env);
  *  - duration: a number with a unit, ms s m h ("250ms", "30s", "1.5m"); a
  *    bare number is seconds; the result in milliseconds, <= max_ms. */
 int store_opt_bool(const store_config *c, const char *key, const char *env, int dflt, int *out);
+/* The bool rule above on a value already looked up (`key` names it in the
+ * message). */
+int store_parse_bool(const store_config *c, const char *key, const char *value, int *out);
 int store_opt_uint(const store_config *c, const char *key, const char *env, uint64_t dflt,
                    uint64_t max, uint64_t *out);
 int store_opt_duration_ms(const store_config *c, const char *key, const char *env,
@@ -58,13 +61,20 @@ int store_config_secrets(const store_config *c, loom_secrets *out);
 
 /* ---- the registry (store/registry.c) ------------------------------------ */
 
-/* Open a store for `uri` (whose scheme selected this opener). */
+/* Open a store for `uri` (whose scheme selected this opener). An opener
+ * may return STORE_OPEN_DECLINED (no error set) for a URI of its scheme
+ * that is not its own (an https:// URL of another service): the registry
+ * tries the next backend registered for the scheme. */
 typedef int (*store_opener)(loom_store **out, const char *uri, const store_config *cfg);
+#define STORE_OPEN_DECLINED 1
 
 /* The local filesystem opener (store/local.c): paths and file: URIs. */
 int store_local_open(loom_store **out, const char *uri, const store_config *cfg);
 /* S3 and compatibles (store/s3.c): s3:// and s3a:// URIs. */
 int store_s3_open(loom_store **out, const char *uri, const store_config *cfg);
+/* Azure Blob Storage (store/azure.c): az, azure, adl, abfs, abfss, and
+ * https/http URLs of a blob endpoint. */
+int store_azure_open(loom_store **out, const char *uri, const store_config *cfg);
 
 /* ---- request counters (store/stats.c) ----------------------------------- */
 

@@ -10,7 +10,18 @@ TOOLS="$LOOM_SOURCE_DIR/tests/tools"
 source "$TOOLS/oracle_env.sh"
 
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/loom-script-XXXXXX")
-trap 'chmod -R u+w "$TEST_TMP" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+# on_exit CMD: run CMD when the script exits, however it exits (servers a
+# test started are stopped this way), before TEST_TMP is removed.
+EXIT_HOOKS=()
+on_exit() { EXIT_HOOKS+=("$1"); }
+run_exit_hooks() {
+  local h
+  for h in "${EXIT_HOOKS[@]+"${EXIT_HOOKS[@]}"}"; do eval "$h" || true; done
+  chmod -R u+w "$TEST_TMP" 2>/dev/null; rm -rf "$TEST_TMP"
+}
+trap run_exit_hooks EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 failures=0
 checks=0

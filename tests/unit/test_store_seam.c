@@ -41,6 +41,7 @@ TEST(open_by_scheme)
 	/* file first, then the backends of this build (s3, s3a, ...) */
 	CHECK(strncmp(loom_store_schemes(), "file", 4) == 0);
 	CHECK(strstr(loom_store_schemes(), ", s3, s3a") != NULL);
+	CHECK(strstr(loom_store_schemes(), "az") != NULL && strstr(loom_store_schemes(), "abfss") != NULL);
 	snprintf(uri, sizeof(uri), "FILE://%s", dir); /* schemes are case-insensitive */
 	CHECK_OK(loom_store_open(&s, uri, NULL));
 	CHECK(strncmp(loom_store_root(s), "file:///", 8) == 0);

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Faults between loom and Azure Blob Storage: tests/tools/fault_proxy.py
+# (--flavor azure) in front of Azurite answers a share of requests with 500
+# InternalError or 503 ServerBusy, resets connections before forwarding,
+# truncates response bodies, delays responses, and resets after forwarding
+# (the request took effect, loom cannot know). Through it, rounds of
+# inspect, compaction and Z-order (64 KiB blocks, several in flight),
+# checkpoint, VACUUM FULL (Blob Batch deletes) and log cleanup run on a
+# table loom converted on Azurite (Hive partitions with a space and an
+# escaped ':' in their names). Every command completes or fails with a clear
+# error (exit 1, naming what happened; never a crash); afterwards the table,
+# downloaded from Azurite directly by Microsoft's SDK, has its original rows
+# (oracle fingerprint) and verify is clean. A commit whose create-only Put
+# Blob landed but whose answer was lost is recognized as loom's own on the
+# retry (409 -> read back -> same bytes): one commit, not two. Retries are
+# bounded: with every request answered 503 ServerBusy a command gives up
+# after exactly max_retries + 1 attempts, saying so, in bounded time.
+source "$(dirname "$0")/../tools/lib.sh"
+source "$TOOLS/azure/azurite.sh"
+ROUNDS="${LOOM_AZ_FAULT_ROUNDS:-3}"
+[ "${LOOM_FIXTURE_SAMPLE:-1}" -gt 1 ] && ROUNDS=1
+azurite_start
+direct="$AZURE_STORAGE_ENDPOINT"
+
+base="$TEST_TMP/base"
+NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
+  node "$TOOLS/gen_small_files.cjs" "$base" 2 48 7000
+azblob upload "$base" faults/t
+uri=az://faults/t
+expect "convert on Azure" "$LOOM_BIN" convert "$uri" --partition-by p,q > /dev/null
+azblob download faults/t "$TEST_TMP/d0"
+oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
+fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
+expect "the converted table has its rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
+
+proxy_pid=""
+start_proxy() { # start_proxy ARGS...: a fresh proxy in front of Azurite; sets proxy_url
+  stop_proxy
+  rm -f "$TEST_TMP/proxy.port"
+  python3 "$TOOLS/fault_proxy.py" --upstream "${AZURITE_URL#http://}" --flavor azure \
+    --port-file "$TEST_TMP/proxy.port" "$@" > /dev/null 2>> "$TEST_TMP/proxy.err" &
+  proxy_pid=$!
+  for _ in $(seq 1 100); do [ -s "$TEST_TMP/proxy.port" ] && break; sleep 0.05; done
+  proxy_url="http://127.0.0.1:$(cat "$TEST_TMP/proxy.port")/devstoreaccount1"
+}
+stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2> /dev/null && wait "$proxy_pid" 2> /dev/null; proxy_pid=""; }
+on_exit stop_proxy
+
+# loom through the proxy, with short backoffs so the test stays quick
+via_proxy() {
+  AZURE_STORAGE_ENDPOINT="$proxy_url" LOOM_RETRY_BASE_DELAY=20ms LOOM_RETRY_MAX_DELAY=300ms \
+    LOOM_TIMEOUT=5s LOOM_MULTIPART_PART_SIZE=65536 LOOM_STORE_STATS="$TEST_TMP/stats.jsonl" "$@"
+}
+CLEAR='HTTP [0-9]{3}|after [0-9]+ attempts|cut short|reset|closed the connection|timed out|cannot connect'
+ok=0 failed=0 n=0
+run_op() { # run_op WHAT ARGS...: completes, or fails with a clear error
+  local what="$1" rc=0; shift
+  n=$((n + 1))
+  via_proxy "$LOOM_BIN" "$@" > "$TEST_TMP/op.$n.out" 2> "$TEST_TMP/op.$n.err" || rc=$?
+  if [ "$rc" = 0 ]; then
+    ok=$((ok + 1)); pass
+  elif [ "$rc" = 1 ] && grep -qE "$CLEAR" "$TEST_TMP/op.$n.err"; then
+    failed=$((failed + 1)); pass
+    echo "  $what failed cleanly: $(tail -1 "$TEST_TMP/op.$n.err" | head -c 300)"
+  else
+    fail "$what: exit $rc without a clear error: $(head -c 600 "$TEST_TMP/op.$n.err")"
+  fi
+}
+
+cols=(id,v v,id)
+for round in $(seq 1 "$ROUNDS"); do
+  start_proxy --seed "$round" --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
+    --truncate-rate 0.03 --delay-rate 0.03 --delay-ms 200 --ambiguous-rate 0.02 --log "$TEST_TMP/faults.jsonl"
+  run_op "inspect" inspect "$uri"
+  [ "$round" = 1 ] && run_op "compact" compact "$uri" --target-size 64MiB
+  run_op "zorder" zorder "$uri" --columns "${cols[$((round % 2))]}" --target-size 64MiB
+  run_op "checkpoint" checkpoint "$uri"
+  run_op "vacuum" vacuum "$uri" --full --retention-hours 0 --no-retention-check --no-dry-run
+  run_op "cleanup-logs" cleanup-logs "$uri" --retention-hours 0
+  stop_proxy
+done
+faults=$(wc -l < "$TEST_TMP/faults.jsonl")
+echo "$n commands through the proxy: $ok completed, $failed failed cleanly; $faults faults injected:" \
+  "$(grep -o '"fault": "[a-z]*"' "$TEST_TMP/faults.jsonl" | cut -d'"' -f4 | sort | uniq -c | tr -s ' \n' ' ')"
+node -e 'const fs = require("fs"); const kinds = new Set(fs.readFileSync(process.argv[1], "utf8")
+    .split("\n").filter(Boolean).map(l => JSON.parse(l).fault));
+  for (const k of ["error", "slowdown", "reset", "truncate", "delay", "ambiguous"])
+    if (!kinds.has(k)) { console.error("no " + k + " fault was injected"); process.exit(1); }' \
+  "$TEST_TMP/faults.jsonl" && pass || fail "every kind of fault was injected"
+expect "some commands completed despite the faults ($ok)" test "$ok" -ge $((n / 2))
+expect "block uploads ran through the faults" \
+  node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean)
+    .map(JSON.parse); process.exit(l.some(s => s.store_requests.OTHER >= 1 && s.store_requests.PUT > 4) ? 0 : 1)' "$TEST_TMP/stats.jsonl"
+expect "retries happened" node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8")
+    .split("\n").filter(Boolean).map(JSON.parse); process.exit(l.some(s => s.retries > 0) ? 0 : 1)' \
+  "$TEST_TMP/stats.jsonl"
+
+# a lost answer to a commit: the Put Blob lands, the connection is reset,
+# the retry gets 409 BlobAlreadyExists and finds its own bytes there
+v0=$(jsq <("$LOOM_BIN" inspect "$uri" --json) 'd.version')
+start_proxy --match 'PUT .*_delta_log/[0-9]+\.json' --ambiguous-rate 1.0 --max-faults 1 --log "$TEST_TMP/amb.jsonl"
+if via_proxy "$LOOM_BIN" zorder "$uri" --columns s --target-size 64MiB > /dev/null 2> "$TEST_TMP/amb.err"; then
+  pass
+else
+  fail "zorder with its commit's answer lost: $(cat "$TEST_TMP/amb.err")"
+fi
+stop_proxy
+expect "the commit's answer was lost once" test "$(grep -c ambiguous "$TEST_TMP/amb.jsonl")" = 1
+expect "one commit, version $((v0 + 1)), not two" test "$(jsq <("$LOOM_BIN" inspect "$uri" --json) 'd.version')" = $((v0 + 1))
+
+# judged on Azurite directly
+azblob download faults/t "$TEST_TMP/d1"
+oracle fingerprint "$TEST_TMP/d1" > "$TEST_TMP/fp1.json"
+expect "rows unchanged after the faulty rounds" test "$fp0" = "$(jsq "$TEST_TMP/fp1.json" 'd.hash + "/" + d.rows')"
+expect "oracle verify" oracle verify "$TEST_TMP/d1" > /dev/null
+
+# bounded retries: every request answered 503 ServerBusy
+pqkey=$(azblob ls faults/t | cut -f1 | grep '\.parquet$' | head -1)
+start_proxy --slowdown-rate 1.0 --log "$TEST_TMP/all503.jsonl"
+t0=$(date +%s%N)
+if AZURE_STORAGE_ENDPOINT="$proxy_url" LOOM_MAX_RETRIES=3 LOOM_RETRY_BASE_DELAY=50ms \
+    "$LOOM_BIN" parquet meta "$uri/$pqkey" > /dev/null 2> "$TEST_TMP/503.err"; then
+  fail "parquet meta succeeded with every request answered 503"
+else
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  expect "the error names the container, the status, ServerBusy and the attempts: $(cat "$TEST_TMP/503.err")" \
+    grep -qE "container \"faults\" blob \"t/.*HTTP 503 \(ServerBusy.*after 4 attempts" "$TEST_TMP/503.err"
+  expect "exactly max_retries + 1 = 4 requests were sent ($(wc -l < "$TEST_TMP/all503.jsonl"))" \
+    test "$(wc -l < "$TEST_TMP/all503.jsonl")" = 4
+  expect "it gave up in bounded time (${ms} ms)" test "$ms" -lt 20000
+fi
+stop_proxy
+expect "loom reads the table directly" env AZURE_STORAGE_ENDPOINT="$direct" "$LOOM_BIN" inspect "$uri" > /dev/null
+finish
