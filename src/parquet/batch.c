@@ -245,3 +245,17 @@ size_t pq_batch_memory(const pq_batch *b)
 	}
 	return total;
 }
+
+size_t pq_batch_used_bytes(const pq_batch *b)
+{
+	size_t i, total = 0;
+	for (i = 0; i < b->num_columns; i++) {
+		const pq_column *c = &b->columns[i];
+		total += c->num_levels * sizeof(int16_t) * ((c->def_levels != NULL) + (c->rep_levels != NULL));
+		if (c->type == PQ_BYTE_ARRAY)
+			total += (c->num_values + 1) * sizeof(uint32_t) + c->data_size;
+		else
+			total += c->num_values * pq_value_width(c->type, c->type_length);
+	}
+	return total;
+}

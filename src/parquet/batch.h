@@ -80,4 +80,8 @@ void pq_batch_free(pq_batch *b);
 /* Approximate heap bytes held (for memory budgets). */
 size_t pq_batch_memory(const pq_batch *b);
 
+/* Bytes the batch's rows take (levels, values, offsets, data), however
+ * much room its arrays have. */
+size_t pq_batch_used_bytes(const pq_batch *b);
+
 #endif
