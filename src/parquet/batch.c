@@ -206,6 +206,23 @@ int pq_batch_append_rows(pq_batch *dst, const pq_batch *src, size_t row_begin, s
 	return 0;
 }
 
+static void adopt_layout(pq_column *d, const pq_column *s)
+{
+	if (d->num_levels == 0 && d->num_values == 0) {
+		d->type = s->type;
+		d->type_length = s->type_length;
+		d->max_def = s->max_def;
+		d->max_rep = s->max_rep;
+	}
+}
+
+int pq_column_append_span(pq_column *dst, const pq_column *src, size_t lo, size_t hi, size_t vlo,
+                          size_t vhi)
+{
+	adopt_layout(dst, src);
+	return append_span(dst, src, lo, hi, vlo, vhi);
+}
+
 void pq_batch_clear(pq_batch *b)
 {
 	size_t i;
