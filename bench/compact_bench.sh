@@ -2,7 +2,7 @@
 # loom compact vs DuckDB and Polars doing the same compaction job, side by
 # side in the same session (A B C A B C ...), on the shared bench workload.
 #
-#   DATA=small|big RUNS=3 bench/compact_bench.sh
+#   DATA=small|big RUNS=3 [PEERS="polars duckdb"] [LOOM_ARGS=...] bench/compact_bench.sh
 #
 # The input (made by ../shared/bench/gen_data.cjs into $HOME/loom-bench/data/
 # $DATA) is COPIED to $WORK (never modified) and made a Delta table with
@@ -13,11 +13,15 @@
 # $WORK/out-* and read the original input folder (read only). Prints one
 # JSON line per run and a markdown table of the medians and of the median
 # per-round ratios loom/peer (wall, peak RSS). Shared parts: bench/lib.sh.
+# PEERS: the peers to run (default both); LOOM_ARGS: extra `loom compact`
+# options, e.g. LOOM_ARGS="--copy-row-group-min off" (re-encode every row
+# group) to measure what copy-through saves.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" compact
 
 bench_prepare
-loom_cmd="$(bench_reset) exec '$LOOM' compact '$WORK/table' --target-size 128MiB"
+loom_cmd="$(bench_reset) exec '$LOOM' compact '$WORK/table' --target-size 128MiB ${LOOM_ARGS:-}"
+read -r -a peers <<< "${PEERS:-polars duckdb}"
 bench_cmd() {
   case $1 in
     loom) cmd=(bash -c "$loom_cmd") ;;
@@ -25,5 +29,5 @@ bench_cmd() {
     duckdb) cmd=(node "$BENCH/duckdb_job.cjs" compact "$in" "$WORK/out-duckdb") ;;
   esac
 }
-bench_run loom polars duckdb
-bench_summary --mbps loom polars duckdb
+bench_run loom "${peers[@]}"
+bench_summary --mbps loom "${peers[@]}"

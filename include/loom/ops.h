@@ -66,8 +66,17 @@ typedef struct loom_compact_opts {
 	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
 	                 int64_t bytes_done, int64_t bytes_total);
 	void *progress_ctx;
+	/* appended: input row groups of at least this many (compressed) bytes
+	 * that need no change are copied into the new files as they are
+	 * (fast, but they keep their size); smaller ones are decoded and
+	 * merged into row groups of the writer's row-group size. 0 = the
+	 * location's writer setting `copy_row_group_min_size`, else an eighth
+	 * of the writer's row-group size (2 MiB by default);
+	 * LOOM_COPY_ROW_GROUPS_OFF = re-encode every row group. */
+	int64_t copy_row_group_min_size;
 } loom_compact_opts;
-#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0, NULL, NULL }
+#define LOOM_COPY_ROW_GROUPS_OFF (-1)
+#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0, NULL, NULL, 0 }
 
 #define LOOM_ZORDER_OPTS_VERSION 1
 typedef struct loom_zorder_opts {

@@ -25,6 +25,13 @@ static void compact_usage(FILE *out)
 	        "  --target-size SIZE   target file size (e.g. 128MiB, 1GB, 1048576); default:\n"
 	        "                       the table's delta.targetFileSize, else 100MiB\n"
 	        "  --partition K=V      only partitions where column K has value V (repeatable)\n"
+	        "  --copy-row-group-min SIZE|off\n"
+	        "                       input row groups of at least SIZE (compressed) that\n"
+	        "                       need no change are copied as they are (fast; they keep\n"
+	        "                       their size), smaller ones merged into new row groups;\n"
+	        "                       off: re-encode all. Default: the writer setting\n"
+	        "                       copy_row_group_min_size, else 1/8 of the row-group\n"
+	        "                       size (2MiB)\n"
 	        "  --dry-run            print the plan, write nothing\n"
 	        "  --json               machine-readable output\n");
 }
@@ -59,6 +66,15 @@ int cmd_compact(int argc, char **argv)
 		} else if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
 			if (loom_parse_size(argv[++i], &opts.target_size) < 0 || opts.target_size <= 0) {
 				fprintf(stderr, "loom compact: --target-size needs a size like 128MiB, got '%s'\n", argv[i]);
+				return CLI_EXIT_USAGE;
+			}
+		} else if (strcmp(a, "--copy-row-group-min") == 0 && i + 1 < argc) {
+			if (strcasecmp(argv[++i], "off") == 0) {
+				opts.copy_row_group_min_size = LOOM_COPY_ROW_GROUPS_OFF;
+			} else if (loom_parse_size(argv[i], &opts.copy_row_group_min_size) < 0 ||
+			           opts.copy_row_group_min_size <= 0) {
+				fprintf(stderr, "loom compact: --copy-row-group-min needs a size like 2MiB or off, got '%s'\n",
+				        argv[i]);
 				return CLI_EXIT_USAGE;
 			}
 		} else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {

@@ -110,7 +110,10 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 		goto done;
 	set.cancel = p->cancel;
 	set.file_bytes = (uint64_t)plan.target;
-	set.copy_min_bytes = COMPACT_COPY_MIN_BYTES;
+	if (p->copy_row_group_min_size == LOOM_COPY_ROW_GROUPS_OFF)
+		set.copy_min_bytes = 0;
+	else if (p->copy_row_group_min_size > 0)
+		set.copy_min_bytes = (uint64_t)p->copy_row_group_min_size;
 	units = loom_calloc(plan.num_bins, sizeof(*units));
 	if (!units) {
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
@@ -155,6 +158,7 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_t
 	p.cancel = cancel;
 	p.progress = opts->progress;
 	p.progress_ctx = opts->progress_ctx;
+	p.copy_row_group_min_size = opts->copy_row_group_min_size;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "compact"));
 	p.secrets = &t.secrets;
 	rc = compact_run(out, t.store, &p);

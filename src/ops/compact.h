@@ -24,10 +24,6 @@
 #include "util/secret.h"
 
 #define COMPACT_MAX_DELETED_RATIO 0.05
-/* Input row groups of at least this many compressed bytes are copied into
- * the new files as they are when nothing in them changes; smaller ones are
- * decoded and merged into larger row groups. */
-#define COMPACT_COPY_MIN_BYTES ((uint64_t)1 << 20)
 
 typedef struct compact_params {
 	int64_t target_size;              /* 0: loc, table property, default */
@@ -38,6 +34,7 @@ typedef struct compact_params {
 	const loom_secrets *secrets;      /* masked in commitInfo; may be NULL */
 	const loom_cancel *cancel;        /* may be NULL */
 	size_t threads;                   /* 0: one per CPU */
+	int64_t copy_row_group_min_size;  /* loom_compact_opts' field */
 	const loom_clock *clock;          /* NULL: system */
 	/* Test hook: called after the new files are written, right before the
 	 * commit (a test commits a concurrent change there). */

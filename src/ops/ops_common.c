@@ -68,6 +68,10 @@ LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "compact: target_size %lld is not positive",
 		                (long long)o->target_size);
+	if (o->copy_row_group_min_size < 0 && o->copy_row_group_min_size != LOOM_COPY_ROW_GROUPS_OFF)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "compact: copy_row_group_min_size %lld is negative",
+		                (long long)o->copy_row_group_min_size);
 	return 0;
 }
 

@@ -82,6 +82,19 @@ static void unit_writer(unit_run *ur, pipe_writer *pw, pipe_result *res, int col
 	                 &o, res);
 }
 
+/* What one of `readers` reading threads may decode at once: an eighth of
+ * the unit's memory between them, from 2 to 64 MiB; a larger input row
+ * group is read in slices (pipe_reader.batch_bytes). */
+static size_t reader_batch_bytes(const unit_run *ur, size_t readers)
+{
+	int64_t b = ur->memory / 8 / (int64_t)(readers ? readers : 1);
+	if (b < ((int64_t)2 << 20))
+		b = (int64_t)2 << 20;
+	if (b > ((int64_t)64 << 20))
+		b = (int64_t)64 << 20;
+	return (size_t)b;
+}
+
 /* Row groups near the location's row_group_size: bytes per row from the
  * first file's footer. */
 static void size_row_groups(unit_run *ur)
@@ -173,6 +186,7 @@ static int copy_unit(unit_run *ur)
 	size_t i;
 	int rc = 0;
 	pipe_reader_init(&rd, ur->x->set, &ur->os, NULL);
+	rd.batch_bytes = reader_batch_bytes(ur, 1);
 	unit_writer(ur, &cs.pw, &u->result, ur->workers > 1);
 	cs.pw.in_left = (double)(u->bytes > 0 ? u->bytes : 0);
 	for (i = 0; i < u->num_files && rc == 0; i++) {
@@ -193,7 +207,7 @@ static int copy_unit(unit_run *ur)
 
 typedef struct read_task {
 	unit_run *ur;
-	size_t worker, stride;
+	size_t worker, stride, batch_bytes;
 	atomic_size_t *next;
 	atomic_int *failed;
 	pipe_result counts;
@@ -213,6 +227,7 @@ static void read_task_run(void *arg)
 	unit_run *ur = t->ur;
 	pipe_reader rd;
 	pipe_reader_init(&rd, ur->x->set, &ur->os, ur->projected ? ur->mask : NULL);
+	rd.batch_bytes = t->batch_bytes;
 	for (;;) {
 		size_t i = atomic_fetch_add(t->next, t->stride);
 		if (i >= ur->u->num_files || atomic_load(t->failed))
@@ -254,6 +269,7 @@ static int read_into_stage(unit_run *ur)
 		t[i].ur = ur;
 		t[i].worker = i;
 		t[i].stride = stride;
+		t[i].batch_bytes = reader_batch_bytes(ur, readers);
 		t[i].next = &next;
 		t[i].failed = &failed;
 		loom_taskgroup_run(&g, read_task_run, &t[i]);

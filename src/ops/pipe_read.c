@@ -193,6 +193,79 @@ static int is_identity(const pipe_reader *rd, const pq_schema *s)
 	return 1;
 }
 
+/* Rows the reader's slices of row group g hold: all of them unless the
+ * group's decoded size (estimated at twice its uncompressed pages, as
+ * dictionaries expand) is above batch_bytes. */
+static size_t slice_rows(const pipe_reader *rd, const pq_row_group *rg)
+{
+	double est = 2.0 * (double)(rg->total_byte_size > 0 ? rg->total_byte_size : 0), per_row;
+	size_t rows;
+	if (!rd->batch_bytes || rg->num_rows <= 0 || est <= (double)rd->batch_bytes)
+		return 0;
+	per_row = est / (double)rg->num_rows;
+	rows = (size_t)((double)rd->batch_bytes / per_row);
+	return rows < 1024 ? 1024 : rows;
+}
+
+/* Align, DV-filter and emit `rows` rows just decoded into rd->in (rows
+ * base.. of the file). */
+static int emit_rows(pipe_reader *rd, size_t rows, const delta_row_filter *dv, uint64_t *base,
+                     pipe_emit_fn emit, void *arg, pipe_result *counts)
+{
+	const pq_batch *out = &rd->view;
+	LOOM_TRY(align(rd, rows));
+	counts->rows_in += (int64_t)rows;
+	if (dv) {
+		if (rd->kept.num_columns != rd->lm.nouts) {
+			pq_batch_free(&rd->kept);
+			memset(&rd->kept, 0, sizeof(rd->kept));
+			LOOM_TRY(pq_batch_init(&rd->kept, rd->lm.nouts));
+		}
+		LOOM_TRY(drop_deleted(&rd->kept, &rd->view, dv, *base, &counts->rows_deleted));
+		out = &rd->kept;
+	}
+	*base += rows;
+	return emit(arg, out);
+}
+
+/* Slices cut rows at level slots: only for files whose read leaves are
+ * flat (a repeated leaf's row group is read whole). */
+static int all_flat(const pq_schema *s, const size_t *leaves, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (s->leaves[leaves[i]].max_rep > 0)
+			return 0;
+	return 1;
+}
+
+/* Decode row group g whole, or slice by slice, and emit it. */
+static int read_row_group(pipe_reader *rd, const delta_file *f, size_t g, const delta_row_filter *dv,
+                          uint64_t *base, pipe_emit_fn emit, void *arg, pipe_result *counts)
+{
+	pq_reader *r = rd->r;
+	const pq_row_group *rg = &pq_reader_meta(r)->row_groups[g];
+	size_t per = slice_rows(rd, rg);
+	if (!rd->lm.npresent) /* only absent columns: nulls, no reading */
+		return emit_rows(rd, (size_t)rg->num_rows, dv, base, emit, arg, counts);
+	if (!per || !all_flat(pq_reader_schema(r), rd->lm.present, rd->lm.npresent)) {
+		if (pq_reader_read_row_group(r, g, rd->lm.present, rd->lm.npresent, &rd->in) < 0)
+			return loom_err_wrap("reading %s row group %zu", f->path, g);
+		return emit_rows(rd, rd->in.num_rows, dv, base, emit, arg, counts);
+	}
+	if (pq_reader_slices_begin(r, g, rd->lm.present, rd->lm.npresent, per) < 0)
+		return loom_err_wrap("reading %s row group %zu", f->path, g);
+	for (;;) {
+		if (pq_reader_slices_next(r, &rd->in) < 0)
+			return loom_err_wrap("reading %s row group %zu", f->path, g);
+		if (rd->in.num_rows == 0)
+			return 0;
+		LOOM_TRY(emit_rows(rd, rd->in.num_rows, dv, base, emit, arg, counts));
+		if (loom_cancel_requested(rd->set->cancel))
+			return OPS_ERR(LOOM_ECANCELLED, "rewrite cancelled");
+	}
+}
+
 int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, pipe_emit_fn emit,
                      pipe_copy_fn copy, void *arg, pipe_result *counts)
 {
@@ -218,7 +291,6 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 	if (dv || !is_identity(rd, pq_reader_schema(r)))
 		copy = NULL;
 	for (g = 0; g < m->num_row_groups; g++) {
-		const pq_batch *out = &rd->view;
 		size_t rows = (size_t)m->row_groups[g].num_rows;
 		if (loom_cancel_requested(set->cancel)) {
 			rc = OPS_ERR(LOOM_ECANCELLED, "rewrite cancelled");
@@ -231,30 +303,8 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 			counts->rows_in += (int64_t)rows;
 			continue;
 		}
-		if (rd->lm.npresent) {
-			if ((rc = pq_reader_read_row_group(r, g, rd->lm.present, rd->lm.npresent, &rd->in)) < 0) {
-				loom_err_wrap("reading %s row group %zu", f->path, g);
-				goto done;
-			}
-			rows = rd->in.num_rows;
-		}
-		if ((rc = align(rd, rows)) < 0)
+		if ((rc = read_row_group(rd, f, g, dv, &base, emit, arg, counts)) < 0)
 			goto done;
-		counts->rows_in += (int64_t)rows;
-		if (dv) {
-			if (rd->kept.num_columns != rd->lm.nouts) {
-				pq_batch_free(&rd->kept);
-				memset(&rd->kept, 0, sizeof(rd->kept));
-				if ((rc = pq_batch_init(&rd->kept, rd->lm.nouts)) < 0)
-					goto done;
-			}
-			if ((rc = drop_deleted(&rd->kept, &rd->view, dv, base, &counts->rows_deleted)) < 0)
-				goto done;
-			out = &rd->kept;
-		}
-		if ((rc = emit(arg, out)) < 0)
-			goto done;
-		base += rows;
 	}
 done:
 	delta_row_filter_free(dv);

@@ -42,6 +42,9 @@ typedef struct pipe_reader {
 	int16_t **defs;               /* per output leaf: shifted def levels */
 	size_t *defs_cap;
 	pq_reader *r;                 /* reopened file after file (its buffers kept) */
+	size_t batch_bytes;           /* > 0: a row group larger than this
+	                                 (decoded, estimated) is read in slices
+	                                 of rows about this size */
 } pipe_reader;
 
 void pipe_reader_init(pipe_reader *rd, const pipe_settings *set, const pipe_schema *os,
@@ -57,7 +60,7 @@ typedef int (*pipe_emit_fn)(void *arg, const pq_batch *b);
 typedef int (*pipe_copy_fn)(void *arg, pq_reader *r, size_t row_group);
 
 /* Read file f (its footer loaded in `ft`), emitting one batch per row
- * group (or handing row groups to `copy`, which may be NULL); rows read and
+ * group, or per slice of one (batch_bytes), (or handing row groups to `copy`, which may be NULL); rows read and
  * rows deleted are added to `counts`. */
 int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, pipe_emit_fn emit,
                      pipe_copy_fn copy, void *arg, pipe_result *counts);

@@ -11,6 +11,7 @@
 #include "delta/partition.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
+#include "loom/config.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -68,6 +69,7 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 	set->sopts.tight_bounds = delta_protocol_has_feature(&snap->protocol, "deletionVectors");
 	if ((v = delta_snapshot_property(snap, "delta.dataSkippingStringPrefixLength")) != NULL)
 		set->sopts.string_prefix = atoi(v);
+	set->copy_min_bytes = set->wopts.row_group_bytes / 8;
 	if (!loc)
 		return 0;
 	if ((v = kv_find(loc->writer, loc->n_writer, "compression")) != NULL) {
@@ -88,6 +90,19 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 		int64_t b = 0;
 		LOOM_TRY(parse_count("row_group_bytes", v, &b));
 		set->wopts.row_group_bytes = (size_t)b;
+	}
+	/* Copy-through keeps an input row group's size: keep those within 8x
+	 * of what the writer would make, merge the smaller ones. */
+	set->copy_min_bytes = set->wopts.row_group_bytes / 8;
+	if ((v = kv_find(loc->writer, loc->n_writer, "copy_row_group_min_size")) != NULL) {
+		int64_t b;
+		if (strcasecmp(v, "off") == 0)
+			set->copy_min_bytes = 0;
+		else if (loom_parse_size(v, &b) < 0 || b <= 0)
+			return OPS_ERR(LOOM_EINVAL, "writer setting copy_row_group_min_size: '%s' is not a size "
+			               "(like 2MiB) or off", v);
+		else
+			set->copy_min_bytes = (uint64_t)b;
 	}
 	return 0;
 }

@@ -50,13 +50,17 @@ typedef struct pipe_settings {
 	uint64_t copy_min_bytes;      /* reader -> writer units: copy input row
 	                                 groups of at least this many (compressed)
 	                                 bytes as they are when nothing in them
-	                                 changes (ops/pipe_write.h); 0: never */
+	                                 changes (ops/pipe_write.h); 0: never.
+	                                 Default: an eighth of the row-group
+	                                 size; the location's writer setting
+	                                 copy_row_group_min_size */
 	const loom_cancel *cancel;
 } pipe_settings;
 
 /* Writer and stats options from the table and the location's writer
  * settings (compression, compression_level, row_group_size in rows,
- * row_group_bytes). LOOM_EINVAL naming a bad setting. */
+ * row_group_bytes, copy_row_group_min_size). LOOM_EINVAL naming a bad
+ * setting. */
 int pipe_settings_init(pipe_settings *s, loom_store *store, const delta_snapshot *snap,
                        const loom_table_location *loc);
 

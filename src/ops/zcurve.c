@@ -1,6 +1,7 @@
 /* ops/zcurve.c - value encodings, Morton and Hilbert keys, key sort. */
 #include "ops/zcurve.h"
 
+#include <pthread.h>
 #include <string.h>
 
 int zc_kind_is_fixed(pq_cmp_kind kind)
@@ -110,28 +111,61 @@ uint64_t zc_morton(const uint32_t *ranks, size_t n, unsigned bits)
 	return key;
 }
 
-/* zc_hilbert_generic for two columns, without branches (it runs once per
- * row): the same steps with the per-dimension loop unrolled. */
+/* zc_hilbert_generic for two columns as a state machine, four levels per
+ * table lookup (it runs once per row). Walking the levels from the top,
+ * the generic algorithm applies to every lower level a composition of
+ * "invert x0" and "swap x0, x1": a state of 3 bits (swap, flip0, flip1)
+ * says what it does to the current level's bits, and a 4th bit carries
+ * the parity its Gray-code step accumulates from the levels above. */
+static unsigned hilbert_step(unsigned st, unsigned b0, unsigned b1, unsigned *out)
+{
+	unsigned s = st & 1, f0 = st >> 1 & 1, f1 = st >> 2 & 1, par = st >> 3 & 1, t;
+	unsigned a0 = (s ? b1 : b0) ^ f0, a1 = (s ? b0 : b1) ^ f1;
+	*out = (a0 ^ par) << 1 | (a1 ^ a0 ^ par);
+	par ^= a1 ^ a0;
+	f0 ^= a0;             /* x0 set: invert x0 below */
+	if (a1) {
+		f0 ^= 1;          /* x1 set: invert x0 below */
+	} else {
+		s ^= 1;           /* else swap x0 and x1 below */
+		t = f0, f0 = f1, f1 = t;
+	}
+	return s | f0 << 1 | f1 << 2 | par << 3;
+}
+
+/* [state][x0 nibble << 4 | x1 nibble] -> 8 key bits | next state << 8 */
+static uint16_t hilbert_nibbles[16][256];
+static pthread_once_t hilbert_once = PTHREAD_ONCE_INIT;
+
+static void hilbert_build(void)
+{
+	unsigned st, in, lvl;
+	for (st = 0; st < 16; st++)
+		for (in = 0; in < 256; in++) {
+			unsigned cur = st, key = 0, o;
+			for (lvl = 4; lvl-- > 0;) {
+				cur = hilbert_step(cur, in >> (4 + lvl) & 1, in >> lvl & 1, &o);
+				key = key << 2 | o;
+			}
+			hilbert_nibbles[st][in] = (uint16_t)(key | cur << 8);
+		}
+}
+
 static uint64_t hilbert2(uint32_t x0, uint32_t x1, unsigned bits)
 {
-	uint32_t q, p, t, set, r[2];
-	unsigned lvl;
-	for (lvl = bits - 1; lvl > 0; lvl--) {
-		q = (uint32_t)1 << lvl;
-		p = q - 1;
-		x0 ^= ((uint32_t)0 - ((x0 >> lvl) & 1)) & p;
-		set = (uint32_t)0 - ((x1 >> lvl) & 1);
-		t = (x0 ^ x1) & p & ~set;
-		x0 ^= (p & set) | t;
-		x1 ^= t;
+	unsigned st = 0, o, lvl = bits;
+	uint64_t key = 0;
+	pthread_once(&hilbert_once, hilbert_build);
+	for (; lvl % 4; lvl--) {
+		st = hilbert_step(st, x0 >> (lvl - 1) & 1, x1 >> (lvl - 1) & 1, &o);
+		key = key << 2 | o;
 	}
-	x1 ^= x0;
-	t = 0;
-	for (lvl = bits - 1; lvl > 0; lvl--)
-		t ^= ((uint32_t)0 - ((x1 >> lvl) & 1)) & (((uint32_t)1 << lvl) - 1);
-	r[0] = x0 ^ t;
-	r[1] = x1 ^ t;
-	return zc_morton(r, 2, bits);
+	for (; lvl; lvl -= 4) {
+		uint16_t e = hilbert_nibbles[st][(x0 >> (lvl - 4) & 15) << 4 | (x1 >> (lvl - 4) & 15)];
+		key = key << 8 | (e & 255);
+		st = e >> 8;
+	}
+	return key;
 }
 
 uint64_t zc_hilbert(const uint32_t *ranks, size_t n, unsigned bits)

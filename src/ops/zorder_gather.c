@@ -58,6 +58,19 @@ int zg_index_build(zg_index *ix, const pq_batch *src)
 		ix->slot[i] = sl;
 		if (!va || (c->max_rep > 0 && !sl))
 			return GERR("out of memory indexing a batch");
+		if (!sl) {
+			/* flat: one level per row, a value where def == max_def */
+			const int16_t *d = c->def_levels, mx = c->max_def;
+			if (c->num_levels != n)
+				return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_OPS,
+				                "column %zu has %zu rows, its batch %zu", i, c->num_levels, n);
+			for (s = 0; s < n; s++) {
+				va[s] = vals;
+				vals += d[s] == mx;
+			}
+			va[n] = vals;
+			continue;
+		}
 		for (s = 0; s < c->num_levels; s++) {
 			if (!c->rep_levels || c->rep_levels[s] == 0) {
 				if (row >= n)

@@ -130,7 +130,7 @@ static int stage_flush(zsorter *s, zwork *w, size_t g)
  * to their spill file. Readers route concurrently, each with its own w. */
 static int route_batch(zsorter *s, zwork *w, const pq_batch *b)
 {
-	size_t rows = b->num_rows, r, g;
+	size_t rows = b->num_rows, r, g, slice;
 	uint32_t *cnt = w->route_count;
 	zg_index ix;
 	int rc = 0;
@@ -144,23 +144,32 @@ static int route_batch(zsorter *s, zwork *w, const pq_batch *b)
 		cnt[g + 1] += cnt[g];
 	for (r = 0; r < rows; r++)
 		w->w.sel[cnt[zkeys_range_of(s->range_lo, s->nranges, w->w.bkeys[r])]++] = (uint32_t)r;
-	/* cnt[g] is now the end of range g's rows in sel */
+	/* cnt[g] is now the end of range g's rows in sel. A range's rows go to
+	 * its stage in slices of about half a stage, flushed as the stage
+	 * fills: input already in key order (a clustered table's large row
+	 * groups) sends most of a batch to one range, and gathering it whole
+	 * would leave every stage as large as a row group. */
+	slice = rows ? (size_t)((double)s->stage_limit / 2 /
+	                        ((double)pq_batch_used_bytes(b) / (double)rows + sizeof(uint64_t))) : 1;
+	if (slice < 64)
+		slice = 64;
 	if ((rc = zg_index_build(&ix, b)) == 0) {
 		for (g = 0; g < s->nranges && rc == 0; g++) {
-			size_t begin = g ? cnt[g - 1] : 0, n = cnt[g] - begin, k, have;
+			size_t at = g ? cnt[g - 1] : 0, end = cnt[g], n, k, have;
 			pq_batch *st = &w->stage[g];
-			if (n == 0)
-				continue;
-			have = st->num_rows;
-			if ((rc = loom_array_grow((void **)&w->stage_keys[g], &w->stage_cap[g], have + n,
-			                          sizeof(uint64_t))) < 0)
-				break;
-			for (k = 0; k < n; k++)
-				w->stage_keys[g][have + k] = w->w.bkeys[w->w.sel[begin + k]];
-			if ((rc = zg_gather(st, b, &ix, w->w.sel + begin, n)) < 0)
-				break;
-			if (pq_batch_memory(st) >= s->stage_limit)
-				rc = stage_flush(s, w, g);
+			for (; at < end && rc == 0; at += n) {
+				n = end - at < slice ? end - at : slice;
+				have = st->num_rows;
+				if ((rc = loom_array_grow((void **)&w->stage_keys[g], &w->stage_cap[g], have + n,
+				                          sizeof(uint64_t))) < 0)
+					break;
+				for (k = 0; k < n; k++)
+					w->stage_keys[g][have + k] = w->w.bkeys[w->w.sel[at + k]];
+				if ((rc = zg_gather(st, b, &ix, w->w.sel + at, n)) < 0)
+					break;
+				if (pq_batch_used_bytes(st) + st->num_rows * sizeof(uint64_t) >= s->stage_limit)
+					rc = stage_flush(s, w, g);
+			}
 		}
 	}
 	zg_index_dispose(&ix);

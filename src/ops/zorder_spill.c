@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -84,51 +86,93 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static int put(uint8_t **buf, size_t *cap, size_t *len, const void *p, size_t n)
+/* A chunk as a list of pieces written with pwritev, straight from the
+ * batch's arrays (no staging copy of the chunk). */
+typedef struct pieces {
+	struct iovec *iov;
+	size_t n, cap, len;
+	uint8_t *heads;               /* column headers, COLUMN_HEADER each */
+	uint32_t *rebased;            /* offsets rebased to 0, when they are not */
+} pieces;
+
+static const uint8_t zero_pad[8];
+
+static int piece(pieces *p, const void *ptr, size_t n)
 {
-	size_t padded = pad8(n);
-	LOOM_TRY(loom_array_grow((void **)buf, cap, *len + padded, 1));
+	size_t pad = pad8(n) - n;
+	LOOM_TRY(loom_array_grow((void **)&p->iov, &p->cap, p->n + 2, sizeof(struct iovec)));
 	if (n)
-		memcpy(*buf + *len, p, n);
-	memset(*buf + *len + n, 0, padded - n);
-	*len += padded;
+		p->iov[p->n++] = (struct iovec){ (void *)(uintptr_t)ptr, n };
+	if (pad)
+		p->iov[p->n++] = (struct iovec){ (void *)(uintptr_t)zero_pad, pad };
+	p->len += n + pad;
 	return 0;
 }
 
-static int write_fully(int fd, const uint8_t *p, size_t n, uint64_t off)
+static void pieces_dispose(pieces *p)
+{
+	loom_free(p->iov);
+	loom_free(p->heads);
+	loom_free(p->rebased);
+}
+
+static int writev_fully(int fd, struct iovec *iov, size_t n, uint64_t off)
 {
 	while (n > 0) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		int cnt = n > IOV_MAX ? IOV_MAX : (int)n;
+		ssize_t w = pwritev(fd, iov, cnt, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -1;
-		p += w;
-		n -= (size_t)w;
 		off += (uint64_t)w;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0 && w > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
 
 int zspill_write(zspill *s, const pq_batch *b, const uint64_t *keys)
 {
-	uint8_t *buf = NULL;
-	size_t cap = 0, len = CHUNK_HEADER, i;
+	pieces p = { 0 };
 	uint64_t head[4], total;
+	size_t i, rebased_n = 0;
 	int rc = 0;
 
 	if (b->num_rows == 0)
 		return 0;
-	LOOM_TRY(loom_array_grow((void **)&buf, &cap, CHUNK_HEADER, 1));
-	rc = put(&buf, &cap, &len, keys, b->num_rows * sizeof(uint64_t));
+	p.heads = loom_malloc(b->num_columns * COLUMN_HEADER + 1);
+	for (i = 0; i < b->num_columns; i++) {
+		const pq_column *c = &b->columns[i];
+		if (c->type == PQ_BYTE_ARRAY && c->offsets && c->num_values && c->offsets[0] != 0)
+			rebased_n += c->num_values + 1;
+	}
+	if (rebased_n)
+		p.rebased = loom_malloc(rebased_n * sizeof(uint32_t));
+	if (!p.heads || (rebased_n && !p.rebased)) {
+		pieces_dispose(&p);
+		return SPILL_ERR(LOOM_ENOMEM, "out of memory writing a Z-order spill");
+	}
+	rc = piece(&p, head, CHUNK_HEADER);
+	if (rc == 0)
+		rc = piece(&p, keys, b->num_rows * sizeof(uint64_t));
+	rebased_n = 0;
 	for (i = 0; rc == 0 && i < b->num_columns; i++) {
 		const pq_column *c = &b->columns[i];
-		uint8_t ch[COLUMN_HEADER];
+		uint8_t *ch = p.heads + i * COLUMN_HEADER;
 		uint32_t type = (uint32_t)c->type, flags = (c->def_levels != NULL) | (c->rep_levels != NULL) << 1;
 		uint64_t nl = c->num_levels, nv = c->num_values, ds = c->data_size;
 		size_t w = pq_value_width(c->type, c->type_length);
-		uint32_t zero = 0;
-		size_t hpos = len;
+		const uint32_t *offs = c->offsets;
+		if (c->type == PQ_BYTE_ARRAY)
+			ds = offs && nv ? offs[nv] - offs[0] : 0;
 		memcpy(ch, &type, 4);
 		memcpy(ch + 4, &c->type_length, 4);
 		memcpy(ch + 8, &c->max_def, 2);
@@ -137,60 +181,54 @@ int zspill_write(zspill *s, const pq_batch *b, const uint64_t *keys)
 		memcpy(ch + 16, &nl, 8);
 		memcpy(ch + 24, &nv, 8);
 		memcpy(ch + 32, &ds, 8);
-		rc = put(&buf, &cap, &len, ch, COLUMN_HEADER);
+		rc = piece(&p, ch, COLUMN_HEADER);
 		if (rc == 0 && c->def_levels)
-			rc = put(&buf, &cap, &len, c->def_levels, nl * sizeof(int16_t));
+			rc = piece(&p, c->def_levels, nl * sizeof(int16_t));
 		if (rc == 0 && c->rep_levels)
-			rc = put(&buf, &cap, &len, c->rep_levels, nl * sizeof(int16_t));
+			rc = piece(&p, c->rep_levels, nl * sizeof(int16_t));
 		if (rc == 0 && c->type == PQ_BYTE_ARRAY) {
-			if (c->offsets && nv) {
-				/* offsets rebased to 0: the body's bytes start at offsets[0] */
-				size_t at = len, k;
-				rc = put(&buf, &cap, &len, c->offsets, (nv + 1) * sizeof(uint32_t));
-				for (k = 0; rc == 0 && k <= nv; k++) {
-					uint32_t o;
-					memcpy(&o, buf + at + k * 4, 4);
-					o -= c->offsets[0];
-					memcpy(buf + at + k * 4, &o, 4);
+			if (offs && nv) {
+				/* the body's bytes start at offsets[0]: offsets rebased to 0 */
+				if (offs[0] != 0) {
+					uint32_t *r = p.rebased + rebased_n, k;
+					for (k = 0; k <= nv; k++)
+						r[k] = offs[k] - offs[0];
+					rebased_n += nv + 1;
+					offs = r;
 				}
-				ds = c->offsets[nv] - c->offsets[0];
-				memcpy(buf + hpos + 32, &ds, 8);
+				rc = piece(&p, offs, (nv + 1) * sizeof(uint32_t));
 				if (rc == 0)
-					rc = put(&buf, &cap, &len, c->data + c->offsets[0], (size_t)ds);
+					rc = piece(&p, c->data + c->offsets[0], (size_t)ds);
 			} else {
-				ds = 0;
-				memcpy(buf + hpos + 32, &ds, 8);
-				rc = put(&buf, &cap, &len, &zero, sizeof(zero));
+				rc = piece(&p, zero_pad, sizeof(uint32_t));
 			}
 		} else if (rc == 0) {
-			rc = put(&buf, &cap, &len, c->values, (size_t)nv * w);
+			rc = piece(&p, c->values, (size_t)nv * w);
 		}
 	}
 	if (rc < 0) {
-		loom_free(buf);
+		pieces_dispose(&p);
 		return rc;
 	}
-	total = __atomic_add_fetch(&s->budget->used, (uint64_t)len, __ATOMIC_RELAXED);
+	total = __atomic_add_fetch(&s->budget->used, (uint64_t)p.len, __ATOMIC_RELAXED);
 	if (total > s->budget->cap) {
-		loom_free(buf);
+		pieces_dispose(&p);
 		return SPILL_ERR(LOOM_EIO,
 		                 "Z-order spill files in %s would exceed their cap of %llu bytes: give the "
 		                 "run more memory or more temp space", s->budget->dir,
 		                 (unsigned long long)s->budget->cap);
 	}
 	head[0] = CHUNK_MAGIC;
-	head[1] = (uint64_t)(len - CHUNK_HEADER);
+	head[1] = (uint64_t)(p.len - CHUNK_HEADER);
 	head[2] = (uint64_t)b->num_rows;
 	head[3] = (uint64_t)b->num_columns;
-	memcpy(buf, head, CHUNK_HEADER);
 	/* workers share a spill: each chunk takes its own byte range */
-	if (write_fully(s->fd, buf, len, __atomic_fetch_add(&s->bytes, (uint64_t)len, __ATOMIC_RELAXED)) < 0) {
+	if (writev_fully(s->fd, p.iov, p.n, __atomic_fetch_add(&s->bytes, (uint64_t)p.len, __ATOMIC_RELAXED)) < 0) {
 		int e = errno;
-		loom_free(buf);
-		return SPILL_ERR(LOOM_EIO, "writing a Z-order spill file in %s: %s",
-		                 s->budget->dir, strerror(e));
+		pieces_dispose(&p);
+		return SPILL_ERR(LOOM_EIO, "writing a Z-order spill file in %s: %s", s->budget->dir, strerror(e));
 	}
-	loom_free(buf);
+	pieces_dispose(&p);
 	__atomic_add_fetch(&s->rows, (uint64_t)b->num_rows, __ATOMIC_RELAXED);
 	return 0;
 }

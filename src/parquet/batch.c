@@ -206,6 +206,23 @@ int pq_batch_append_rows(pq_batch *dst, const pq_batch *src, size_t row_begin, s
 	return 0;
 }
 
+static void adopt_layout(pq_column *d, const pq_column *s)
+{
+	if (d->num_levels == 0 && d->num_values == 0) {
+		d->type = s->type;
+		d->type_length = s->type_length;
+		d->max_def = s->max_def;
+		d->max_rep = s->max_rep;
+	}
+}
+
+int pq_column_append_span(pq_column *dst, const pq_column *src, size_t lo, size_t hi, size_t vlo,
+                          size_t vhi)
+{
+	adopt_layout(dst, src);
+	return append_span(dst, src, lo, hi, vlo, vhi);
+}
+
 void pq_batch_clear(pq_batch *b)
 {
 	size_t i;
@@ -242,6 +259,20 @@ size_t pq_batch_memory(const pq_batch *b)
 		const pq_column *c = &b->columns[i];
 		total += c->levels_cap * sizeof(int16_t) * ((c->def_levels != NULL) + (c->rep_levels != NULL));
 		total += c->values_cap + c->offsets_cap * sizeof(uint32_t) + c->data_cap;
+	}
+	return total;
+}
+
+size_t pq_batch_used_bytes(const pq_batch *b)
+{
+	size_t i, total = 0;
+	for (i = 0; i < b->num_columns; i++) {
+		const pq_column *c = &b->columns[i];
+		total += c->num_levels * sizeof(int16_t) * ((c->def_levels != NULL) + (c->rep_levels != NULL));
+		if (c->type == PQ_BYTE_ARRAY)
+			total += (c->num_values + 1) * sizeof(uint32_t) + c->data_size;
+		else
+			total += c->num_values * pq_value_width(c->type, c->type_length);
 	}
 	return total;
 }

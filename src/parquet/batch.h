@@ -71,6 +71,11 @@ int pq_column_append(pq_column *c, int16_t def, int16_t rep, const void *value,
 int pq_batch_append_rows(pq_batch *dst, const pq_batch *src, size_t row_begin,
                          size_t row_end);
 
+/* Append level slots [lo, hi) of src, holding values [vlo, vhi), to the
+ * end of dst (an owned column; its layout taken from src when empty). */
+int pq_column_append_span(pq_column *dst, const pq_column *src, size_t lo, size_t hi, size_t vlo,
+                          size_t vhi);
+
 /* Reset to zero rows, keeping the allocations (owned batches only). */
 void pq_batch_clear(pq_batch *b);
 
@@ -79,5 +84,9 @@ void pq_batch_free(pq_batch *b);
 
 /* Approximate heap bytes held (for memory budgets). */
 size_t pq_batch_memory(const pq_batch *b);
+
+/* Bytes the batch's rows take (levels, values, offsets, data), however
+ * much room its arrays have. */
+size_t pq_batch_used_bytes(const pq_batch *b);
 
 #endif

@@ -25,6 +25,8 @@ struct pq_reader {
 	uint8_t *page;        /* decompressed page */
 	size_t page_cap;
 	pq_column dict;       /* the current chunk's dictionary */
+	struct slice_col *sc; /* row-group slices: one per leaf read */
+	size_t nsc, sc_cap, slice_rows, slice_left, slice_g;
 	size_t max_levels, max_bytes;
 	char ctx[600];
 };
@@ -366,6 +368,7 @@ static void forget_file(pq_reader *r)
 	loom_free(r->key);
 	r->key = NULL;
 	r->dict.num_values = 0;
+	r->nsc = r->slice_left = 0;
 }
 
 int pq_reader_reopen(pq_reader *r, const char *key)
@@ -431,6 +434,8 @@ static void free_column(pq_column *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static void slices_free(pq_reader *r);
+
 void pq_reader_free(pq_reader *r)
 {
 	if (!r)
@@ -440,6 +445,7 @@ void pq_reader_free(pq_reader *r)
 		pq_schema_free(r->schema);
 	}
 	free_column(&r->dict);
+	slices_free(r);
 	loom_free(r->chunk);
 	loom_free(r->page);
 	if (r->own_store)
@@ -467,14 +473,14 @@ static int page_bytes(pq_reader *r, int codec, const uint8_t *src, size_t len, s
 }
 
 static int decode_values(pq_reader *r, pq_column *c, int enc, const uint8_t *p, size_t len, size_t n,
-                         int have_dict)
+                         const pq_column *dict)
 {
 	switch (enc) {
 	case PQ_ENC_PLAIN:
 		return pq_decode_plain(c, p, len, n, r->ctx);
 	case PQ_ENC_PLAIN_DICTIONARY:
 	case PQ_ENC_RLE_DICTIONARY:
-		return pq_decode_dict_indices(c, have_dict ? &r->dict : NULL, p, len, n, r->max_bytes, r->ctx);
+		return pq_decode_dict_indices(c, dict, p, len, n, r->max_bytes, r->ctx);
 	case PQ_ENC_RLE:
 		if (c->type != PQ_BOOLEAN)
 			break;
@@ -506,7 +512,7 @@ static size_t count_defined(const pq_column *c, size_t from, size_t n)
 
 /* One data page (v1 or v2). */
 static int data_page(pq_reader *r, pq_column *c, const pq_page_header *h, int codec, const uint8_t *body,
-                     uint64_t off, int have_dict, size_t want)
+                     uint64_t off, const pq_column *dict, size_t want)
 {
 	size_t n, nv, csize = (size_t)h->compressed_page_size, usize = (size_t)h->uncompressed_page_size;
 	const uint8_t *p;
@@ -559,13 +565,13 @@ static int data_page(pq_reader *r, pq_column *c, const pq_page_header *h, int co
 		}
 	}
 	nv = c->max_def > 0 ? count_defined(c, c->num_levels, n) : n;
-	LOOM_TRY(decode_values(r, c, h->encoding, p, rem, nv, have_dict));
+	LOOM_TRY(decode_values(r, c, h->encoding, p, rem, nv, dict));
 	c->num_levels += n;
 	return 0;
 }
 
-static int dict_page(pq_reader *r, const pq_column *c, const pq_page_header *h, int codec,
-                     const uint8_t *body, uint64_t off)
+static int dict_page(pq_reader *r, const pq_column *c, pq_column *dict, const pq_page_header *h,
+                     int codec, const uint8_t *body, uint64_t off)
 {
 	const uint8_t *p;
 	size_t ulen = codec == PQ_CODEC_UNCOMPRESSED ? (size_t)h->compressed_page_size
@@ -576,10 +582,10 @@ static int dict_page(pq_reader *r, const pq_column *c, const pq_page_header *h, 
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET, "%s: dictionary page encoding %d",
 		                r->ctx, h->dict_encoding);
 	LOOM_TRY(page_bytes(r, codec, body, (size_t)h->compressed_page_size, ulen, &p, off));
-	r->dict.type = c->type;
-	r->dict.type_length = c->type_length;
-	r->dict.num_values = r->dict.data_size = r->dict.num_levels = 0;
-	return pq_decode_plain(&r->dict, p, ulen, (size_t)h->dict_num_values, r->ctx);
+	dict->type = c->type;
+	dict->type_length = c->type_length;
+	dict->num_values = dict->data_size = dict->num_levels = 0;
+	return pq_decode_plain(dict, p, ulen, (size_t)h->dict_num_values, r->ctx);
 }
 
 /* parquet-mr before 1.2.9 left the dictionary page header out of a column
@@ -682,6 +688,55 @@ int pq_reader_chunk_bytes(pq_reader *r, size_t g, size_t leaf_idx, const uint8_t
 	return 0;
 }
 
+/* Where decoding stands in one column chunk held in memory. */
+typedef struct chunk_cursor {
+	const uint8_t *bytes;
+	size_t len, pos;
+	int64_t start;                /* the chunk's offset in the file */
+	int codec;
+	pq_column *dict;              /* where its dictionary page goes */
+	int have_dict;
+	size_t g, leaf;
+} chunk_cursor;
+
+/* Decode the chunk's next page into c; `want`: the most levels c may hold
+ * once the chunk is decoded (a page past it is corrupt). */
+static int chunk_next_page(pq_reader *r, chunk_cursor *cur, pq_column *c, size_t want)
+{
+	const pq_leaf *leaf = &r->schema->leaves[cur->leaf];
+	pq_page_header h;
+	size_t hl;
+	uint64_t off = (uint64_t)cur->start + cur->pos;
+	const uint8_t *body;
+	LOOM_TRY(pq_page_header_decode(&h, cur->bytes + cur->pos, cur->len - cur->pos, &hl, off, r->ctx));
+	cur->pos += hl;
+	if (h.compressed_page_size < 0 || (size_t)h.compressed_page_size > cur->len - cur->pos)
+		return corrupt(r, NULL, off, "page extends beyond its column chunk");
+	body = cur->bytes + cur->pos;
+	cur->pos += (size_t)h.compressed_page_size;
+	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s page at byte offset %llu", r->key, cur->g,
+	         leaf->path, (unsigned long long)off);
+	switch (h.type) {
+	case PQ_PAGE_DICTIONARY:
+		LOOM_TRY(dict_page(r, c, cur->dict, &h, cur->codec, body, off));
+		cur->have_dict = 1;
+		break;
+	case PQ_PAGE_DATA:
+		if (!h.has_data_page)
+			return corrupt(r, NULL, off, "data page without a data page header");
+		LOOM_TRY(data_page(r, c, &h, cur->codec, body, off, cur->have_dict ? cur->dict : NULL, want));
+		break;
+	case PQ_PAGE_DATA_V2:
+		if (!h.has_data_page_v2)
+			return corrupt(r, NULL, off, "data page v2 without its header");
+		LOOM_TRY(data_page(r, c, &h, cur->codec, body, off, cur->have_dict ? cur->dict : NULL, want));
+		break;
+	default:
+		break;   /* index pages and unknown page types carry no values */
+	}
+	return 0;
+}
+
 static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 {
 	const pq_leaf *leaf = &r->schema->leaves[leaf_idx];
@@ -689,8 +744,7 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 	const pq_column_chunk *cc = &rg->columns[leaf_idx];
 	const pq_column_meta *m = &cc->meta;
 	int64_t start, len;
-	size_t pos = 0, want;
-	int have_dict = 0;
+	size_t want;
 
 	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, leaf->path);
 	LOOM_TRY(chunk_range(r, g, leaf_idx, &start, &len));
@@ -712,37 +766,10 @@ static int read_chunk(pq_reader *r, size_t g, size_t leaf_idx, pq_column *c)
 	LOOM_TRY(ensure(&r->chunk, &r->chunk_cap, (size_t)len + 1));
 	LOOM_TRY(read_exact(r, (uint64_t)start, (size_t)len, r->chunk));
 	r->dict.num_values = 0;
-	while (pos < (size_t)len && c->num_levels < want) {
-		pq_page_header h;
-		size_t hl;
-		uint64_t off = (uint64_t)start + pos;
-		const uint8_t *body;
-		LOOM_TRY(pq_page_header_decode(&h, r->chunk + pos, (size_t)len - pos, &hl, off, r->ctx));
-		pos += hl;
-		if ((size_t)h.compressed_page_size > (size_t)len - pos)
-			return corrupt(r, NULL, off, "page extends beyond its column chunk");
-		body = r->chunk + pos;
-		pos += (size_t)h.compressed_page_size;
-		snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s page at byte offset %llu", r->key, g,
-		         leaf->path, (unsigned long long)off);
-		switch (h.type) {
-		case PQ_PAGE_DICTIONARY:
-			LOOM_TRY(dict_page(r, c, &h, m->codec, body, off));
-			have_dict = 1;
-			break;
-		case PQ_PAGE_DATA:
-			if (!h.has_data_page)
-				return corrupt(r, NULL, off, "data page without a data page header");
-			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict, want));
-			break;
-		case PQ_PAGE_DATA_V2:
-			if (!h.has_data_page_v2)
-				return corrupt(r, NULL, off, "data page v2 without its header");
-			LOOM_TRY(data_page(r, c, &h, m->codec, body, off, have_dict, want));
-			break;
-		default:
-			break;   /* index pages and unknown page types carry no values */
-		}
+	{
+		chunk_cursor cur = { r->chunk, (size_t)len, 0, start, m->codec, &r->dict, 0, g, leaf_idx };
+		while (cur.pos < cur.len && c->num_levels < want)
+			LOOM_TRY(chunk_next_page(r, &cur, c, want));
 	}
 	if (c->num_levels != want)
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
@@ -773,6 +800,32 @@ static size_t count_rows(const pq_column *c)
 	return rows;
 }
 
+/* Give column slot c the leaf's layout; a slot that held another leaf
+ * starts its arrays afresh. */
+static void take_layout(pq_column *c, const pq_leaf *leaf)
+{
+	int32_t tl = leaf->type == PQ_FIXED_LEN_BYTE_ARRAY ? leaf->type_length : 0;
+	if (c->type != leaf->type || c->max_def != leaf->max_def || c->max_rep != leaf->max_rep ||
+	    c->type_length != tl) {
+		free_column(c);
+		c->type = leaf->type;
+		c->type_length = tl;
+		c->max_def = leaf->max_def;
+		c->max_rep = leaf->max_rep;
+	}
+}
+
+static int check_out_batch(pq_reader *r, pq_batch *out, size_t nleaves)
+{
+	if (out->columns && (out->num_columns != nleaves || out->borrowed))
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET,
+		                "%s: batch to reuse has %zu columns, %zu requested", r->key, out->num_columns, nleaves);
+	if (!out->columns)
+		LOOM_TRY(pq_batch_init(out, nleaves));
+	pq_batch_clear(out);
+	return 0;
+}
+
 int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leaves, size_t nleaves,
                              pq_batch *out)
 {
@@ -784,12 +837,7 @@ int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leave
 		                r->meta->num_row_groups);
 	if (!leaves)
 		nleaves = s->num_leaves;
-	if (out->columns && (out->num_columns != nleaves || out->borrowed))
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET,
-		                "%s: batch to reuse has %zu columns, %zu requested", r->key, out->num_columns, nleaves);
-	if (!out->columns)
-		LOOM_TRY(pq_batch_init(out, nleaves));
-	pq_batch_clear(out);
+	LOOM_TRY(check_out_batch(r, out, nleaves));
 	rows = (size_t)r->meta->row_groups[row_group].num_rows;
 	for (i = 0; i < nleaves; i++) {
 		size_t li = leaves ? leaves[i] : i;
@@ -799,16 +847,7 @@ int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leave
 			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: leaf %zu of %zu", r->key, li,
 			                s->num_leaves);
 		leaf = &s->leaves[li];
-		int32_t tl = leaf->type == PQ_FIXED_LEN_BYTE_ARRAY ? leaf->type_length : 0;
-		if (c->type != leaf->type || c->max_def != leaf->max_def || c->max_rep != leaf->max_rep ||
-		    c->type_length != tl) {
-			/* a different leaf in this slot: start its arrays afresh */
-			free_column(c);
-			c->type = leaf->type;
-			c->type_length = tl;
-			c->max_def = leaf->max_def;
-			c->max_rep = leaf->max_rep;
-		}
+		take_layout(c, leaf);
 		LOOM_TRY(read_chunk(r, row_group, li, c));
 		if (count_rows(c) != rows)
 			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
@@ -816,5 +855,147 @@ int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leave
 			                leaf->path, count_rows(c), rows);
 	}
 	out->num_rows = rows;
+	return 0;
+}
+
+/* ---- a row group in slices of rows ---------------------------------------- */
+
+/* One column chunk being read slice by slice: its stored bytes, and its
+ * last decoded page(s) with how far slices have taken from them. */
+typedef struct slice_col {
+	size_t leaf;
+	uint8_t *bytes;
+	size_t cap;
+	chunk_cursor cur;
+	pq_column dict;
+	size_t want, decoded;         /* levels in the chunk, decoded so far */
+	pq_column page;               /* decoded, not yet all handed out */
+	size_t lpos, vpos;            /* first level slot and value not handed out */
+} slice_col;
+
+static void slices_free(pq_reader *r)
+{
+	size_t i;
+	for (i = 0; i < r->sc_cap; i++) {
+		loom_free(r->sc[i].bytes);
+		free_column(&r->sc[i].dict);
+		free_column(&r->sc[i].page);
+	}
+	loom_free(r->sc);
+	r->sc = NULL;
+	r->nsc = r->sc_cap = r->slice_left = 0;
+}
+
+int pq_reader_slices_begin(pq_reader *r, size_t g, const size_t *leaves, size_t nleaves, size_t max_rows)
+{
+	const pq_schema *s = r->schema;
+	const pq_row_group *rg;
+	size_t i;
+	r->nsc = r->slice_left = 0;
+	if (g >= r->meta->num_row_groups)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: row group %zu of %zu", r->key, g,
+		                r->meta->num_row_groups);
+	rg = &r->meta->row_groups[g];
+	if (!leaves)
+		nleaves = s->num_leaves;
+	if (nleaves > r->sc_cap) {
+		slice_col *grown = loom_reallocarray(r->sc, nleaves, sizeof(slice_col));
+		if (!grown)
+			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory");
+		memset(grown + r->sc_cap, 0, (nleaves - r->sc_cap) * sizeof(slice_col));
+		r->sc = grown;
+		r->sc_cap = nleaves;
+	}
+	for (i = 0; i < nleaves; i++) {
+		slice_col *sc = &r->sc[i];
+		size_t li = leaves ? leaves[i] : i;
+		const pq_column_meta *m;
+		int64_t start, len;
+		if (li >= s->num_leaves)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: leaf %zu of %zu", r->key, li,
+			                s->num_leaves);
+		if (s->leaves[li].max_rep > 0)
+			return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
+			                "%s: column %s is repeated: read its row group whole", r->key, s->leaves[li].path);
+		m = &rg->columns[li].meta;
+		snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, s->leaves[li].path);
+		LOOM_TRY(chunk_range(r, g, li, &start, &len));
+		if (m->num_values != rg->num_rows || (size_t)m->num_values > r->max_levels)
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+			                "%s: column chunk at byte offset %lld has %lld values for %lld rows", r->ctx,
+			                (long long)start, (long long)m->num_values, (long long)rg->num_rows);
+		LOOM_TRY(ensure(&sc->bytes, &sc->cap, (size_t)len + 1));
+		LOOM_TRY(read_exact(r, (uint64_t)start, (size_t)len, sc->bytes));
+		sc->leaf = li;
+		sc->want = (size_t)m->num_values;
+		sc->decoded = sc->lpos = sc->vpos = 0;
+		sc->dict.num_values = 0;
+		take_layout(&sc->page, &s->leaves[li]);
+		sc->page.num_levels = sc->page.num_values = sc->page.data_size = 0;
+		sc->cur = (chunk_cursor){ sc->bytes, (size_t)len, 0, start, m->codec, &sc->dict, 0, g, li };
+	}
+	r->nsc = nleaves;
+	r->slice_g = g;
+	r->slice_rows = max_rows ? max_rows : 1;
+	r->slice_left = (size_t)(rg->num_rows > 0 ? rg->num_rows : 0);
+	return 0;
+}
+
+/* Hand out the next n rows (level slots: the columns are flat) of one
+ * column to c, decoding the chunk's pages as they are needed. */
+static int slice_column(pq_reader *r, slice_col *sc, pq_column *c, size_t n)
+{
+	const pq_leaf *leaf = &r->schema->leaves[sc->leaf];
+	pq_column *p = &sc->page;
+	while (c->num_levels < n) {
+		size_t k = n - c->num_levels, nv = k, i;
+		if (sc->lpos == p->num_levels) {
+			/* the page is handed out: decode the next one in its place */
+			if (sc->cur.pos >= sc->cur.len || sc->decoded >= sc->want)
+				return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+				                "%s: row group %zu column %s: column chunk holds %zu values, its metadata "
+				                "says %zu", r->key, r->slice_g, leaf->path, sc->decoded, sc->want);
+			p->num_levels = p->num_values = p->data_size = 0;
+			sc->lpos = sc->vpos = 0;
+			LOOM_TRY(chunk_next_page(r, &sc->cur, p, sc->want - sc->decoded));
+			sc->decoded += p->num_levels;
+			continue;
+		}
+		if (k > p->num_levels - sc->lpos)
+			k = p->num_levels - sc->lpos;
+		if (p->max_def > 0)
+			for (i = nv = 0; i < k; i++)
+				nv += p->def_levels[sc->lpos + i] == p->max_def;
+		else
+			nv = k;
+		LOOM_TRY(pq_column_append_span(c, p, sc->lpos, sc->lpos + k, sc->vpos, sc->vpos + nv));
+		sc->lpos += k;
+		sc->vpos += nv;
+	}
+	if (c->type == PQ_BYTE_ARRAY) {
+		LOOM_TRY(pq_col_reserve_values(c, c->num_values));
+		if (c->num_values == 0)
+			c->offsets[0] = 0;
+	}
+	return 0;
+}
+
+int pq_reader_slices_next(pq_reader *r, pq_batch *out)
+{
+	size_t i, n = r->slice_left < r->slice_rows ? r->slice_left : r->slice_rows;
+	LOOM_TRY(check_out_batch(r, out, r->nsc));
+	if (n == 0)
+		return 0;
+	for (i = 0; i < r->nsc; i++) {
+		slice_col *sc = &r->sc[i];
+		take_layout(&out->columns[i], &r->schema->leaves[sc->leaf]);
+		LOOM_TRY(slice_column(r, sc, &out->columns[i], n));
+		if (n == r->slice_left && (sc->lpos != sc->page.num_levels || sc->decoded != sc->want))
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
+			                "%s: row group %zu column %s: column chunk holds more values than its metadata "
+			                "says (%zu)", r->key, r->slice_g, r->schema->leaves[sc->leaf].path, sc->want);
+	}
+	out->num_rows = n;
+	r->slice_left -= n;
 	return 0;
 }

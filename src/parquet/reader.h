@@ -98,6 +98,19 @@ const char *pq_reader_key(const pq_reader *r);
 int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leaves,
                              size_t nleaves, pq_batch *out);
 
+/* Read row group `row_group` (leaves as for pq_reader_read_row_group) in
+ * slices of at most `max_rows` rows, so a large row group never has to be
+ * decoded whole: begin reads the chunks' stored bytes (the compressed row
+ * group), then each next decodes the pages the slice needs into `out`
+ * (reused like read_row_group's) and sets out->num_rows, 0 after the last
+ * slice. Pages are decoded one at a time per column and their rows handed
+ * out across slices. Flat columns only (LOOM_EUNSUPPORTED for a repeated
+ * leaf: read that row group whole). One row group at a time per reader;
+ * any other read call ends it. */
+int pq_reader_slices_begin(pq_reader *r, size_t row_group, const size_t *leaves, size_t nleaves,
+                           size_t max_rows);
+int pq_reader_slices_next(pq_reader *r, pq_batch *out);
+
 /* The stored bytes of column chunk `leaf` of row group `row_group` (its
  * pages as written, dictionary page first), for copying it into another
  * file unchanged. The page headers are checked to frame the chunk and add

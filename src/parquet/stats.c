@@ -273,6 +273,23 @@ int pq_stats_add_fixed(pq_stats *s, const uint8_t *vals, size_t n)
 	}
 }
 
+/* a < b as unsigned bytes, shorter first on a common prefix: the first
+ * 8 bytes compared as one big-endian word, memcmp only past them. */
+static inline int bytes_less(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen;
+	int c;
+	if (n >= 8) {
+		uint64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return __builtin_bswap64(x) < __builtin_bswap64(y);
+	}
+	c = memcmp(a, b, n);
+	return c < 0 || (c == 0 && alen < blen);
+}
+
 int pq_stats_add_bytes(pq_stats *s, const uint32_t *offsets, const uint8_t *data,
                        size_t lo, size_t hi)
 {
@@ -282,13 +299,26 @@ int pq_stats_add_bytes(pq_stats *s, const uint32_t *offsets, const uint8_t *data
 	s->num_values += (int64_t)(hi - lo);
 	if (s->kind == PQ_CMP_NONE)
 		return 0;
-	for (i = lo + 1; i < hi; i++) {
-		const uint8_t *v = data + offsets[i];
-		size_t len = offsets[i + 1] - offsets[i];
-		if (pq_value_cmp(s->kind, v, len, data + offsets[ilo], offsets[ilo + 1] - offsets[ilo]) < 0)
-			ilo = i;
-		if (pq_value_cmp(s->kind, v, len, data + offsets[ihi], offsets[ihi + 1] - offsets[ihi]) > 0)
-			ihi = i;
+	if (s->kind == PQ_CMP_BYTES) {
+		/* strings: most comparisons are decided by the first bytes, and a
+		 * value below the minimum cannot be above the maximum */
+		for (i = lo + 1; i < hi; i++) {
+			const uint8_t *v = data + offsets[i];
+			size_t len = offsets[i + 1] - offsets[i];
+			if (bytes_less(v, len, data + offsets[ilo], offsets[ilo + 1] - offsets[ilo]))
+				ilo = i;
+			else if (bytes_less(data + offsets[ihi], offsets[ihi + 1] - offsets[ihi], v, len))
+				ihi = i;
+		}
+	} else {
+		for (i = lo + 1; i < hi; i++) {
+			const uint8_t *v = data + offsets[i];
+			size_t len = offsets[i + 1] - offsets[i];
+			if (pq_value_cmp(s->kind, v, len, data + offsets[ilo], offsets[ilo + 1] - offsets[ilo]) < 0)
+				ilo = i;
+			else if (pq_value_cmp(s->kind, v, len, data + offsets[ihi], offsets[ihi + 1] - offsets[ihi]) > 0)
+				ihi = i;
+		}
 	}
 	return offer(s, data + offsets[ilo], offsets[ilo + 1] - offsets[ilo],
 	             data + offsets[ihi], offsets[ihi + 1] - offsets[ihi]);
