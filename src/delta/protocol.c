@@ -23,9 +23,6 @@
 #define CLUSTERING_TODO                                                        \
 	"compaction of a clustered table must cluster by the table's clustering "  \
 	"columns and set clusteringProvider on the files it writes"
-#define ROW_TRACKING_TODO                                                      \
-	"rewrites must keep every row's stable row id and row commit version "     \
-	"(materialized row tracking columns) and the delta.rowTracking high-water mark"
 #define TYPE_WIDENING_TODO                                                     \
 	"rewrites must read files written before a type change with their narrower " \
 	"types and write the table's current types"
@@ -58,9 +55,11 @@ const delta_feature_support delta_feature_table[] = {
 	  "checkpoints follow delta.checkpointPolicy (v2: UUID-named V2 checkpoints "
 	  "with sidecars; never multi-part); log cleanup keeps every sidecar a "
 	  "retained checkpoint references", NULL },
-	{ "rowTracking", W, 0, 0, { Y, Y, L, L, Y, Y },
-	  "commits that add no file assign no row ids; checkpoints keep baseRowId, "
-	  "defaultRowCommitVersion and the delta.rowTracking domain", ROW_TRACKING_TODO },
+	{ "rowTracking", W, 0, 0, { Y, Y, Y, Y, Y, Y },
+	  "rewrites keep every row's stable row id and row commit version in the "
+	  "materialized columns the table names, give new files fresh baseRowId and "
+	  "defaultRowCommitVersion and raise the delta.rowTracking high-water mark; "
+	  "commits that add no file assign no row ids; checkpoints keep them", NULL },
 	{ "clustering", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },
 	/* the Databricks preview name of clustering (domain delta.liquid) */
 	{ "liquid", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "delta/row_tracking.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -22,8 +23,29 @@ static size_t subtree_end(const pq_schema_node *nodes, size_t n, size_t i)
 	return i;
 }
 
-static int node_equal(const pq_schema_node *a, const pq_schema_node *b)
+/* A node with the annotations that repeat what the physical type says
+ * removed (writers differ: DuckDB marks a 32-bit int INT_32, Spark does
+ * not; one writes STRING beside UTF8, another UTF8 alone). */
+static pq_schema_node plain(pq_schema_node n)
 {
+	int lt_int = n.logical_type.kind == PQ_LT_INTEGER && n.logical_type.int_is_signed;
+	if (n.is_group)
+		return n;
+	if ((n.type == PQ_INT32 && (n.converted_type == PQ_CT_INT_32 || (lt_int && n.logical_type.int_bit_width == 32))) ||
+	    (n.type == PQ_INT64 && (n.converted_type == PQ_CT_INT_64 || (lt_int && n.logical_type.int_bit_width == 64)))) {
+		if (n.logical_type.kind == PQ_LT_NONE || lt_int) {
+			n.converted_type = PQ_CT_NONE;
+			memset(&n.logical_type, 0, sizeof(n.logical_type));
+		}
+	}
+	if (n.converted_type == PQ_CT_UTF8 && n.logical_type.kind == PQ_LT_STRING)
+		memset(&n.logical_type, 0, sizeof(n.logical_type));
+	return n;
+}
+
+static int node_equal(const pq_schema_node *pa, const pq_schema_node *pb)
+{
+	const pq_schema_node na = plain(*pa), nb = plain(*pb), *a = &na, *b = &nb;
 	return strcmp(a->name, b->name) == 0 && a->is_group == b->is_group &&
 	       a->has_repetition == b->has_repetition && a->repetition == b->repetition &&
 	       (a->is_group || (a->type == b->type && a->type_length == b->type_length)) &&
@@ -72,15 +94,55 @@ static int is_partition_column(const delta_snapshot *snap, const char *name)
 	return 0;
 }
 
+static int reserve_nodes(pipe_schema *o, size_t more)
+{
+	if (o->num_nodes + more > o->cap) {
+		size_t nc = (o->num_nodes + more) * 2 + 8;
+		pq_schema_node *g = loom_reallocarray(o->nodes, nc, sizeof(*g));
+		if (!g)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory");
+		o->nodes = g;
+		o->cap = nc;
+	}
+	return 0;
+}
+
+/* A materialized row tracking column: optional INT64 named `name`, the
+ * same whatever the input files hold (files may lack it). */
+static int add_row_tracking_field(pipe_schema *o, const char *name, int which)
+{
+	pipe_field *f = &o->fields[o->num_fields++];
+	pq_schema_node *nd;
+	f->phys = name;
+	f->field_id = -1;
+	f->row_tracking = which;
+	f->present = 1;
+	f->optional = 1;
+	f->node_count = 1;
+	f->node_begin = o->num_nodes;
+	LOOM_TRY(reserve_nodes(o, 1));
+	nd = &o->nodes[o->num_nodes++];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = name;
+	nd->type = PQ_INT64;
+	nd->has_repetition = 1;
+	nd->repetition = PQ_OPTIONAL;
+	nd->converted_type = PQ_CT_NONE;
+	return 0;
+}
+
 int pipe_schema_init(pipe_schema *o, const delta_snapshot *snap)
 {
 	const delta_type *root = &snap->schema.root;
 	int cm = delta_snapshot_column_mapping(snap);
+	delta_row_tracking rt;
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
+	o->rt_leaf[0] = o->rt_leaf[1] = (size_t)-1;
 	loom_arena_init(&o->arena, 0);
-	o->fields = loom_calloc(root->num_fields ? root->num_fields : 1, sizeof(pipe_field));
+	LOOM_TRY(delta_row_tracking_get(snap, &rt));
+	o->fields = loom_calloc(root->num_fields + 2, sizeof(pipe_field));
 	if (!o->fields)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	for (i = 0; i < root->num_fields; i++) {
@@ -92,6 +154,23 @@ int pipe_schema_init(pipe_schema *o, const delta_snapshot *snap)
 		of->phys = delta_field_physical_name(f, cm != 0);
 		of->field_id = cm == 1 ? f->column_mapping_id : -1;
 	}
+	if (rt.preserve) {
+		LOOM_TRY(add_row_tracking_field(o, rt.id_column, PIPE_RT_ROW_ID));
+		LOOM_TRY(add_row_tracking_field(o, rt.version_column, PIPE_RT_COMMIT_VERSION));
+	}
+	return 0;
+}
+
+/* A file's materialized row tracking column must be a flat INT64 leaf. */
+static int check_row_tracking_column(const pq_schema *s, long top, const pipe_field *f,
+                                     const char *file)
+{
+	const pq_schema_node *nd = &s->nodes[top];
+	if (nd->is_group || nd->type != PQ_INT64 ||
+	    (nd->has_repetition && nd->repetition == PQ_REPEATED))
+		return OPS_ERR(LOOM_EUNSUPPORTED,
+		               "%s: the materialized row tracking column '%s' is not a 64-bit integer",
+		               file, f->phys);
 	return 0;
 }
 
@@ -110,6 +189,10 @@ int pipe_schema_merge(pipe_schema *o, const pq_schema *s, const char *file)
 			f->missing = 1;
 			continue;
 		}
+		if (f->row_tracking) {
+			LOOM_TRY(check_row_tracking_column(s, top, f, file));
+			continue;
+		}
 		end = subtree_end(s->nodes, s->num_nodes, (size_t)top);
 		if (!f->present) {
 			size_t cnt = end - (size_t)top;
@@ -117,14 +200,7 @@ int pipe_schema_merge(pipe_schema *o, const pq_schema *s, const char *file)
 			f->node_count = cnt;
 			f->optional = !(s->nodes[top].has_repetition && s->nodes[top].repetition == PQ_REQUIRED);
 			f->node_begin = o->num_nodes; /* provisional: renumbered in finish */
-			if (o->num_nodes + cnt > o->cap) {
-				size_t nc = (o->num_nodes + cnt) * 2 + 8;
-				pq_schema_node *g = loom_reallocarray(o->nodes, nc, sizeof(*g));
-				if (!g)
-					return OPS_ERR(LOOM_ENOMEM, "out of memory");
-				o->nodes = g;
-				o->cap = nc;
-			}
+			LOOM_TRY(reserve_nodes(o, cnt));
 			for (j = 0; j < cnt; j++) {
 				pq_schema_node nd = s->nodes[top + (long)j];
 				nd.name = loom_arena_strdup(&o->arena, nd.name ? nd.name : "");
@@ -197,6 +273,10 @@ int pipe_schema_finish(pipe_schema *o)
 			continue;
 		f->leaf_begin = (size_t)o->schema->first_leaf[f->node_begin];
 		f->num_leaves = (size_t)o->schema->num_leaves_under[f->node_begin];
+		if (f->row_tracking)
+			o->rt_leaf[f->row_tracking - 1] = f->leaf_begin;
+		else
+			o->data_leaves = f->leaf_begin + f->num_leaves;
 	}
 	return 0;
 }

@@ -10,7 +10,9 @@
  * Columns the table no longer has are dropped. A column whose Parquet
  * subtree differs between files (type widening, nested fields added) is
  * refused with LOOM_EUNSUPPORTED naming file and column; an upcasting
- * transform stage is where type widening will go. */
+ * transform stage is where type widening will go. On a table that
+ * preserves row ids, the two materialized row tracking columns follow the
+ * data columns (PIPE_RT_*). */
 #ifndef LOOM_OPS_PIPE_SCHEMA_H
 #define LOOM_OPS_PIPE_SCHEMA_H
 
@@ -29,7 +31,17 @@ typedef struct pipe_field {
 	size_t node_begin, node_count; /* in the output node array */
 	size_t leaf_begin, num_leaves; /* in the output leaves */
 	int optional;
+	int row_tracking;          /* PIPE_RT_*: a materialized row tracking
+	                              column, never a data column */
 } pipe_field;
+
+/* The materialized row tracking columns (delta/row_tracking.h) a rewrite
+ * of a table that preserves row ids appends after the data columns:
+ * optional INT64 leaves named by the table's properties, filled by the
+ * reader with each row's stable row id / row commit version. */
+#define PIPE_RT_NONE 0
+#define PIPE_RT_ROW_ID 1
+#define PIPE_RT_COMMIT_VERSION 2
 
 typedef struct pipe_schema {
 	loom_arena arena;
@@ -39,8 +51,15 @@ typedef struct pipe_schema {
 	size_t num_fields;
 	pq_schema *schema;         /* built over nodes once finished */
 	const char *root_name;
+	/* after finish: output leaf of the row id / commit version column
+	 * ((size_t)-1: none), and the leaves before them (the data leaves,
+	 * the ones Delta stats cover) */
+	size_t rt_leaf[2];
+	size_t data_leaves;
 } pipe_schema;
 
+/* LOOM_EUNSUPPORTED when the table enables row tracking without naming its
+ * materialized columns. */
 int pipe_schema_init(pipe_schema *o, const delta_snapshot *snap);
 /* Take the columns file `s` has that no earlier file had; check the rest
  * match. `file` names the file in errors. */

