@@ -23,9 +23,9 @@
 #define CLUSTERING_TODO                                                        \
 	"compaction of a clustered table must cluster by the table's clustering "  \
 	"columns and set clusteringProvider on the files it writes"
-#define TYPE_WIDENING_TODO                                                     \
-	"rewrites must read files written before a type change with their narrower " \
-	"types and write the table's current types"
+#define TYPE_WIDENING_NOTE                                                     \
+	"rewrites read files written before a type change with their narrower "    \
+	"types and write the table's current types (the changes PROTOCOL.md allows)"
 
 const delta_feature_support delta_feature_table[] = {
 	/* legacy writer-version features */
@@ -74,8 +74,8 @@ const delta_feature_support delta_feature_table[] = {
 	  "rewrites must follow the Iceberg compatibility rules" },
 	{ "icebergCompatV2", W, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
 	  "rewrites must follow the Iceberg compatibility rules" },
-	{ "typeWidening", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL, TYPE_WIDENING_TODO },
-	{ "typeWidening-preview", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL, TYPE_WIDENING_TODO },
+	{ "typeWidening", RW, 0, 0, { Y, Y, Y, Y, Y, Y }, TYPE_WIDENING_NOTE, NULL },
+	{ "typeWidening-preview", RW, 0, 0, { Y, Y, Y, Y, Y, Y }, TYPE_WIDENING_NOTE, NULL },
 	{ "variantType", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
 	  "variant columns cannot be rewritten" },
 	{ "variantType-preview", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL,

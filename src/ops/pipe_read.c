@@ -68,6 +68,10 @@ void pipe_reader_dispose(pipe_reader *rd)
 	pq_batch_free(&rd->kept);
 	for (i = 0; rd->defs && i < rd->lm.nout; i++)
 		loom_free(rd->defs[i]);
+	for (i = 0; rd->wide && i < rd->lm.nout; i++)
+		loom_free(rd->wide[i]);
+	loom_free(rd->wide);
+	loom_free(rd->wide_cap);
 	loom_free(rd->defs);
 	loom_free(rd->defs_cap);
 	pipe_leaf_map_dispose(&rd->lm);
@@ -137,7 +141,9 @@ static int prepare(pipe_reader *rd, const pq_schema *s)
 		rd->defs = loom_calloc(nout + 1, sizeof(int16_t *));
 		rd->defs_cap = loom_calloc(nout + 1, sizeof(size_t));
 		rd->view.columns = loom_calloc(nout + 1, sizeof(pq_column));
-		if (!rd->defs || !rd->defs_cap || !rd->view.columns)
+		rd->wide = loom_calloc(nout + 1, sizeof(uint8_t *));
+		rd->wide_cap = loom_calloc(nout + 1, sizeof(size_t));
+		if (!rd->defs || !rd->defs_cap || !rd->view.columns || !rd->wide || !rd->wide_cap)
 			return OPS_ERR(LOOM_ENOMEM, "out of memory");
 		rd->view.borrowed = 1;
 	}
@@ -226,6 +232,9 @@ static int align(pipe_reader *rd, size_t rows, uint64_t base)
 				LOOM_TRY(shifted_defs(rd, i, c, &c->def_levels));
 				c->max_def++;
 			}
+			if (lm->conv[i])
+				LOOM_TRY(pipe_widen_column(c, &lm->from[i], &rd->os->leaf_num[i], &rd->wide[i],
+				                           &rd->wide_cap[i]));
 		} else {
 			const pq_leaf *l = &rd->os->schema->leaves[i];
 			memset(c, 0, sizeof(*c));
@@ -253,7 +262,7 @@ static int is_identity(const pipe_reader *rd, const pq_schema *s)
 {
 	const pipe_leaf_map *lm = &rd->lm;
 	size_t i;
-	if (rd->mask || s->num_leaves != lm->nout || lm->npresent != lm->nout)
+	if (rd->mask || s->num_leaves != lm->nout || lm->npresent != lm->nout || lm->nconv)
 		return 0;
 	for (i = 0; i < lm->nout; i++)
 		if (lm->map[i] != (long)i || lm->present[i] != i || lm->shift[i])
@@ -383,8 +392,10 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 		             f->path, f->base_row_id < 0 ? "baseRowId" : "defaultRowCommitVersion");
 		goto done;
 	}
-	if ((rc = prepare(rd, pq_reader_schema(r))) < 0)
+	if ((rc = prepare(rd, pq_reader_schema(r))) < 0) {
+		loom_err_wrap("%s", f->path);
 		goto done;
+	}
 	if (dv || !is_identity(rd, pq_reader_schema(r)))
 		copy = NULL;
 	for (g = 0; g < m->num_row_groups; g++) {

@@ -47,6 +47,9 @@ typedef struct pipe_reader {
 	                                 id, commit version), filled per batch */
 	size_t rt_cap[2];
 	int16_t *ones;                /* all-one def levels (values never null) */
+	uint8_t **wide;               /* per output leaf: values widened to the
+	                                 table's type (ops/pipe_widen.h) */
+	size_t *wide_cap;
 	size_t ones_cap;
 	size_t batch_bytes;           /* > 0: a row group larger than this
 	                                 (decoded, estimated) is read in slices

@@ -27,10 +27,6 @@ declare -A EXPECTED=(
   # may only recluster files it (or one it supersedes) clustered; Delta
   # refuses ZORDER BY on clustered tables
   ["table_with_liquid_clustering zorder"]="liquid|protocol: Clustered Table"
-  # part 2: rewrites must upcast files written before a type change
-  # (PROTOCOL.md "Type Widening", Consistency Between Table Metadata and Data Files)
-  ["type-widening compact"]="typeWidening-preview|part 2: type widening in rewrites"
-  ["type-widening zorder"]="typeWidening-preview|part 2: type widening in rewrites"
   # not a refusal: the fixture holds the log only (data files absent by design)
   ["checkpoints-log-only compact"]="No such file|fixture without data files"
   ["checkpoints-log-only zorder"]="No such file|fixture without data files"

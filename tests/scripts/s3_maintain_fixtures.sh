@@ -15,7 +15,6 @@ LOG_ONLY=" checkpoints-log-only "   # no data files by design
 declare -A VACUUM_REFUSED=([table_with_liquid_clustering]="liquid")
 declare -A REWRITE_REFUSED=(
   [table_with_liquid_clustering]="liquid"
-  [type-widening]="typeWidening"
   [cdc_ict_table]="inCommitTimestamp"
   [checkpoints-log-only]="HTTP 404 (NoSuchKey)"   # the missing data file, named
 )

@@ -11,7 +11,6 @@ TARGET=64MiB
 # Tables loom must refuse, with the word the refusal must contain.
 declare -A REFUSED=(
   [table_with_liquid_clustering]="liquid"       # clustered: only its clustering implementation may recluster
-  [type-widening]="typeWidening"                # old files must be upcast: not implemented
   [checkpoints-log-only]="No such file"         # data files absent by design: nothing to read
 )
 
