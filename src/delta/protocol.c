@@ -19,10 +19,8 @@
 #define CLUSTERING_NOTE                                                        \
 	"clustered files may be reclustered only by the clustering implementation " \
 	"named in their clusteringProvider (PROTOCOL.md, Clustered Table) and Delta " \
-	"refuses ZORDER BY on clustered tables: cluster it with `loom compact` instead"
-#define CLUSTERING_TODO                                                        \
-	"compaction of a clustered table must cluster by the table's clustering "  \
-	"columns and set clusteringProvider on the files it writes"
+	"refuses ZORDER BY on clustered tables: cluster it with `loom compact` instead, " \
+	"which clusters by the table's clustering columns (provider liquid)"
 #define TYPE_WIDENING_NOTE                                                     \
 	"rewrites read files written before a type change with their narrower "    \
 	"types and write the table's current types (the changes PROTOCOL.md allows)"
@@ -60,9 +58,9 @@ const delta_feature_support delta_feature_table[] = {
 	  "materialized columns the table names, give new files fresh baseRowId and "
 	  "defaultRowCommitVersion and raise the delta.rowTracking high-water mark; "
 	  "commits that add no file assign no row ids; checkpoints keep them", NULL },
-	{ "clustering", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },
+	{ "clustering", W, 0, 0, { Y, Y, Y, N, Y, Y }, CLUSTERING_NOTE, NULL },
 	/* the Databricks preview name of clustering (domain delta.liquid) */
-	{ "liquid", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },
+	{ "liquid", W, 0, 0, { Y, Y, Y, N, Y, Y }, CLUSTERING_NOTE, NULL },
 	{ "vacuumProtocolCheck", RW, 0, 0, { Y, Y, Y, Y, Y, Y },
 	  "vacuum checks the write protocol (this gate) before it plans anything, "
 	  "for every table", NULL },

@@ -190,6 +190,7 @@ typedef struct add_ctx {
 	size_t nunits;
 	const optimize_job *job;
 	delta_row_tracking rt;
+	delta_kv zcube_tags[2];
 } add_ctx;
 
 /* Every output's add. With row tracking the ids depend on the attempt:
@@ -198,7 +199,7 @@ typedef struct add_ctx {
  * reassigns both when it retries after a winner), then the new mark. */
 static int add_lines(void *ctx, int64_t version, int64_t winners_hwm, loom_buf *out)
 {
-	const add_ctx *ac = ctx;
+	add_ctx *ac = ctx;
 	int64_t hwm = ac->rt.high_water_mark > winners_hwm ? ac->rt.high_water_mark : winners_hwm;
 	size_t i, j;
 	for (i = 0; i < ac->nunits; i++) {
@@ -216,6 +217,16 @@ static int add_lines(void *ctx, int64_t version, int64_t winners_hwm, loom_buf *
 			a.stats = o->stats;
 			a.tag_key = ac->job->tag_key;
 			a.tag_value = ac->job->tag_value;
+			if (ac->job->clustering_provider) {
+				delta_kv *zt = ac->zcube_tags;
+				zt[0].key = "ZCUBE_ID";
+				zt[0].value = ac->job->zcube_ids ? ac->job->zcube_ids[i] : NULL;
+				zt[1].key = "ZCUBE_ZORDER_BY";
+				zt[1].value = ac->job->cluster_by;
+				a.tags = zt;
+				a.num_tags = zt[0].value ? 2 : 0;
+				a.clustering_provider = ac->job->clustering_provider;
+			}
 			if (ac->rt.assign) {
 				/* numRecords is the physical row count: rewrites write no DVs */
 				a.has_row_tracking = 1;
@@ -276,6 +287,13 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 		pred = NULL;
 		if (job->param_key)
 			json_object_set_new(params, job->param_key, json_string(job->param_value));
+		if (job->cluster_by) {
+			/* as Spark's DeltaOperations.Optimize on a clustered table */
+			json_object_set_new(params, "zOrderBy", json_string("[]"));
+			json_object_set_new(params, "clusterBy", json_string(job->cluster_by));
+			json_object_set_new(params, "auto", json_string("false"));
+			json_object_set_new(params, "isFull", json_string("false"));
+		}
 	}
 	if ((rc = delta_props_parse(&snap->metadata, &props)) < 0)
 		goto done;

@@ -160,8 +160,9 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 	{
 		int rc = OPS_ERR(LOOM_EINVAL,
 		                 "the table uses liquid clustering (table feature 'clustering') on [%s]: "
-		                 "Z-order by other columns would undo it; use its clustering columns or none",
-		                 list.ptr ? list.ptr : "");
+		                 "Z-order by other columns would undo it, and Delta does not allow ZORDER BY "
+		                 "on a clustered table at all: run `loom compact`, which clusters by [%s]",
+		                 list.ptr ? list.ptr : "", list.ptr ? list.ptr : "");
 		loom_buf_dispose(&list);
 		return rc;
 	}
@@ -235,9 +236,8 @@ done:
 
 /* ---- execution ----------------------------------------------------------- */
 
-/* Sample every planned partition, then sort and write them, then commit. */
-static int zorder_execute(loom_op_result *out, loom_store *store, const delta_snapshot *snap, zrun *run,
-                          const compact_plan *plan, const optimize_job *job)
+int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                      const zorder_stage_params *zp, const compact_plan *plan, const optimize_job *job)
 {
 	pipe_settings set;
 	pipe_exec *x = NULL;
@@ -247,9 +247,9 @@ static int zorder_execute(loom_op_result *out, loom_store *store, const delta_sn
 	size_t i, n = plan->num_bins;
 	int rc;
 
-	if ((rc = pipe_settings_init(&set, store, snap, run->p->loc)) < 0)
+	if ((rc = pipe_settings_init(&set, store, snap, zp->loc)) < 0)
 		return rc;
-	set.cancel = run->p->cancel;
+	set.cancel = zp->cancel;
 	set.file_bytes = (uint64_t)plan->target;
 	units = loom_calloc(n, sizeof(*units));
 	samplers = loom_calloc(n, sizeof(*samplers));
@@ -258,12 +258,12 @@ static int zorder_execute(loom_op_result *out, loom_store *store, const delta_sn
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = pipe_exec_new(&x, &set, run->p->threads,
-	                        run->p->memory_budget > 0 ? run->p->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
+	if ((rc = pipe_exec_new(&x, &set, zp->threads,
+	                        zp->memory_budget > 0 ? zp->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
 		goto done;
 	/* pass 1: the key columns of each partition, sampled */
 	for (i = 0; i < n; i++) {
-		samplers[i].cols = &run->cols;
+		samplers[i].cols = zp->cols;
 		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
 		units[i].files = plan->bins[i].files;
 		units[i].num_files = plan->bins[i].num_files;
@@ -278,7 +278,7 @@ static int zorder_execute(loom_op_result *out, loom_store *store, const delta_sn
 		pipe_result_dispose(&units[i].result);
 		units[i].rc = 0;
 		sorters[i].keys = &samplers[i].keys;
-		sorters[i].spill = &run->spill;
+		sorters[i].spill = zp->spill;
 		sorters[i].target = plan->target;
 		units[i].ops = &zsorter_ops;
 		units[i].stage = &sorters[i];
@@ -298,6 +298,20 @@ done:
 	loom_free(samplers);
 	loom_free(sorters);
 	return rc;
+}
+
+static int zorder_execute(loom_op_result *out, loom_store *store, const delta_snapshot *snap, zrun *run,
+                          const compact_plan *plan, const optimize_job *job)
+{
+	zorder_stage_params zp;
+	memset(&zp, 0, sizeof(zp));
+	zp.cols = &run->cols;
+	zp.spill = &run->spill;
+	zp.loc = run->p->loc;
+	zp.cancel = run->p->cancel;
+	zp.threads = run->p->threads;
+	zp.memory_budget = run->p->memory_budget;
+	return zorder_stages_run(out, store, snap, &zp, plan, job);
 }
 
 /* ---- entry points -------------------------------------------------------- */

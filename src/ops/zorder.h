@@ -32,4 +32,27 @@ typedef struct zorder_params {
 
 int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p);
 
+/* What the Z-order stages need besides the plan (liquid clustering runs
+ * them too, ops/cluster.h). */
+struct zorder_columns;
+struct zspill_budget;
+typedef struct zorder_stage_params {
+	const struct zorder_columns *cols;
+	struct zspill_budget *spill;
+	const loom_table_location *loc;
+	const loom_cancel *cancel;
+	size_t threads;               /* 0: one per CPU */
+	int64_t memory_budget;        /* 0: ZORDER_DEFAULT_BUDGET */
+} zorder_stage_params;
+
+/* Every bin of `plan` as one unit: its key columns sampled, then every
+ * column rewritten in curve order at the plan's target, then one commit
+ * (ops/optimize.h) with `job`. */
+struct compact_plan;
+struct optimize_job;
+struct delta_snapshot;
+int zorder_stages_run(loom_op_result *out, loom_store *store, const struct delta_snapshot *snap,
+                      const zorder_stage_params *zp, const struct compact_plan *plan,
+                      const struct optimize_job *job);
+
 #endif

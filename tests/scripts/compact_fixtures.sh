@@ -14,7 +14,6 @@ source "$(dirname "$0")/../tools/lib.sh"
 TARGET=64MiB
 # Tables loom must refuse, with the word the refusal must contain.
 declare -A REFUSED=(
-  [table_with_liquid_clustering]="liquid"       # clustering in compaction: not implemented
   [checkpoints-log-only]="No such file"         # data files absent by design: nothing to read
 )
 

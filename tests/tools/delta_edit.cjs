@@ -22,6 +22,8 @@
 //                                   (with its last configuration, as Spark)
 //     --add PATH=ROWS               add an existing data file (relative path)
 //                                   of ROWS rows, dataChange=true (repeatable)
+//     --add-provider NAME           the --add files carry clusteringProvider
+//                                   NAME (another engine's clustering)
 //     --backfill-row-ids            give every live file without baseRowId
 //                                   one (high-water mark + 1 on, in path
 //                                   order, numRecords rows each) and
@@ -52,6 +54,7 @@ while (args.length) {
   else if (a === '--remove-domain') opt.domains.push([args.shift(), null, true]);
   else if (a === '--add') { const kv = args.shift(); const i = kv.lastIndexOf('='); opt.adds.push([kv.slice(0, i), Number(kv.slice(i + 1))]); }
   else if (a === '--backfill-row-ids') opt.backfill = true;
+  else if (a === '--add-provider') opt.provider = args.shift();
   else { console.error('delta_edit: unknown option ' + a); process.exit(2); }
 }
 
@@ -120,7 +123,8 @@ if (opt.removeAll !== null) {
 }
 for (const [p, rows] of opt.adds) {
   const add = { path: p, partitionValues: {}, size: fs.statSync(path.join(dir, p)).size,
-    modificationTime: now, dataChange: true, stats: JSON.stringify({ numRecords: rows }) };
+    modificationTime: now, dataChange: true, stats: JSON.stringify({ numRecords: rows }),
+    ...(opt.provider ? { clusteringProvider: opt.provider } : {}) };
   lines.push({ add });
   live.set(p, add);
 }
