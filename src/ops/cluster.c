@@ -95,19 +95,6 @@ static int in_stats_columns(const char *list, const char *col)
 	return 0;
 }
 
-static int orderable(delta_type_kind k)
-{
-	switch (k) {
-	case DELTA_T_STRING: case DELTA_T_LONG: case DELTA_T_INTEGER: case DELTA_T_SHORT:
-	case DELTA_T_BYTE: case DELTA_T_FLOAT: case DELTA_T_DOUBLE: case DELTA_T_BOOLEAN:
-	case DELTA_T_BINARY: case DELTA_T_DATE: case DELTA_T_TIMESTAMP:
-	case DELTA_T_TIMESTAMP_NTZ: case DELTA_T_DECIMAL:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Every clustering column exists, has an order and gets Delta stats. */
 static int check_columns(const delta_snapshot *snap)
 {
@@ -125,7 +112,7 @@ static int check_columns(const delta_snapshot *snap)
 			return OPS_ERR(LOOM_EUNSUPPORTED,
 			               "clustering column '%s' (domain %s) is not in the table schema",
 			               d->clustering_columns[i], d->clustering_domain ? d->clustering_domain : "?");
-		if (!orderable(t->kind))
+		if (!zorder_orderable(t->kind))
 			return OPS_ERR(LOOM_EUNSUPPORTED, "clustering column '%s' has type %s, which has no order",
 			               name, t->name ? t->name : "?");
 		/* PROTOCOL.md, Clustered Table: writers must collect stats for
@@ -330,9 +317,7 @@ int cluster_run(loom_op_result *out, loom_store *store, const delta_snapshot *sn
 	cols.phys = d->clustering_columns;
 	cols.n = d->num_clustering_columns;
 	cols.curve = ZC_CURVE_HILBERT;
-	cols.bits = cols.n == 1 ? 32 : (unsigned)(64 / cols.n);
-	if (cols.bits > 16 && cols.n > 1)
-		cols.bits = 16;
+	cols.bits = zorder_key_bits(cols.n);
 	if ((rc = zspill_budget_init(&spill, NULL, 0)) < 0)
 		goto done;
 	memset(&zp, 0, sizeof(zp));

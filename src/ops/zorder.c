@@ -50,7 +50,7 @@ static const delta_field *find_field(const delta_type *st, const char *name, siz
 	return NULL;
 }
 
-static int orderable(delta_type_kind k)
+int zorder_orderable(delta_type_kind k)
 {
 	switch (k) {
 	case DELTA_T_STRING: case DELTA_T_LONG: case DELTA_T_INTEGER: case DELTA_T_SHORT:
@@ -91,7 +91,7 @@ static int resolve_column(const delta_snapshot *snap, const char *name, char **p
 			LOOM_TRY(loom_buf_putc(&out, '.'));
 		LOOM_TRY(loom_buf_puts(&out, delta_field_physical_name(f, cm)));
 		if (!dot) {
-			if (!orderable(f->type->kind)) {
+			if (!zorder_orderable(f->type->kind)) {
 				loom_buf_dispose(&out);
 				return OPS_ERR(LOOM_EINVAL,
 				               "Z-order column '%s' has type %s, which has no order to cluster by "
@@ -177,6 +177,13 @@ static int validate_columns(zrun *run, const delta_snapshot *snap)
 		LOOM_TRY(resolve_column(snap, run->names[i], &run->phys[i]));
 	}
 	return check_clustering(snap, run);
+}
+
+unsigned zorder_key_bits(size_t ncols)
+{
+	/* a key is 64 bits: one column gets 32, several share them, 16 at most */
+	unsigned bits = ncols <= 1 ? 32 : (unsigned)(64 / ncols);
+	return ncols > 1 && bits > 16 ? 16 : bits;
 }
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -371,9 +378,7 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 	run.n = p->n_columns;
 	run.names = p->columns;
 	run.cols.curve = p->curve == LOOM_ZORDER_CURVE_Z ? ZC_CURVE_Z : ZC_CURVE_HILBERT;
-	run.cols.bits = run.n == 1 ? 32 : (unsigned)(64 / run.n);
-	if (run.cols.bits > 16 && run.n > 1)
-		run.cols.bits = 16;
+	run.cols.bits = zorder_key_bits(run.n);
 	run.phys = loom_calloc(run.n, sizeof(char *));
 	if (!run.phys)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");

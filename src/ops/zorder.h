@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "delta/schema.h"
 #include "loom/ops.h"
 #include "loom/store.h"
 #include "util/secret.h"
@@ -31,6 +32,11 @@ typedef struct zorder_params {
 } zorder_params;
 
 int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p);
+
+/* 1 for a column type with an order to cluster by. */
+int zorder_orderable(delta_type_kind k);
+/* Bits of each column's part of a 64-bit curve key for `ncols` columns. */
+unsigned zorder_key_bits(size_t ncols);
 
 /* What the Z-order stages need besides the plan (liquid clustering runs
  * them too, ops/cluster.h). */
