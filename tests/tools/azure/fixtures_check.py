@@ -37,10 +37,10 @@ import delta_snapshot_compare as dsc  # noqa: E402  (the snapshot comparison)
 # (as tests/scripts/{vacuum,compact}_fixtures.sh and zorder_fixtures_body.sh).
 REFUSED = {
     "vacuum": {"table_with_liquid_clustering": "liquid"},
-    "compact": {"table_with_liquid_clustering": "rowTracking", "type-widening": "typeWidening",
-                "cdc_ict_table": "inCommitTimestamp", "checkpoints-log-only": "BlobNotFound"},
+    "compact": {"cdc_ict_table": "inCommitTimestamp", "checkpoints-log-only": "BlobNotFound"},
 }
-REFUSED["zorder"] = REFUSED["compact"]
+# Z-order: as compaction, and Delta forbids ZORDER BY on a clustered table
+REFUSED["zorder"] = dict(REFUSED["compact"], table_with_liquid_clustering="liquid")
 LOG_ONLY = {"checkpoints-log-only"}  # data files absent by design
 ORDERABLE = ("string", "long", "integer", "short", "byte", "float", "double", "boolean", "binary",
              "date", "timestamp", "timestamp_ntz")
