@@ -36,8 +36,8 @@ import delta_snapshot_compare as dsc  # noqa: E402  (the snapshot comparison)
 # Tables loom must refuse per operation, with the word the refusal names
 # (as tests/scripts/{vacuum,compact}_fixtures.sh and zorder_fixtures_body.sh).
 REFUSED = {
-    "vacuum": {"table_with_liquid_clustering": "liquid"},
-    "compact": {"cdc_ict_table": "inCommitTimestamp", "checkpoints-log-only": "BlobNotFound"},
+    "vacuum": {},
+    "compact": {"checkpoints-log-only": "BlobNotFound"},
 }
 # Z-order: as compaction, and Delta forbids ZORDER BY on a clustered table
 REFUSED["zorder"] = dict(REFUSED["compact"], table_with_liquid_clustering="liquid")
