@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Every operation on every shared fixture table (a copy), and the list of
-# refusals must be exactly EXPECTED below: only refusals the protocol
-# itself requires, each citing its rule (plus a fixture that has no data
-# files by design, which is not a refusal). No fixture is refused "for
-# now" any more: rewrites keep row tracking and type widening and cluster
-# liquid-clustered tables (features no fixture has, such as variantType,
-# are still "not yet" in the gate). A refused operation leaves the table byte-for-byte unchanged
-# and its message says the refusal is for good ("does not allow"). After
-# all operations the oracle's fingerprint of the rows is the one before,
-# `verify` passes (when data files were rewritten), and loom still reads
-# the table (as many live files as the oracle); on row tracking tables
-# every row keeps its row id and row commit version (oracle rowids).
+# refusals must be exactly those of tests/tools/fixture_refusals.tsv: only
+# refusals the protocol itself requires, each citing its rule (plus a
+# fixture that has no data files by design, which is not a refusal). No
+# fixture is refused "for now" any more: rewrites keep row tracking and
+# type widening and cluster liquid-clustered tables (features no fixture
+# has, such as variantType, are still "not yet" in the gate). A refused
+# operation leaves the table byte-for-byte unchanged and its message says
+# the refusal is for good ("does not allow"). After all operations the
+# oracle's fingerprint of the rows is the one before, `verify` passes
+# (when data files were rewritten), and loom still reads the table (as
+# many live files as the oracle); on row tracking tables every row keeps
+# its row id and row commit version (oracle rowids).
 # Operations, in order: inspect, vacuum (lite, then full; real runs with
 # zero retention), compact, zorder (first two orderable columns), checkpoint,
 # cleanup-logs (real run, with every log file made 40 days old). A
@@ -19,25 +20,13 @@
 # pass) every Nth table is taken (tests/tools/lib.sh fixture_tables).
 source "$(dirname "$0")/../tools/lib.sh"
 
-# "table op" -> "word the message contains | reason"
-declare -A EXPECTED=(
-  # protocol: PROTOCOL.md "Clustered Table" - a clustering implementation
-  # may only recluster files it (or one it supersedes) clustered; Delta
-  # refuses ZORDER BY on clustered tables
-  ["table_with_liquid_clustering zorder"]="liquid|protocol: Clustered Table"
-  # not a refusal: the fixture holds the log only (data files absent by design)
-  ["checkpoints-log-only compact"]="No such file|fixture without data files"
-  ["checkpoints-log-only zorder"]="No such file|fixture without data files"
-  # protocol: PROTOCOL.md "Catalog-managed tables" - only the catalog may
-  # commit; reading the filesystem log alone is not reading the table
-  ["catalog-managed inspect"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed vacuum-lite"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed vacuum-full"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed compact"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed zorder"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed checkpoint"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed cleanup-logs"]="catalogManaged|protocol: Catalog-managed tables"
-)
+# "table op" -> "word the message contains | reason", from
+# tests/tools/fixture_refusals.tsv (the one list every fixture test reads)
+declare -A EXPECTED=()
+while IFS=$'\t' read -r r_table r_op r_word r_reason; do
+  case $r_table in ''|'#'*) continue ;; esac
+  EXPECTED["$r_table $r_op"]="$r_word|$r_reason"
+done < "$TOOLS/fixture_refusals.tsv"
 LOG_ONLY=" checkpoints-log-only catalog-managed "
 
 pick_columns() { # loom inspect json -> "a,b" (orderable, non-partition, top-level)
