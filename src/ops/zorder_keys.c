@@ -352,19 +352,10 @@ int zkeys_build_bounds(zkeys *k)
 
 /* ---- key ranges ---------------------------------------------------------- */
 
-int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nranges)
+/* The key of every sampled row, into sk[0..sample_n). */
+static void sample_keys(const zkeys *k, uint64_t *sk)
 {
-	size_t n = k->n, s, c, j;
-	uint64_t *sk, *lo;
-	if (want > k->sample_n)
-		want = k->sample_n ? k->sample_n : 1;
-	sk = loom_malloc((k->sample_n + 1) * sizeof(uint64_t));
-	lo = loom_malloc((want + 1) * sizeof(uint64_t));
-	if (!sk || !lo) {
-		loom_free(sk);
-		loom_free(lo);
-		return OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order ranges");
-	}
+	size_t n = k->n, s, c;
 	for (s = 0; s < k->sample_n; s++) {
 		uint32_t rk[ZO_MAX_COLUMNS];
 		for (c = 0; c < n; c++) {
@@ -376,6 +367,36 @@ int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nrang
 		}
 		sk[s] = zc_key(k->curve, rk, n, k->bits);
 	}
+}
+
+int zkeys_share(const zkeys *k, uint64_t lo, uint64_t hi, int has_hi, double *share)
+{
+	size_t s, in = 0;
+	uint64_t *sk = loom_malloc((k->sample_n + 1) * sizeof(uint64_t));
+	if (!sk)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory measuring a Z-order range");
+	sample_keys(k, sk);
+	for (s = 0; s < k->sample_n; s++)
+		in += sk[s] >= lo && (!has_hi || sk[s] < hi);
+	loom_free(sk);
+	*share = k->sample_n ? (double)in / (double)k->sample_n : 1.0;
+	return 0;
+}
+
+int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nranges)
+{
+	size_t j;
+	uint64_t *sk, *lo;
+	if (want > k->sample_n)
+		want = k->sample_n ? k->sample_n : 1;
+	sk = loom_malloc((k->sample_n + 1) * sizeof(uint64_t));
+	lo = loom_malloc((want + 1) * sizeof(uint64_t));
+	if (!sk || !lo) {
+		loom_free(sk);
+		loom_free(lo);
+		return OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order ranges");
+	}
+	sample_keys(k, sk);
 	qsort(sk, k->sample_n, sizeof(*sk), cmp_u64);
 	lo[0] = 0;
 	*nranges = 1;

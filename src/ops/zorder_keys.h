@@ -85,6 +85,10 @@ int zkeys_of_batch(const zkeys *k, zscratch *w, const pq_batch *b, uint64_t *key
  * holds each range's lowest key, ascending, the first 0. */
 int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nranges);
 
+/* The fraction of sampled rows whose key is in [lo, hi) (no upper end
+ * without has_hi): about that share of the partition's rows. */
+int zkeys_share(const zkeys *k, uint64_t lo, uint64_t hi, int has_hi, double *share);
+
 /* The range holding `key`. */
 size_t zkeys_range_of(const uint64_t *range_lo, size_t nranges, uint64_t key);
 
