@@ -3,6 +3,7 @@
  * them (see ops/zorder_range.h). */
 #include "ops/zorder_range.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/zorder_gather.h"
@@ -35,13 +36,14 @@ static json_t *hex_string(const uint8_t *p, size_t len)
 
 json_t *zkeys_sample_to_json(const zkeys *k)
 {
-	json_t *root = json_object(), *cols = json_array();
-	size_t c, s;
-	if (!root || !cols)
+	json_t *root = json_object(), *cols = json_array(), *keys = json_array();
+	uint64_t *sk = NULL;
+	size_t c, i, m = 0, q;
+	if (!root || !cols || !keys)
 		goto oom;
 	json_object_set_new(root, "rows", json_integer((json_int_t)k->total_rows));
-	json_object_set_new(root, "n", json_integer((json_int_t)k->sample_n));
 	json_object_set_new(root, "columns", cols);
+	json_object_set_new(root, "keys", keys);
 	for (c = 0; c < k->n; c++) {
 		const zsample *zs = &k->cols[c];
 		json_t *vals;
@@ -51,91 +53,128 @@ json_t *zkeys_sample_to_json(const zkeys *k)
 		}
 		if (!(vals = json_array()) || json_array_append_new(cols, vals) < 0)
 			goto oom;
-		for (s = 0; s < k->sample_n; s++) {
-			json_t *v;
-			if (zs->isnull[s])
-				v = json_null();
-			else if (zs->fixed)
-				v = json_integer((json_int_t)zs->code[s]); /* the bits, as int64 */
-			else
-				v = hex_string(zs->bytes[s], zs->blen[s]);
+		for (i = 0; i < zs->nb; i++) {
+			json_t *v = zs->fixed ? json_integer((json_int_t)zs->bcode[i]) /* the bits, as int64 */
+			                      : hex_string(zs->bbytes[i], zs->bblen[i]);
 			if (!v || json_array_append_new(vals, v) < 0)
 				goto oom;
 		}
 	}
+	/* quantiles of the sample's keys: enough to cut key ranges from */
+	if (zkeys_sorted_keys(k, &sk, &m) < 0)
+		goto oom;
+	q = m < ZRANGE_PLAN_KEYS ? m : ZRANGE_PLAN_KEYS;
+	for (i = 0; i < q; i++) {
+		char hex[17];
+		snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)sk[i * m / q]);
+		if (json_array_append_new(keys, json_string(hex)) < 0)
+			goto oom;
+	}
+	loom_free(sk);
 	return root;
 oom:
+	loom_free(sk);
 	json_decref(root);
 	return NULL;
 }
 
 static int bad_sample(size_t c, const char *why)
 {
-	return OPS_ERR(LOOM_ECORRUPT, "the plan's Z-order sample, column %zu: %s", c, why);
+	return OPS_ERR(LOOM_ECORRUPT, "the plan's Z-order boundaries, column %zu: %s", c, why);
 }
 
-static int load_column(zkeys *k, size_t c, const json_t *vals, size_t n)
+size_t zkeys_json_bounds_max(const json_t *sample)
+{
+	const json_t *cols = json_object_get(sample, "columns");
+	size_t c, most = 1;
+	for (c = 0; c < json_array_size(cols); c++)
+		if (json_array_size(json_array_get(cols, c)) > most)
+			most = json_array_size(json_array_get(cols, c));
+	return most;
+}
+
+static int load_column(zkeys *k, size_t c, const json_t *vals)
 {
 	zsample *zs = &k->cols[c];
-	size_t s;
-	if (!json_is_array(vals) || json_array_size(vals) != n)
-		return bad_sample(c, "not an array of the sample's size");
-	for (s = 0; s < n; s++) {
-		const json_t *v = json_array_get(vals, s);
-		zs->isnull[s] = json_is_null(v);
-		if (zs->isnull[s])
-			continue;
+	size_t i, n = json_array_size(vals);
+	if (!json_is_array(vals) || n > k->sample_cap)
+		return bad_sample(c, "not an array of boundaries");
+	if (zs->fixed) {
+		zs->bcode = loom_malloc((n + 1) * sizeof(uint64_t));
+		if (!zs->bcode)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory loading Z-order boundaries");
+	} else {
+		zs->bbytes = loom_malloc((n + 1) * sizeof(*zs->bbytes));
+		zs->bblen = loom_malloc((n + 1) * sizeof(*zs->bblen));
+		if (!zs->bbytes || !zs->bblen)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory loading Z-order boundaries");
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *v = json_array_get(vals, i);
 		if (zs->fixed) {
 			if (!json_is_integer(v))
-				return bad_sample(c, "a value is not an integer code");
-			zs->code[s] = (uint64_t)json_integer_value(v);
+				return bad_sample(c, "a boundary is not an integer code");
+			zs->bcode[i] = (uint64_t)json_integer_value(v);
 		} else {
 			const char *hex = json_string_value(v);
-			size_t len = hex ? strlen(hex) : 1, i;
+			size_t len = hex ? strlen(hex) : 1, j;
 			uint8_t *copy;
 			if (len % 2)
-				return bad_sample(c, "a value is not a hex string");
+				return bad_sample(c, "a boundary is not a hex string");
 			if (!(copy = loom_malloc(len / 2 + 1)))
-				return OPS_ERR(LOOM_ENOMEM, "out of memory loading a Z-order sample");
-			for (i = 0; i < len / 2; i++) {
-				int hi = loom_hex_digit(hex[2 * i]), lo = loom_hex_digit(hex[2 * i + 1]);
+				return OPS_ERR(LOOM_ENOMEM, "out of memory loading Z-order boundaries");
+			for (j = 0; j < len / 2; j++) {
+				int hi = loom_hex_digit(hex[2 * j]), lo = loom_hex_digit(hex[2 * j + 1]);
 				if (hi < 0 || lo < 0) {
 					loom_free(copy);
-					return bad_sample(c, "a value is not a hex string");
+					return bad_sample(c, "a boundary is not a hex string");
 				}
-				copy[i] = (uint8_t)(hi * 16 + lo);
+				copy[j] = (uint8_t)(hi * 16 + lo);
 			}
-			loom_free(zs->bytes[s]);
-			zs->bytes[s] = copy;
-			zs->blen[s] = (uint32_t)(len / 2);
+			/* owned by the (otherwise unused) sample slots */
+			zs->bytes[i] = copy;
+			zs->blen[i] = (uint32_t)(len / 2);
+			zs->bbytes[i] = copy;
+			zs->bblen[i] = (uint32_t)(len / 2);
 		}
+		zs->nb = i + 1;
 	}
 	return 0;
 }
 
 int zkeys_sample_from_json(zkeys *k, const json_t *sample)
 {
-	const json_t *cols = json_object_get(sample, "columns");
-	json_int_t n = json_integer_value(json_object_get(sample, "n"));
+	const json_t *cols = json_object_get(sample, "columns"), *keys = json_object_get(sample, "keys");
 	json_int_t rows = json_integer_value(json_object_get(sample, "rows"));
-	size_t c;
-	if (!json_is_array(cols) || json_array_size(cols) != k->n || n < 0 || (size_t)n > k->sample_cap)
-		return OPS_ERR(LOOM_ECORRUPT, "the plan's Z-order sample does not fit its %zu columns", k->n);
+	size_t c, i;
+	if (!json_is_array(cols) || json_array_size(cols) != k->n || !json_is_array(keys))
+		return OPS_ERR(LOOM_ECORRUPT, "the plan's Z-order boundaries do not fit its %zu columns", k->n);
 	for (c = 0; c < k->n; c++) {
 		const json_t *vals = json_array_get(cols, c);
 		if (k->cols[c].leaf < 0) {
 			if (!json_is_null(vals))
-				return bad_sample(c, "values for a column in no file");
+				return bad_sample(c, "boundaries for a column in no file");
 			continue;
 		}
 		if (json_is_null(vals))
-			return bad_sample(c, "no values for a column the files hold");
-		LOOM_TRY(load_column(k, c, vals, (size_t)n));
+			return bad_sample(c, "no boundaries for a column the files hold");
+		LOOM_TRY(load_column(k, c, vals));
 	}
-	k->sample_n = (size_t)n;
-	k->seen = (uint64_t)n;
+	k->nq = json_array_size(keys);
+	if (!(k->qkeys = loom_malloc((k->nq + 1) * sizeof(uint64_t))))
+		return OPS_ERR(LOOM_ENOMEM, "out of memory loading Z-order keys");
+	for (i = 0; i < k->nq; i++) {
+		const char *hex = json_string_value(json_array_get(keys, i));
+		uint64_t v = 0;
+		size_t j;
+		for (j = 0; hex && j < 16 && loom_hex_digit(hex[j]) >= 0; j++)
+			v = v << 4 | (uint64_t)loom_hex_digit(hex[j]);
+		if (!hex || j != 16 || hex[16] || (i && v < k->qkeys[i - 1]))
+			return OPS_ERR(LOOM_ECORRUPT, "the plan's Z-order key %zu is not 16 hex digits in order", i);
+		k->qkeys[i] = v;
+	}
 	k->total_rows = rows > 0 ? (uint64_t)rows : 0;
-	return zkeys_build_bounds(k);
+	return zkeys_finish_bounds(k);
 }
 
 /* ---- the stage ------------------------------------------------------------ */
@@ -159,9 +198,9 @@ void zrange_dispose(zrange *r)
 static int range_begin(void *st, pipe_env *env, uint8_t *read)
 {
 	zrange *r = st;
-	json_int_t n = json_integer_value(json_object_get(r->sample, "n"));
 	double share = 1.0;
-	LOOM_TRY(zkeys_init(&r->keys, r->cols->n, r->cols->curve, r->cols->bits, n > 0 ? (size_t)n : 1, 0));
+	LOOM_TRY(zkeys_init(&r->keys, r->cols->n, r->cols->curve, r->cols->bits,
+	                    zkeys_json_bounds_max(r->sample), 0));
 	LOOM_TRY(zkeys_bind(&r->keys, env->schema, r->cols->phys, r->cols->names, NULL));
 	LOOM_TRY(zkeys_sample_from_json(&r->keys, r->sample));
 	r->nw = env->workers;

@@ -2,8 +2,9 @@
  * executed elsewhere (ops/dist.h).
  *
  * The driver samples each partition once (the sampler stage) and ships
- * the sample in the plan as JSON; every unit rebuilds the same quantile
- * boundaries from it, so every machine computes the same key for a row.
+ * the quantile boundaries it built in the plan as JSON, with quantiles of
+ * the sampled keys; every unit loads the same boundaries, so every machine
+ * computes the same key for a row as a single-machine run would.
  * A unit owns a range [lo, hi) of keys: its stage keys each batch, keeps
  * the rows in its range and hands them to the ordinary sorter stage
  * (ops/zorder_stages.h), which sorts them in its own memory budget
@@ -20,15 +21,22 @@
 #include "ops/zorder_keys.h"
 #include "ops/zorder_stages.h"
 
-/* A finished sampler's sample as JSON (new reference; NULL: no memory):
- * {"rows": estimated partition rows, "n": slots, "columns": [per column:
- * null when in no file, else n values: null, an integer (fixed-width
- * kinds, the order-preserving 64-bit code) or a hex string (bytes)]}. */
+/* What a unit needs of a finished sampler's keys, as JSON (new reference;
+ * NULL: no memory): {"rows": estimated partition rows, "columns": [per
+ * column: null when in no file, else its quantile boundaries: integers
+ * (fixed-width kinds, the order-preserving 64-bit code) or hex strings
+ * (bytes)], "keys": up to ZRANGE_PLAN_KEYS quantiles of the sampled rows'
+ * keys, 16 hex digits each, ascending (sub-ranges are cut from them)}. */
+#define ZRANGE_PLAN_KEYS 4096
 json_t *zkeys_sample_to_json(const zkeys *k);
 
-/* Rebuild keys from such JSON after zkeys_init(k, ..., sample_cap >= its
- * n) and zkeys_bind: fills the sample and builds the boundaries.
- * LOOM_ECORRUPT naming what does not fit. */
+/* The most boundaries any column of such JSON has (>= 1): the sample_cap
+ * to zkeys_init with before loading it. */
+size_t zkeys_json_bounds_max(const json_t *sample);
+
+/* Rebuild keys from such JSON after zkeys_init and zkeys_bind: the
+ * boundaries, ranks and key quantiles. LOOM_ECORRUPT naming what does not
+ * fit. */
 int zkeys_sample_from_json(zkeys *k, const json_t *sample);
 
 typedef struct zrange {
