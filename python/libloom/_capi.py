@@ -117,6 +117,7 @@ class loom_compact_opts(Structure):
         ("n_partition_filters", c_size_t),
         ("progress", COMPACT_PROGRESS_FN),
         ("progress_ctx", c_void_p),
+        ("copy_row_group_min_size", c_int64),
     ]
 
 
@@ -136,7 +137,7 @@ class loom_zorder_opts(Structure):
 
 
 class loom_checkpoint_opts(Structure):
-    _fields_ = [("version", c_uint), ("table_version", c_int64)]
+    _fields_ = [("version", c_uint), ("table_version", c_int64), ("part_size", c_int64)]
 
 
 class loom_cleanup_logs_opts(Structure):

@@ -155,7 +155,8 @@ def _drive(client: Any, uri: str, operation: str, plan_text: str, plan_seconds: 
     if n == 0:
         run.wall_seconds = time.monotonic() - t0
         return run
-    shared = client.scatter(plan_text, broadcast=False)
+    # every worker holds the plan: one that dies takes no copy with it
+    shared = client.scatter(plan_text, broadcast=True)
     name = os.path.basename(uri.rstrip("/")) or "table"
     keys = [f"loom-{operation}-{name}-{plan['id'][:8]}-{i}" for i in range(n)]
     futures = client.map(unit_fn, [shared] * n, list(range(n)), key=keys, retries=retries,
@@ -170,7 +171,7 @@ def _drive(client: Any, uri: str, operation: str, plan_text: str, plan_seconds: 
         run.commits.append(result)
 
     def arrived() -> Iterable[UnitResult]:
-        for fut in as_completed(futures):
+        for fut in as_completed(futures):  # type: ignore[no-untyped-call]
             r = fut.result()   # raises the unit's error once its retries are spent
             run.unit_results.append(r)
             yield r

@@ -49,6 +49,7 @@ NUM_FILES_TO_DELETE: Final = "numFilesToDelete"
 NUM_DELETED_FILES: Final = "numDeletedFiles"
 SIZE_OF_DATA_TO_DELETE: Final = "sizeOfDataToDelete"
 NUM_VACUUMED_DIRECTORIES: Final = "numVacuumedDirectories"
+NUM_STALE_TEMP_FILES: Final = "numStaleTempFiles"
 # expired-log cleanup only
 CHECKPOINT_VERSION: Final = "checkpointVersion"
 CUTOFF_MS: Final = "cutoffMs"

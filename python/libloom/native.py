@@ -480,7 +480,11 @@ def execute_unit(plan: str, unit: int, *, location: Any = None, threads: int = 0
                                          max(int(threads), 0), handle))
         return _capi.take_string(out)
 
-    return call_cancellable(call, lambda: lib.loom_cancel_request(handle) if handle else None)
+    def cancel_it() -> None:
+        if handle:
+            lib.loom_cancel_request(handle)
+
+    return call_cancellable(call, cancel_it)
 
 
 def commit_plan(plan: str, results: Sequence[str], *, location: Any = None) -> OpResult:

@@ -1,0 +1,232 @@
+"""libloom.dask on a distributed.LocalCluster of 3 worker processes on
+loopback (Debian's python3-distributed), tables on a shared local directory
+and on the Ceph RGW of the S3 tests, judged by the oracle against a
+single-machine run of the same table (libloom.native, one process):
+
+- compaction and Z-order give the same fingerprint, verify is clean, the
+  Z-order quality (oracle zorder-quality) is within 5% of single-machine,
+  units spread over more than one worker, one commit per table;
+- a worker killed (SIGKILL) after its unit wrote its files: the unit is
+  retried elsewhere, the table is correct, the killed attempt's files are
+  exactly the oracle's orphans, and vacuum removes them;
+- two drivers with plans of the same table: one commits, the other raises
+  LoomConflict naming the version that won; nothing lost;
+- commit_every: partial commits, each a proper version, same rows.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+from pathlib import Path
+from typing import Any
+
+import support
+from support import TOOLS, fingerprint, oracle, tool_env
+
+from libloom import LoomConflict, native
+from libloom import dask as loom_dask
+
+import dask_faults
+from distributed import Client, LocalCluster
+
+# smaller tables under the sanitizers (CTest sets LOOM_FIXTURE_SAMPLE there)
+SMALL = int(os.environ.get("LOOM_FIXTURE_SAMPLE", "1")) > 1
+ROWS = 4000 if SMALL else 10000
+ZTARGET = "128KiB" if SMALL else "256KiB"
+CTARGET = "700KiB" if SMALL else "1536KiB"
+
+
+def make_table(dst: Path) -> Path:
+    """12 DuckDB-written files in 2 partitions, converted by the loom CLI."""
+    support.node(TOOLS / "zorder_gen.cjs", str(dst), "12", str(ROWS), "2", "2000")
+    subprocess.run([os.environ.get("LOOM_BIN", str(support.BUILD_DIR / "loom")), "convert", str(dst),
+                    "--partition-by", "p"], check=True, capture_output=True)
+    return dst
+
+
+def quality(table: Path, cols: str) -> float:
+    return float(oracle("zorder-quality", str(table), "--columns", cols)["avg_file_fraction_scanned"])
+
+
+def live_orphans(table: Path) -> list[str]:
+    return sorted(f["path"] for f in oracle("orphans", str(table))["files"] if not f["tombstone"])
+
+
+class DaskCluster(unittest.TestCase):
+    """One LocalCluster for the class: 3 worker processes, one thread each,
+    on 127.0.0.1 with free ports, no dashboard."""
+
+    cluster: Any = None
+    client: Any = None
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.tmpdir = Path(tempfile.mkdtemp(prefix="loom-dask-", dir=os.environ.get("TMPDIR")))
+        cls.base = make_table(cls.tmpdir / "base")
+        cls.cluster = LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                                   local_directory=str(cls.tmpdir / "dask"))
+        cls.client = Client(cls.cluster)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        if cls.client is not None:
+            cls.client.close()
+        if cls.cluster is not None:
+            cls.cluster.close()
+        shutil.rmtree(cls.tmpdir, ignore_errors=True)
+
+    def copy(self, name: str) -> Path:
+        dst = self.tmpdir / f"{self._testMethodName}.{name}"
+        shutil.copytree(self.base, dst)
+        return dst
+
+
+class LocalDirectoryTest(DaskCluster):
+
+    def test_compaction_equals_single_machine(self) -> None:
+        single, dist = self.copy("single"), self.copy("dist")
+        native.compact(str(single), target_size=CTARGET)
+        run = loom_dask.compact(str(dist), self.client, target_size=CTARGET, units=4)
+        self.assertGreaterEqual(run.units, 4)
+        self.assertEqual(run.versions, [1], "one commit")
+        self.assertGreater(len(run.units_per_worker), 1, f"spread: {run.units_per_worker}")
+        self.assertEqual(fingerprint(dist), fingerprint(single))
+        self.assertEqual(fingerprint(dist), fingerprint(self.base))
+        self.assertTrue(oracle("verify", str(dist))["ok"])
+        self.assertEqual(live_orphans(dist), [])
+        self.assertEqual(run.commits[0].num_files_removed, 12)
+
+    def test_zorder_quality_as_single_machine(self) -> None:
+        single, dist = self.copy("single"), self.copy("dist")
+        native.zorder(str(single), ["u1", "s"], target_size=ZTARGET)
+        run = loom_dask.zorder(str(dist), ["u1", "s"], self.client, target_size=ZTARGET, units=4)
+        self.assertGreaterEqual(run.units, 4, "key-range units")
+        self.assertEqual(run.versions, [1])
+        self.assertEqual(fingerprint(dist), fingerprint(single))
+        self.assertTrue(oracle("verify", str(dist))["ok"])
+        for cols in ("u1", "s", "u1,s"):
+            a, b = quality(single, cols), quality(dist, cols)
+            print(f"zorder-quality {cols}: single {a:.4f}, dask {b:.4f}", file=sys.stderr)
+            self.assertLessEqual(b, a * 1.05, f"{cols}: {b} vs single-machine {a}")
+        # a second run finds every partition clustered: nothing to do
+        again = loom_dask.zorder(str(dist), ["u1", "s"], self.client, target_size=ZTARGET)
+        self.assertEqual((again.units, again.commits), (0, []))
+
+    def test_worker_killed_mid_unit(self) -> None:
+        dist = self.copy("dist")
+        marker = str(self.tmpdir / "killed.json")
+        fn = functools.partial(dask_faults.kill_once, marker=marker, victim=0)
+        run = loom_dask.compact(str(dist), self.client, target_size=CTARGET, units=4, unit_fn=fn)
+        self.assertTrue(os.path.exists(marker), "the victim ran (and died)")
+        self.assertEqual(run.versions, [1])
+        self.assertEqual(sorted(u.unit for u in run.unit_results), list(range(run.units)))
+        self.assertEqual(fingerprint(dist), fingerprint(self.base))
+        self.assertTrue(oracle("verify", str(dist))["ok"])
+        leftover = dask_faults.written_keys(marker)
+        self.assertTrue(leftover)
+        self.assertEqual(live_orphans(dist), leftover, "orphans = the killed attempt's files")
+        native.vacuum(str(dist), retention_hours=0, dry_run=False, full=True, retention_check=False)
+        self.assertEqual(live_orphans(dist), [])
+        self.assertEqual(fingerprint(dist), fingerprint(self.base))
+
+    def test_two_drivers_one_wins(self) -> None:
+        dist = self.copy("dist")
+        plans = [native.plan_compact(str(dist), target_size=CTARGET, units=4) for _ in range(2)]
+        outcome: dict[int, Any] = {}
+
+        def driver(i: int) -> None:
+            try:
+                outcome[i] = loom_dask.run_plan(plans[i], self.client)
+            except Exception as exc:  # the loser's error, checked below
+                outcome[i] = exc
+
+        threads = [threading.Thread(target=driver, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wins = [o for o in outcome.values() if isinstance(o, loom_dask.TableRun)]
+        losses = [o for o in outcome.values() if not isinstance(o, loom_dask.TableRun)]
+        self.assertEqual((len(wins), len(losses)), (1, 1), repr(outcome))
+        self.assertIsInstance(losses[0], LoomConflict)
+        self.assertIn(f"concurrent commit {wins[0].versions[0]} ", str(losses[0]))
+        self.assertEqual(fingerprint(dist), fingerprint(self.base))
+        self.assertTrue(oracle("verify", str(dist))["ok"])
+        self.assertEqual(live_orphans(dist), [], "the loser's files were deleted")
+
+    def test_commit_every(self) -> None:
+        dist = self.copy("dist")
+        run = loom_dask.compact(str(dist), self.client, target_size=CTARGET, units=4, commit_every=1)
+        self.assertEqual(len(run.versions), run.units)
+        self.assertEqual(sorted(run.versions), list(range(1, run.units + 1)))
+        self.assertEqual(fingerprint(dist), fingerprint(self.base))
+        self.assertTrue(oracle("verify", str(dist))["ok"])
+
+
+class S3Test(DaskCluster):
+    """The same on the RGW: the table uploaded with awscli, run through
+    libloom.dask at s3://, downloaded with awscli and judged locally."""
+
+    rgw_dir: Path | None = None
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        env_file = os.environ.get("LOOM_RGW_ENV")
+        if not env_file or not os.path.exists(env_file):
+            cls.rgw_dir = Path(tempfile.mkdtemp(prefix="loom-dask-rgw-"))
+            subprocess.run(["bash", str(TOOLS / "rgw.sh"), "start", str(cls.rgw_dir)], check=True,
+                           env=tool_env(), stdout=subprocess.DEVNULL)
+            env_file = str(cls.rgw_dir / "env")
+        for line in Path(env_file).read_text().splitlines():
+            if line.startswith("export ") and "=" in line:
+                k, v = line[len("export "):].split("=", 1)
+                os.environ[k] = v
+        os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+        super().setUpClass()   # workers inherit the endpoint and keys
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        super().tearDownClass()
+        if cls.rgw_dir is not None:
+            subprocess.run(["bash", str(TOOLS / "rgw.sh"), "stop", str(cls.rgw_dir)], env=tool_env())
+            shutil.rmtree(cls.rgw_dir, ignore_errors=True)
+
+    def aws(self, *args: str) -> None:
+        aws = "/usr/bin/aws" if os.path.exists("/usr/bin/aws") else "aws"
+        subprocess.run([aws, "--endpoint-url", os.environ["AWS_ENDPOINT_URL"], *args], check=True,
+                       capture_output=True, env=tool_env(AWS_PAGER=""))
+
+    def test_compact_and_zorder_on_s3(self) -> None:
+        bucket = f"loom-dask-{os.getpid()}-{threading.get_native_id()}"
+        self.aws("s3api", "create-bucket", "--bucket", bucket)
+        self.aws("s3", "cp", "--recursive", "--quiet", str(self.base), f"s3://{bucket}/t")
+        uri = f"s3://{bucket}/t"
+        single = self.copy("single")
+        native.compact(str(single), target_size=CTARGET)
+        native.zorder(str(single), ["u1", "s"], target_size=ZTARGET)
+
+        c = loom_dask.compact(uri, self.client, target_size=CTARGET, units=4)
+        z = loom_dask.zorder(uri, ["u1", "s"], self.client, target_size=ZTARGET, units=4)
+        self.assertEqual((c.versions, z.versions), ([1], [2]))
+        self.assertGreater(len(z.units_per_worker), 1, f"spread: {z.units_per_worker}")
+        back = self.tmpdir / "s3-back"
+        self.aws("s3", "cp", "--recursive", "--quiet", uri, str(back))
+        self.assertEqual(fingerprint(back), fingerprint(single))
+        self.assertTrue(oracle("verify", str(back))["ok"])
+        self.assertEqual(live_orphans(back), [])
+        for cols in ("u1", "s", "u1,s"):
+            a, b = quality(single, cols), quality(back, cols)
+            print(f"S3 zorder-quality {cols}: single {a:.4f}, dask {b:.4f}", file=sys.stderr)
+            self.assertLessEqual(b, a * 1.05, f"{cols}: {b} vs single-machine {a}")
+
+
+if __name__ == "__main__":
+    unittest.main()
