@@ -244,7 +244,8 @@ def run_from_config(config: Any, client: Any, *, tables: Sequence[str] | None = 
                     threads: int = 1) -> list[TableRun]:
     """The ``maintenance:`` block of a storage config on the cluster: for
     every table route with a path (or the named `tables`), compaction when
-    the block asks for it, then Z-order by its ``z_order_by`` columns.
+    the block asks for it, or Z-order by its ``z_order_by`` columns (the
+    block takes one of the two).
     Tables are driven one after another from here while their units spread
     over every worker; each table is committed on its own (once, or every
     `commit_every` units). Vacuum stays a single-machine step (``loom

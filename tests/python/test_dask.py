@@ -30,7 +30,7 @@ from typing import Any
 import support
 from support import TOOLS, fingerprint, oracle, tool_env
 
-from libloom import LoomConflict, native
+from libloom import LoomConflict, StorageConfig, native
 from libloom import dask as loom_dask
 
 import dask_faults
@@ -59,29 +59,56 @@ def live_orphans(table: Path) -> list[str]:
     return sorted(f["path"] for f in oracle("orphans", str(table))["files"] if not f["tombstone"])
 
 
-class DaskCluster(unittest.TestCase):
-    """One LocalCluster for the class: 3 worker processes, one thread each,
-    on 127.0.0.1 with free ports, no dashboard."""
+class _Shared:
+    """What every test here shares, made once: the RGW endpoint in the
+    environment (before the workers start: they inherit it), the base table,
+    and one LocalCluster of 3 worker processes with one thread each, on
+    127.0.0.1 with free ports and no dashboard."""
 
+    tmpdir: Path
+    base: Path
     cluster: Any = None
     client: Any = None
+    rgw_dir: Path | None = None
 
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.tmpdir = Path(tempfile.mkdtemp(prefix="loom-dask-", dir=os.environ.get("TMPDIR")))
-        cls.base = make_table(cls.tmpdir / "base")
-        cls.cluster = LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
+
+def setUpModule() -> None:
+    env_file = os.environ.get("LOOM_RGW_ENV")
+    if not env_file or not os.path.exists(env_file):   # run alone: a private RGW
+        _Shared.rgw_dir = Path(tempfile.mkdtemp(prefix="loom-dask-rgw-"))
+        subprocess.run(["bash", str(TOOLS / "rgw.sh"), "start", str(_Shared.rgw_dir)], check=True,
+                       env=tool_env(), stdout=subprocess.DEVNULL)
+        env_file = str(_Shared.rgw_dir / "env")
+    for line in Path(env_file).read_text().splitlines():
+        if line.startswith("export ") and "=" in line:
+            k, v = line[len("export "):].split("=", 1)
+            os.environ[k] = v
+    os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+    _Shared.tmpdir = Path(tempfile.mkdtemp(prefix="loom-dask-", dir=os.environ.get("TMPDIR")))
+    _Shared.base = make_table(_Shared.tmpdir / "base")
+    _Shared.cluster = LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
                                    host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                                   local_directory=str(cls.tmpdir / "dask"))
-        cls.client = Client(cls.cluster)
+                                   local_directory=str(_Shared.tmpdir / "dask"))
+    _Shared.client = Client(_Shared.cluster)
 
-    @classmethod
-    def tearDownClass(cls) -> None:
-        if cls.client is not None:
-            cls.client.close()
-        if cls.cluster is not None:
-            cls.cluster.close()
-        shutil.rmtree(cls.tmpdir, ignore_errors=True)
+
+def tearDownModule() -> None:
+    if _Shared.client is not None:
+        _Shared.client.close()
+    if _Shared.cluster is not None:
+        _Shared.cluster.close()
+    shutil.rmtree(_Shared.tmpdir, ignore_errors=True)
+    if _Shared.rgw_dir is not None:
+        subprocess.run(["bash", str(TOOLS / "rgw.sh"), "stop", str(_Shared.rgw_dir)], env=tool_env())
+        shutil.rmtree(_Shared.rgw_dir, ignore_errors=True)
+
+
+class DaskCluster(unittest.TestCase):
+
+    def setUp(self) -> None:
+        self.client = _Shared.client
+        self.base = _Shared.base
+        self.tmpdir = _Shared.tmpdir
 
     def copy(self, name: str) -> Path:
         dst = self.tmpdir / f"{self._testMethodName}.{name}"
@@ -171,33 +198,43 @@ class LocalDirectoryTest(DaskCluster):
         self.assertTrue(oracle("verify", str(dist))["ok"])
 
 
+class ConfigTest(DaskCluster):
+    """run_from_config: the maintenance block of a storage YAML (compaction,
+    or Z-order: the block takes one of them) on every table route."""
+
+    def test_run_from_config(self) -> None:
+        a, b, c = self.copy("a"), self.copy("b"), self.copy("c")
+        single = self.copy("single")
+        native.zorder(str(single), ["u1", "s"], target_size=ZTARGET)
+        yaml = f"""
+storage:
+  tables:
+    - name: raw.a
+      path: {{uri: "{a}"}}
+    - name: raw.b
+      path: {{uri: "{b}"}}
+    - name: staging.c
+      path: {{uri: "{c}"}}
+  maintenance:
+    z_order_by:
+      columns: [u1, s]
+      target_size: {ZTARGET}
+"""
+        runs = loom_dask.run_from_config(StorageConfig.from_yaml(yaml), self.client,
+                                         tables=["raw.a", "raw.b"], units=4)
+        self.assertEqual([(r.uri, r.operation, r.versions) for r in runs],
+                         [(str(a), "zorder", [1]), (str(b), "zorder", [1])])
+        for t in (a, b):
+            self.assertEqual(fingerprint(t), fingerprint(single))
+            self.assertTrue(oracle("verify", str(t))["ok"])
+            self.assertEqual(live_orphans(t), [])
+            self.assertLessEqual(quality(t, "u1,s"), quality(single, "u1,s") * 1.05)
+        self.assertEqual(len(list((c / "_delta_log").glob("*.json"))), 1, "staging.c not named")
+
+
 class S3Test(DaskCluster):
     """The same on the RGW: the table uploaded with awscli, run through
     libloom.dask at s3://, downloaded with awscli and judged locally."""
-
-    rgw_dir: Path | None = None
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        env_file = os.environ.get("LOOM_RGW_ENV")
-        if not env_file or not os.path.exists(env_file):
-            cls.rgw_dir = Path(tempfile.mkdtemp(prefix="loom-dask-rgw-"))
-            subprocess.run(["bash", str(TOOLS / "rgw.sh"), "start", str(cls.rgw_dir)], check=True,
-                           env=tool_env(), stdout=subprocess.DEVNULL)
-            env_file = str(cls.rgw_dir / "env")
-        for line in Path(env_file).read_text().splitlines():
-            if line.startswith("export ") and "=" in line:
-                k, v = line[len("export "):].split("=", 1)
-                os.environ[k] = v
-        os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
-        super().setUpClass()   # workers inherit the endpoint and keys
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        super().tearDownClass()
-        if cls.rgw_dir is not None:
-            subprocess.run(["bash", str(TOOLS / "rgw.sh"), "stop", str(cls.rgw_dir)], env=tool_env())
-            shutil.rmtree(cls.rgw_dir, ignore_errors=True)
 
     def aws(self, *args: str) -> None:
         aws = "/usr/bin/aws" if os.path.exists("/usr/bin/aws") else "aws"
