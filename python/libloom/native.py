@@ -431,11 +431,18 @@ def zorder(uri: str, columns: Sequence[str], *, location: Any = None,
 
 
 def plan_compact(uri: str, *, location: Any = None, target_size: int | str | None = None,
-                 partition_filters: Sequence[str] = (), units: int = 0) -> str:
+                 partition_filters: Sequence[str] = (), units: int = 0,
+                 copy_row_group_min: int | str | None = None) -> str:
     """A compaction plan of the table (``loom_plan_compact``): about `units`
-    units (0: one per partition with files to rewrite). Changes nothing."""
+    units (0: one per partition with files to rewrite). `copy_row_group_min`:
+    as ``loom compact --copy-row-group-min`` (a size, or "off": re-encode
+    every row group). Changes nothing."""
     filters = CStrings(partition_filters)
     opts = compact_opts(target_size, False, filters)
+    if copy_row_group_min == "off":
+        opts.copy_row_group_min_size = -1
+    elif copy_row_group_min is not None:
+        opts.copy_row_group_min_size = parse_size(copy_row_group_min, "copy_row_group_min")
     loc = CLocation.of(location, uri)
     out = ctypes.c_void_p()
     check(lib.loom_plan_compact(byref(out), _capi.cstr(uri), loc.ptr if loc else None,
