@@ -33,7 +33,7 @@ mapping or :class:`~libloom.TableLocation`, pickled to the workers) or
 from their own environment.
 
 Progress shows as Dask shows it: every unit is a task named
-``loom-<operation>-<table>-<unit>`` on the dashboard and in
+``loom-<operation>-<table>-<run>-<unit>`` on the dashboard and in
 ``distributed.progress``.
 """
 
@@ -42,6 +42,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,7 +159,10 @@ def _drive(client: Any, uri: str, operation: str, plan_text: str, plan_seconds: 
     # every worker holds the plan: one that dies takes no copy with it
     shared = client.scatter(plan_text, broadcast=True)
     name = os.path.basename(uri.rstrip("/")) or "table"
-    keys = [f"loom-{operation}-{name}-{plan['id'][:8]}-{i}" for i in range(n)]
+    # unique per submission: running the same plan again must not find the
+    # results of an earlier run under the same keys
+    run_id = uuid.uuid4().hex[:8]
+    keys = [f"loom-{operation}-{name}-{run_id}-{i}" for i in range(n)]
     futures = client.map(unit_fn, [shared] * n, list(range(n)), key=keys, retries=retries,
                          pure=False, location=location, threads=threads)
 
