@@ -65,4 +65,22 @@
 #define LOOM_METRIC_NUM_RECORDS "numRecords"
 #define LOOM_METRIC_NUM_BYTES "numBytes"
 
+/* V2 checkpoints, in-commit timestamps and checkpointProtection */
+/* checkpoint: LOOM_CHECKPOINT_KIND_* of the checkpoint written */
+#define LOOM_METRIC_CHECKPOINT_KIND "kind"
+/* checkpoint: sidecar files of a V2 checkpoint */
+#define LOOM_METRIC_NUM_SIDECARS "numSidecars"
+/* expired-log cleanup: the newest commit not after the cutoff (-1 none) */
+#define LOOM_METRIC_CUTOFF_COMMIT "cutoffCommit"
+/* expired-log cleanup: 1 when commits were dated by their in-commit timestamps */
+#define LOOM_METRIC_IN_COMMIT_TIMESTAMPS "inCommitTimestamps"
+/* expired-log cleanup: unreferenced sidecars deleted */
+#define LOOM_METRIC_NUM_SIDECARS_DELETED "numSidecarsDeleted"
+/* expired-log cleanup: 1 when a classic-named copy of a V2 checkpoint was written first */
+#define LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN "compatCheckpointWritten"
+/* expired-log cleanup: delta.requireCheckpointProtectionBeforeVersion */
+#define LOOM_METRIC_CHECKPOINT_PROTECTION_VERSION "checkpointProtectionVersion"
+/* expired-log cleanup: 1 when checkpointProtection kept every commit and checkpoint */
+#define LOOM_METRIC_CHECKPOINT_PROTECTION_BLOCKED "checkpointProtectionBlocked"
+
 #endif

@@ -50,7 +50,7 @@ typedef struct loom_vacuum_opts {
 } loom_vacuum_opts;
 #define LOOM_VACUUM_OPTS_INIT { LOOM_VACUUM_OPTS_VERSION, LOOM_RETENTION_TABLE_DEFAULT, 1, 0, 1 }
 
-#define LOOM_COMPACT_OPTS_VERSION 1
+#define LOOM_COMPACT_OPTS_VERSION 2 /* 2: copy_row_group_min_size */
 typedef struct loom_compact_opts {
 	unsigned int version;    /* LOOM_COMPACT_OPTS_VERSION */
 	int64_t target_size;     /* bytes; 0 = table/engine default; < 0 invalid */
@@ -66,7 +66,7 @@ typedef struct loom_compact_opts {
 	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
 	                 int64_t bytes_done, int64_t bytes_total);
 	void *progress_ctx;
-	/* appended: input row groups of at least this many (compressed) bytes
+	/* (version 2) input row groups of at least this many (compressed) bytes
 	 * that need no change are copied into the new files as they are
 	 * (fast, but they keep their size); smaller ones are decoded and
 	 * merged into row groups of the writer's row-group size. 0 = the

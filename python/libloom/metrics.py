@@ -49,10 +49,22 @@ NUM_FILES_TO_DELETE: Final = "numFilesToDelete"
 NUM_DELETED_FILES: Final = "numDeletedFiles"
 SIZE_OF_DATA_TO_DELETE: Final = "sizeOfDataToDelete"
 NUM_VACUUMED_DIRECTORIES: Final = "numVacuumedDirectories"
+# expired-log cleanup: how many of the deleted were temp files killed
+# writers left in _delta_log/
 NUM_STALE_TEMP_FILES: Final = "numStaleTempFiles"
 # expired-log cleanup only
 CHECKPOINT_VERSION: Final = "checkpointVersion"
 CUTOFF_MS: Final = "cutoffMs"
+
+# V2 checkpoints, in-commit timestamps and checkpointProtection
+CHECKPOINT_KIND: Final = "kind"
+NUM_SIDECARS: Final = "numSidecars"
+CUTOFF_COMMIT: Final = "cutoffCommit"
+IN_COMMIT_TIMESTAMPS: Final = "inCommitTimestamps"
+NUM_SIDECARS_DELETED: Final = "numSidecarsDeleted"
+COMPAT_CHECKPOINT_WRITTEN: Final = "compatCheckpointWritten"
+CHECKPOINT_PROTECTION_VERSION: Final = "checkpointProtectionVersion"
+CHECKPOINT_PROTECTION_BLOCKED: Final = "checkpointProtectionBlocked"
 
 # checkpoint
 CREATED: Final = "created"

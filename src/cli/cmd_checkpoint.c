@@ -116,7 +116,7 @@ int cmd_checkpoint(int argc, char **argv)
 	}
 	version = loom_op_result_metric(&r, LOOM_METRIC_VERSION, -1);
 	created = loom_op_result_metric(&r, "created", 0);
-	kind = loom_op_result_metric(&r, "kind", 0);
+	kind = loom_op_result_metric(&r, LOOM_METRIC_CHECKPOINT_KIND, 0);
 	kind_name = kind == LOOM_CHECKPOINT_KIND_V2_JSON ? "v2-json" : "classic";
 	/* the UUID name of a V2 checkpoint is not in the result: its kind is */
 	if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
@@ -129,7 +129,7 @@ int cmd_checkpoint(int argc, char **argv)
 		printf(",\"version\":%lld,\"created\":%s", (long long)version, created ? "true" : "false");
 		if (created)
 			printf(",\"kind\":\"%s\",\"num_sidecars\":%lld", kind_name,
-			       (long long)loom_op_result_metric(&r, "numSidecars", 0));
+			       (long long)loom_op_result_metric(&r, LOOM_METRIC_NUM_SIDECARS, 0));
 		if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
 			printf(",\"path\":\"%s\"", path);
 		printf(",\"num_actions\":%lld,\"size_in_bytes\":%lld,\"num_add_files\":%lld,"
@@ -147,7 +147,7 @@ int cmd_checkpoint(int argc, char **argv)
 		       (long long)version);
 	} else {
 		char size[32];
-		int64_t sidecars = loom_op_result_metric(&r, "numSidecars", 0);
+		int64_t sidecars = loom_op_result_metric(&r, LOOM_METRIC_NUM_SIDECARS, 0);
 		loom_format_size(loom_op_result_metric(&r, "sizeInBytes", 0), size, sizeof(size));
 		printf("%s: wrote %s (%s", uri, path, size);
 		if (kind == LOOM_CHECKPOINT_KIND_V2_JSON)
@@ -222,8 +222,8 @@ int cmd_cleanup_logs(int argc, char **argv)
 	}
 	ckpt = loom_op_result_metric(&r, "checkpointVersion", -1);
 	temps = loom_op_result_metric(&r, LOOM_METRIC_NUM_STALE_TEMP_FILES, 0);
-	protect = loom_op_result_metric(&r, "checkpointProtectionVersion", -1);
-	blocked = loom_op_result_metric(&r, "checkpointProtectionBlocked", 0);
+	protect = loom_op_result_metric(&r, LOOM_METRIC_CHECKPOINT_PROTECTION_VERSION, -1);
+	blocked = loom_op_result_metric(&r, LOOM_METRIC_CHECKPOINT_PROTECTION_BLOCKED, 0);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);
@@ -232,16 +232,16 @@ int cmd_cleanup_logs(int argc, char **argv)
 		       "\"num_sidecars\":%lld,\"bytes\":%lld,\"stale_temp_files\":%lld,",
 		       r.dry_run ? "true" : "false", (long long)ckpt,
 		       (long long)loom_op_result_metric(&r, "cutoffMs", 0),
-		       (long long)loom_op_result_metric(&r, "cutoffCommit", -1),
-		       loom_op_result_metric(&r, "inCommitTimestamps", 0) ? "true" : "false",
-		       r.n_files_deleted, (long long)loom_op_result_metric(&r, "numSidecarsDeleted", 0),
+		       (long long)loom_op_result_metric(&r, LOOM_METRIC_CUTOFF_COMMIT, -1),
+		       loom_op_result_metric(&r, LOOM_METRIC_IN_COMMIT_TIMESTAMPS, 0) ? "true" : "false",
+		       r.n_files_deleted, (long long)loom_op_result_metric(&r, LOOM_METRIC_NUM_SIDECARS_DELETED, 0),
 		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
 		       (long long)temps);
 		if (protect >= 0)
 			printf("\"checkpoint_protection\":{\"before_version\":%lld,\"blocked\":%s},",
 			       (long long)protect, blocked ? "true" : "false");
 		printf("\"compat_checkpoint\":%s,",
-		       loom_op_result_metric(&r, "compatCheckpointWritten", 0) ? "true" : "false");
+		       loom_op_result_metric(&r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0) ? "true" : "false");
 		printf("\"files\":[");
 		for (k = 0; k < r.n_files_deleted; k++) {
 			if (k)
@@ -252,7 +252,7 @@ int cmd_cleanup_logs(int argc, char **argv)
 	} else {
 		char size[32];
 		loom_format_size(loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
-		if (loom_op_result_metric(&r, "compatCheckpointWritten", 0))
+		if (loom_op_result_metric(&r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0))
 			printf("%s a classic-named copy of the newest (V2) checkpoint, for readers that "
 			       "do not know V2 checkpoints\n", r.dry_run ? "would write" : "wrote");
 		for (k = 0; k < r.n_files_deleted; k++)

@@ -107,13 +107,13 @@ static int write_classic(loom_store *store, const delta_snapshot *snap, int64_t 
 
 static int set_metrics(loom_op_result *out, const ck_counts *c, int kind, size_t sidecars, int v2)
 {
-	LOOM_TRY(loom_op_result_set_metric(out, "kind", kind));
+	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_CHECKPOINT_KIND, kind));
 	LOOM_TRY(loom_op_result_set_metric(out, "numActions", c->actions));
 	LOOM_TRY(loom_op_result_set_metric(out, "sizeInBytes", (int64_t)c->bytes));
 	LOOM_TRY(loom_op_result_set_metric(out, "numAddFiles", c->adds));
 	LOOM_TRY(loom_op_result_set_metric(out, "numRemoveFiles", c->removes));
 	LOOM_TRY(loom_op_result_set_metric(out, "numExpiredTombstones", c->expired));
-	LOOM_TRY(loom_op_result_set_metric(out, "numSidecars", (int64_t)sidecars));
+	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_NUM_SIDECARS, (int64_t)sidecars));
 	return loom_op_result_set_metric(out, "v2", v2);
 }
 

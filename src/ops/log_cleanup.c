@@ -540,18 +540,18 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	out->dry_run = p->dry_run;
 	if ((rc = loom_op_result_set_metric(out, LOOM_METRIC_CHECKPOINT_VERSION, keep)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_CUTOFF_MS, cutoff)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "cutoffCommit", c)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_CUTOFF_COMMIT, c)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_FILES_TO_DELETE : LOOM_METRIC_NUM_DELETED_FILES,
 	                                    (int64_t)count)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "numSidecarsDeleted", (int64_t)st.sidecars.len)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_SIDECARS_DELETED, (int64_t)st.sidecars.len)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st.bytes)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "inCommitTimestamps", st.ict.enabled)) < 0 ||
-	    (rc = loom_op_result_set_metric(out, "compatCheckpointWritten", compat)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_IN_COMMIT_TIMESTAMPS, st.ict.enabled)) < 0 ||
+	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, compat)) < 0 ||
 	    (rc = loom_op_result_set_metric(out, LOOM_METRIC_NUM_STALE_TEMP_FILES, st.temps)) < 0)
 		goto done;
 	if (protect > 0 &&
-	    ((rc = loom_op_result_set_metric(out, "checkpointProtectionVersion", protect)) < 0 ||
-	     (rc = loom_op_result_set_metric(out, "checkpointProtectionBlocked", why != NULL)) < 0))
+	    ((rc = loom_op_result_set_metric(out, LOOM_METRIC_CHECKPOINT_PROTECTION_VERSION, protect)) < 0 ||
+	     (rc = loom_op_result_set_metric(out, LOOM_METRIC_CHECKPOINT_PROTECTION_BLOCKED, why != NULL)) < 0))
 		goto done;
 done:
 	state_dispose(&st);

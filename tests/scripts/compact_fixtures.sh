@@ -12,12 +12,6 @@
 source "$(dirname "$0")/../tools/lib.sh"
 
 TARGET=64MiB
-# Tables loom must refuse, with the word the refusal must contain.
-declare -A REFUSED=(
-  [table_with_liquid_clustering]="rowTracking"  # row ids must be preserved: not implemented
-  [type-widening]="typeWidening"                # old files must be upcast: not implemented
-  [checkpoints-log-only]="No such file"         # data files absent by design: nothing to read
-)
 
 part_counts() { # snapshot json -> {"<partitionValues>": files}
   jsq "$1" 'JSON.stringify(d.files.reduce((m, f) => { const k = JSON.stringify(f.partitionValues); m[k] = (m[k] || 0) + 1; return m; }, {}))'
@@ -26,7 +20,7 @@ part_counts() { # snapshot json -> {"<partitionValues>": files}
 for name in $(fixture_tables); do
   t=$(copy_table "$name")
   before=$(tree_digest "$t")
-  reason="${REFUSED[$name]:-}"
+  reason=$(fixture_refusal "$name" compact)
   if [ -n "$reason" ]; then
     if "$LOOM_BIN" compact "$t" --target-size $TARGET > "$TEST_TMP/out" 2> "$TEST_TMP/err"; then
       fail "$name: compaction should be refused ($reason)"

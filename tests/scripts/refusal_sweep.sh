@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every operation on every shared fixture table (a copy), and the list of
-# refusals must be exactly EXPECTED below. Each remaining refusal names its
+# refusals must be exactly those of tests/tools/fixture_refusals.tsv. Each remaining refusal names its
 # reason: the ones the protocol itself requires cite the rule; the ones
 # marked "part 2" wait for the rewrite pipeline (row tracking, clustering
 # and type widening in rewrites) and must only ever be removed from this
@@ -19,33 +19,13 @@
 # pass) every Nth table is taken (tests/tools/lib.sh fixture_tables).
 source "$(dirname "$0")/../tools/lib.sh"
 
-# "table op" -> "word the message contains | reason"
-declare -A EXPECTED=(
-  # part 2: compaction must preserve row ids / row commit versions
-  # (PROTOCOL.md "Row Tracking", Writer Requirements) and cluster by the
-  # delta.liquid columns; rowTracking is the feature reported first
-  ["table_with_liquid_clustering compact"]="rowTracking|part 2: row tracking + clustering in rewrites"
-  # protocol: PROTOCOL.md "Clustered Table" - a clustering implementation
-  # may only recluster files it (or one it supersedes) clustered; Delta
-  # refuses ZORDER BY on clustered tables
-  ["table_with_liquid_clustering zorder"]="liquid|protocol: Clustered Table"
-  # part 2: rewrites must upcast files written before a type change
-  # (PROTOCOL.md "Type Widening", Consistency Between Table Metadata and Data Files)
-  ["type-widening compact"]="typeWidening-preview|part 2: type widening in rewrites"
-  ["type-widening zorder"]="typeWidening-preview|part 2: type widening in rewrites"
-  # not a refusal: the fixture holds the log only (data files absent by design)
-  ["checkpoints-log-only compact"]="No such file|fixture without data files"
-  ["checkpoints-log-only zorder"]="No such file|fixture without data files"
-  # protocol: PROTOCOL.md "Catalog-managed tables" - only the catalog may
-  # commit; reading the filesystem log alone is not reading the table
-  ["catalog-managed inspect"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed vacuum-lite"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed vacuum-full"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed compact"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed zorder"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed checkpoint"]="catalogManaged|protocol: Catalog-managed tables"
-  ["catalog-managed cleanup-logs"]="catalogManaged|protocol: Catalog-managed tables"
-)
+# "table op" -> "word the message contains | reason", from
+# tests/tools/fixture_refusals.tsv (the one list every fixture test reads)
+declare -A EXPECTED=()
+while IFS=$'\t' read -r r_table r_op r_word r_reason; do
+  case $r_table in ''|'#'*) continue ;; esac
+  EXPECTED["$r_table $r_op"]="$r_word|$r_reason"
+done < "$TOOLS/fixture_refusals.tsv"
 LOG_ONLY=" checkpoints-log-only catalog-managed "
 
 pick_columns() { # loom inspect json -> "a,b" (orderable, non-partition, top-level)

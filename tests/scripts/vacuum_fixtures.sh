@@ -11,9 +11,6 @@ source "$(dirname "$0")/../tools/lib.sh"
 # Data files absent by design: the oracle cannot fingerprint them.
 LOG_ONLY=" checkpoints-log-only "
 # Tables whose protocol loom must refuse to vacuum, with the reason.
-# (none of the fixtures: liquid clustering, row tracking, V2 checkpoints,
-# in-commit timestamps and type widening all allow vacuum)
-declare -A REFUSED=()
 
 visible_orphans() { # orphans the oracle sees that are not hidden per path component
   oracle orphans "$1" > "$TEST_TMP/orph.json"
@@ -22,12 +19,13 @@ visible_orphans() { # orphans the oracle sees that are not hidden per path compo
 
 for name in $(fixture_tables); do
   t=$(copy_table "$name")
-  if [ -n "${REFUSED[$name]:-}" ]; then
+  reason=$(fixture_refusal "$name" vacuum-full)
+  if [ -n "$reason" ]; then
     before=$(tree_digest "$t")
     if "$LOOM_BIN" vacuum "$t" --full --no-dry-run --retention-hours 0 --no-retention-check 2> "$TEST_TMP/err"; then
-      fail "$name: vacuum should be refused (${REFUSED[$name]})"
+      fail "$name: vacuum should be refused ($reason)"
     else
-      expect "$name: refusal names the feature" grep -q "${REFUSED[$name]}" "$TEST_TMP/err"
+      expect "$name: refusal names the feature" grep -q "$reason" "$TEST_TMP/err"
     fi
     expect "$name: refused table unchanged" test "$before" = "$(tree_digest "$t")"
     continue

@@ -79,3 +79,10 @@ finish() {
   echo "$((checks - failures)) passed, $failures failed"
   [ "$failures" -eq 0 ]
 }
+
+# fixture_refusal TABLE OP: the word loom's refusal of OP on fixture TABLE
+# names (tests/tools/fixture_refusals.tsv), empty when OP must succeed. OP:
+# inspect, vacuum-lite, vacuum-full, compact, zorder, checkpoint, cleanup-logs.
+fixture_refusal() {
+  awk -F'\t' -v t="$1" -v o="$2" '$1 == t && $2 == o { print $3; exit }' "$TOOLS/fixture_refusals.tsv"
+}

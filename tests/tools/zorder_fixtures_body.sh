@@ -8,12 +8,6 @@
 # refuse are refused with the reason named and left byte-for-byte unchanged.
 
 TARGET=64MiB
-# Tables loom must refuse, with the word the refusal must contain.
-declare -A REFUSED=(
-  [table_with_liquid_clustering]="liquid"       # clustered: only its clustering implementation may recluster
-  [type-widening]="typeWidening"                # old files must be upcast: not implemented
-  [checkpoints-log-only]="No such file"         # data files absent by design: nothing to read
-)
 
 pick_columns() { # snapshot json -> "a,b" (orderable, non-partition, top-level)
   jsq "$1" '(() => {
@@ -31,7 +25,7 @@ for dir in "$LOOM_FIXTURES_DIR"/delta/*/; do
   [ $((idx % 2 + 1)) = "$ZORDER_SHARD" ] || continue
   t=$(copy_table "$name")
   before=$(tree_digest "$t")
-  reason="${REFUSED[$name]:-}"
+  reason=$(fixture_refusal "$name" zorder)
   if ! oracle snapshot "$t" > "$TEST_TMP/s0.json" 2> /dev/null; then
     [ -n "$reason" ] || { fail "$name: oracle cannot read the table"; continue; }
     cols=id
