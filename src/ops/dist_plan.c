@@ -179,17 +179,9 @@ static int plan_zorder(char **out, const char *uri, loom_store *store, const loo
 	size_t i, n = 0;
 	int rc;
 
-	memset(&zp, 0, sizeof(zp));
 	memset(&plan, 0, sizeof(plan));
-	zp.columns = opts->columns;
-	zp.n_columns = opts->n_columns;
-	zp.curve = opts->curve;
-	zp.full = opts->full;
-	zp.target_size = opts->target_size;
-	zp.memory_budget = opts->memory_budget;
-	zp.temp_dir = opts->temp_dir;
-	zp.spill_limit = opts->spill_limit;
-	zp.loc = loc;
+	zorder_params_from_opts(&zp, opts, loc);
+	zp.dry_run = 0;
 	LOOM_TRY(zrun_init(&run, &zp));
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
 		goto done;

@@ -412,6 +412,21 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 	return rc;
 }
 
+void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc)
+{
+	memset(p, 0, sizeof(*p));
+	p->columns = opts->columns;
+	p->n_columns = opts->n_columns;
+	p->curve = opts->curve;
+	p->full = opts->full;
+	p->dry_run = opts->dry_run;
+	p->target_size = opts->target_size;
+	p->memory_budget = opts->memory_budget;
+	p->temp_dir = opts->temp_dir;
+	p->spill_limit = opts->spill_limit;
+	p->loc = loc;
+}
+
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
                              const loom_zorder_opts *opts, const loom_cancel *cancel)
 {
@@ -420,17 +435,7 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_ta
 	int rc;
 
 	LOOM_TRY(loom_zorder_opts_check(opts));
-	memset(&p, 0, sizeof(p));
-	p.columns = opts->columns;
-	p.n_columns = opts->n_columns;
-	p.curve = opts->curve;
-	p.full = opts->full;
-	p.dry_run = opts->dry_run;
-	p.target_size = opts->target_size;
-	p.memory_budget = opts->memory_budget;
-	p.temp_dir = opts->temp_dir;
-	p.spill_limit = opts->spill_limit;
-	p.loc = loc;
+	zorder_params_from_opts(&p, opts, loc);
 	p.cancel = cancel;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "z-order"));
 	p.secrets = &t.secrets;

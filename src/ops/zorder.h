@@ -36,6 +36,9 @@ typedef struct zorder_params {
 
 int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p);
 
+/* The parameters of the public options (cancel and secrets left unset). */
+void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc);
+
 /* ---- the steps, for a plan run elsewhere (ops/dist.h) ---------------------- */
 
 /* A run's columns, as given and as found in the files, its tag

@@ -71,22 +71,24 @@ class _Shared:
     base: Path
     cluster: Any = None
     client: Any = None
-    rgw_dir: Path | None = None
 
 
 def setUpModule() -> None:
     env_file = os.environ.get("LOOM_RGW_ENV")
     if not env_file or not os.path.exists(env_file):   # run alone: a private RGW
-        _Shared.rgw_dir = Path(tempfile.mkdtemp(prefix="loom-dask-rgw-"))
-        subprocess.run(["bash", str(TOOLS / "rgw.sh"), "start", str(_Shared.rgw_dir)], check=True,
+        rgw_dir = Path(tempfile.mkdtemp(prefix="loom-dask-rgw-"))
+        # stopped however the module ends, even when setUpModule fails later
+        unittest.addModuleCleanup(_stop_rgw, rgw_dir)
+        subprocess.run(["bash", str(TOOLS / "rgw.sh"), "start", str(rgw_dir)], check=True,
                        env=tool_env(), stdout=subprocess.DEVNULL)
-        env_file = str(_Shared.rgw_dir / "env")
+        env_file = str(rgw_dir / "env")
     for line in Path(env_file).read_text().splitlines():
         if line.startswith("export ") and "=" in line:
             k, v = line[len("export "):].split("=", 1)
             os.environ[k] = v
     os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
     _Shared.tmpdir = Path(tempfile.mkdtemp(prefix="loom-dask-", dir=os.environ.get("TMPDIR")))
+    unittest.addModuleCleanup(_close_cluster)
     _Shared.base = make_table(_Shared.tmpdir / "base")
     _Shared.cluster = LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
                                    host="127.0.0.1", scheduler_port=0, dashboard_address=None,
@@ -94,15 +96,18 @@ def setUpModule() -> None:
     _Shared.client = Client(_Shared.cluster)
 
 
-def tearDownModule() -> None:
+def _close_cluster() -> None:
     if _Shared.client is not None:
         _Shared.client.close()
     if _Shared.cluster is not None:
         _Shared.cluster.close()
     shutil.rmtree(_Shared.tmpdir, ignore_errors=True)
-    if _Shared.rgw_dir is not None:
-        subprocess.run(["bash", str(TOOLS / "rgw.sh"), "stop", str(_Shared.rgw_dir)], env=tool_env())
-        shutil.rmtree(_Shared.rgw_dir, ignore_errors=True)
+
+
+def _stop_rgw(rgw_dir: Path) -> None:
+    subprocess.run(["bash", str(TOOLS / "rgw.sh"), "stop", str(rgw_dir)], env=tool_env(),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    shutil.rmtree(rgw_dir, ignore_errors=True)
 
 
 class DaskCluster(unittest.TestCase):
