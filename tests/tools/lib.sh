@@ -86,3 +86,12 @@ finish() {
 fixture_refusal() {
   awk -F'\t' -v t="$1" -v o="$2" '$1 == t && $2 == o { print $3; exit }' "$TOOLS/fixture_refusals.tsv"
 }
+
+# loom_base_rss: the peak RSS (KiB) of a loom process that does next to
+# nothing (inspect of a small fixture): the shared libraries it maps and
+# initialises (libcurl's dependency tree alone is about 6 MiB), which no
+# memory budget covers. Memory tests bound what a run adds above it.
+loom_base_rss() {
+  /usr/bin/time -f %M -o "$TEST_TMP/base_rss" "$LOOM_BIN" inspect "$LOOM_FIXTURES_DIR/delta/simple_table" > /dev/null 2>&1
+  tail -1 "$TEST_TMP/base_rss"
+}
