@@ -11,6 +11,7 @@
  *   loom/convert.h  CONVERT TO DELTA
  *   loom/config.h   the loom storage YAML
  *   loom/plan.h     declarations, steps, the runner and its report
+ *   loom/distributed.h  OPTIMIZE / Z-order as plan, execute(unit), commit
  */
 #ifndef LOOM_H
 #define LOOM_H
@@ -25,6 +26,7 @@
 #include "loom/convert.h"
 #include "loom/config.h"
 #include "loom/plan.h"
+#include "loom/distributed.h"
 #include "loom/metrics.h"
 
 #endif

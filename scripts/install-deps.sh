@@ -12,6 +12,9 @@ packages=(
   # the Python package's tests: `pip install ./python` into a venv, the
   # parsed-YAML form of a storage config, mypy --strict
   python3-venv python3-yaml python3-mypy
+  # libloom.dask and its tests: Dask distributed (LocalCluster of worker
+  # processes), Debian's build
+  python3-distributed
 )
 
 missing=()

@@ -350,6 +350,16 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_convert": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(loom_table_location),
                              POINTER(loom_convert_opts), loom_cancel_p]),
     "loom_maintainer_native": (c_int, [POINTER(POINTER(loom_maintainer))]),
+    # plan / execute(unit) / commit (loom/distributed.h)
+    "loom_plan_compact": (c_int, [POINTER(c_void_p), c_char_p, POINTER(loom_table_location),
+                                  POINTER(loom_compact_opts), c_size_t]),
+    "loom_plan_zorder": (c_int, [POINTER(c_void_p), c_char_p, POINTER(loom_table_location),
+                                 POINTER(loom_zorder_opts), c_size_t]),
+    "loom_plan_unit_count": (c_int, [c_char_p, POINTER(c_size_t)]),
+    "loom_plan_execute_unit": (c_int, [POINTER(c_void_p), c_char_p, c_size_t,
+                                       POINTER(loom_table_location), c_size_t, loom_cancel_p]),
+    "loom_plan_commit": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(c_char_p), c_size_t,
+                                 POINTER(loom_table_location)]),
     # config
     "loom_config_load_file": (c_int, [POINTER(loom_config_p), c_char_p]),
     "loom_config_load_string": (c_int, [POINTER(loom_config_p), c_char_p, c_size_t, c_char_p]),

@@ -19,6 +19,7 @@ its next safe point (the table is left as it was), then raises
 from __future__ import annotations
 
 import ctypes
+import json
 import signal
 import threading
 import warnings
@@ -420,6 +421,92 @@ def zorder(uri: str, columns: Sequence[str], *, location: Any = None,
     tmp = _capi.cstr(temp_dir) if temp_dir is not None else None
     opts = zorder_opts(cols, target_size, curve, memory, tmp, spill_limit, full, dry_run)
     return _run(lib.loom_zorder, uri, location, opts, cancel, keep=(cols, tmp))
+
+
+# ---- plan / execute(unit) / commit (loom/distributed.h) -------------------------------
+#
+# OPTIMIZE and Z-order in three steps that may run in different processes
+# and machines; plans and results are JSON text (plain str: they pickle).
+# libloom.dask drives them on a Dask cluster.
+
+
+def plan_compact(uri: str, *, location: Any = None, target_size: int | str | None = None,
+                 partition_filters: Sequence[str] = (), units: int = 0,
+                 copy_row_group_min: int | str | None = None) -> str:
+    """A compaction plan of the table (``loom_plan_compact``): about `units`
+    units (0: one per partition with files to rewrite). `copy_row_group_min`:
+    as ``loom compact --copy-row-group-min`` (a size, or "off": re-encode
+    every row group). Changes nothing."""
+    filters = CStrings(partition_filters)
+    opts = compact_opts(target_size, False, filters)
+    if copy_row_group_min == "off":
+        opts.copy_row_group_min_size = -1
+    elif copy_row_group_min is not None:
+        opts.copy_row_group_min_size = parse_size(copy_row_group_min, "copy_row_group_min")
+    loc = CLocation.of(location, uri)
+    out = ctypes.c_void_p()
+    check(lib.loom_plan_compact(byref(out), _capi.cstr(uri), loc.ptr if loc else None,
+                                byref(opts), max(int(units), 0)))
+    return _capi.take_string(out)
+
+
+def plan_zorder(uri: str, columns: Sequence[str], *, location: Any = None,
+                target_size: int | str | None = None, curve: str | None = None,
+                memory: int | str | None = None, full: bool = False, units: int = 0) -> str:
+    """A Z-order plan (``loom_plan_zorder``): every partition to rewrite is
+    sampled here once; about `units` key-range units in all (0: one per GiB
+    of a partition). Changes nothing."""
+    cols = CStrings(column_list(columns))
+    opts = zorder_opts(cols, target_size, curve, memory, None, None, full, False)
+    loc = CLocation.of(location, uri)
+    out = ctypes.c_void_p()
+    check(lib.loom_plan_zorder(byref(out), _capi.cstr(uri), loc.ptr if loc else None,
+                               byref(opts), max(int(units), 0)))
+    return _capi.take_string(out)
+
+
+def plan_unit_count(plan: str) -> int:
+    n = ctypes.c_size_t()
+    check(lib.loom_plan_unit_count(_capi.cstr(plan), byref(n)))
+    return n.value
+
+
+def execute_unit(plan: str, unit: int, *, location: Any = None, threads: int = 0,
+                 cancel: CancelToken | None = None) -> str:
+    """Execute one unit of a plan (``loom_plan_execute_unit``): new files
+    written, their add/remove actions and metrics returned as JSON text;
+    nothing committed. `location`'s storage options (or the environment)
+    give the credentials; the table is the plan's."""
+    loc = CLocation.of(location, json.loads(plan)["table"]) if location is not None else None
+    handle = cancel.handle if cancel is not None else ambient_cancel()
+    c_plan = _capi.cstr(plan)
+
+    def call() -> str:
+        out = ctypes.c_void_p()
+        check(lib.loom_plan_execute_unit(byref(out), c_plan, int(unit), loc.ptr if loc else None,
+                                         max(int(threads), 0), handle))
+        return _capi.take_string(out)
+
+    def cancel_it() -> None:
+        if handle:
+            lib.loom_cancel_request(handle)
+
+    return call_cancellable(call, cancel_it)
+
+
+def commit_plan(plan: str, results: Sequence[str], *, location: Any = None) -> OpResult:
+    """Commit unit results of a plan in one commit (``loom_plan_commit``),
+    conflict-checked against the plan's read version: LoomConflict names
+    the version that won."""
+    loc = CLocation.of(location, json.loads(plan)["table"]) if location is not None else None
+    texts = CStrings(results)
+    res = _capi.loom_op_result()
+    try:
+        check(lib.loom_plan_commit(byref(res), _capi.cstr(plan), texts.ptr, len(texts),
+                                   loc.ptr if loc else None))
+        return OpResult.from_c(res)
+    finally:
+        lib.loom_op_result_clear(byref(res))
 
 
 def checkpoint(uri: str, *, location: Any = None, version: int | None = None,

@@ -31,6 +31,14 @@ int cmd_cleanup_logs(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_zorder(int argc, char **argv);
+int cmd_execute_unit(int argc, char **argv);
+int cmd_commit(int argc, char **argv);
+
+/* --plan-out of compact and zorder: write the plan to `path`, print a
+ * summary (one JSON line with `json`). Returns an exit status. */
+int cli_write_plan(const char *verb, const char *shown, const char *path, const char *plan, int json);
+/* --units N: CLI_EXIT_OK or CLI_EXIT_USAGE after printing why. */
+int cli_parse_units(const char *verb, const char *s, size_t *out);
 
 /* Print the thread's last library error as "loom: <context>: <message>",
  * secrets masked. */

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/distributed.h"
 #include "loom/ops.h"
 
 #define MAX_FILTERS 32
@@ -36,6 +37,10 @@ static void compact_usage(FILE *out)
 	        "                       copy_row_group_min_size, else 1/8 of the row-group\n"
 	        "                       size (2MiB)\n"
 	        "  --dry-run            print the plan, write nothing\n"
+	        "  --plan-out FILE      write a plan for `loom execute-unit` / `loom commit`\n"
+	        "                       (units run anywhere, one commit); changes nothing\n"
+	        "  --units N            with --plan-out: about N units (default: one per\n"
+	        "                       partition with files to rewrite)\n"
 	        "  --json               machine-readable output\n");
 }
 
@@ -57,7 +62,8 @@ int cmd_compact(int argc, char **argv)
 	const char *filters[MAX_FILTERS];
 	size_t nf = 0;
 	loom_op_result result;
-	const char *uri = NULL, *config = NULL;
+	const char *uri = NULL, *config = NULL, *plan_out = NULL;
+	size_t units = 0;
 	cli_table table;
 	int json = 0, i, rc, tty = isatty(2);
 
@@ -87,6 +93,11 @@ int cmd_compact(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			filters[nf++] = argv[++i];
+		} else if (strcmp(a, "--plan-out") == 0 && i + 1 < argc) {
+			plan_out = argv[++i];
+		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
+			if (cli_parse_units("compact", argv[++i], &units) != CLI_EXIT_OK)
+				return CLI_EXIT_USAGE;
 		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
 			config = argv[++i];
 		} else if (strcmp(a, "--dry-run") == 0) {
@@ -113,6 +124,19 @@ int cmd_compact(int argc, char **argv)
 	uri = table.shown;
 	opts.partition_filters = nf ? filters : NULL;
 	opts.n_partition_filters = nf;
+	if (plan_out) {
+		char *plan = NULL;
+		rc = loom_plan_compact(&plan, table.uri, table.loc, &opts, units);
+		if (rc < 0) {
+			cli_print_error("compact");
+			cli_table_release(&table);
+			return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+		}
+		rc = cli_write_plan("compact", uri, plan_out, plan, json);
+		loom_string_free(plan);
+		cli_table_release(&table);
+		return rc;
+	}
 	if (tty) {
 		fprintf(stderr, "loom compact: %s: planning...", uri);
 		opts.progress = progress_line;

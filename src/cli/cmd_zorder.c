@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/distributed.h"
 #include "loom/ops.h"
 
 #define MAX_COLUMNS 32
@@ -36,6 +37,10 @@ static void zorder_usage(FILE *out)
 	        "  --spill-limit SIZE   most temp space the spills may take (default 90%%\n"
 	        "                       of the free space there)\n"
 	        "  --dry-run            print the plan, write nothing\n"
+	        "  --plan-out FILE      sample once and write a plan of key-range units for\n"
+	        "                       `loom execute-unit` / `loom commit`; changes nothing\n"
+	        "  --units N            with --plan-out: about N units in all (default: one\n"
+	        "                       per GiB of each partition)\n"
 	        "  --json               machine-readable output\n");
 }
 
@@ -48,7 +53,8 @@ int cmd_zorder(int argc, char **argv)
 	char *colbuf = NULL;
 	size_t nc = 0;
 	loom_op_result result;
-	const char *uri = NULL, *config = NULL;
+	const char *uri = NULL, *config = NULL, *plan_out = NULL;
+	size_t units = 0;
 	cli_table table;
 	int json = 0, i, rc, tty = isatty(2);
 
@@ -70,6 +76,13 @@ int cmd_zorder(int argc, char **argv)
 					return CLI_EXIT_USAGE;
 				}
 				cols[nc++] = tok;
+			}
+		} else if (strcmp(a, "--plan-out") == 0 && i + 1 < argc) {
+			plan_out = argv[++i];
+		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
+			if (cli_parse_units("zorder", argv[++i], &units) != CLI_EXIT_OK) {
+				free(colbuf);
+				return CLI_EXIT_USAGE;
 			}
 		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
 			config = argv[++i];
@@ -126,6 +139,20 @@ int cmd_zorder(int argc, char **argv)
 	opts.n_columns = nc;
 	if ((rc = cli_table_resolve(&table, "zorder", uri, config)) != 0) {
 		free(colbuf);
+		return rc;
+	}
+	if (plan_out) {
+		char *plan = NULL;
+		rc = loom_plan_zorder(&plan, table.uri, table.loc, &opts, units);
+		free(colbuf);
+		if (rc < 0) {
+			cli_print_error("zorder");
+			cli_table_release(&table);
+			return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+		}
+		rc = cli_write_plan("zorder", table.shown, plan_out, plan, json);
+		loom_string_free(plan);
+		cli_table_release(&table);
 		return rc;
 	}
 	if (tty)

@@ -13,6 +13,8 @@ static const cli_command commands[] = {
 	{ "cleanup-logs", "delete expired _delta_log files (dry run by default)", cmd_cleanup_logs },
 	{ "compact", "OPTIMIZE: rewrite small files into larger ones", cmd_compact },
 	{ "zorder", "OPTIMIZE ZORDER BY: cluster rows by columns along a space-filling curve", cmd_zorder },
+	{ "execute-unit", "run one unit of an OPTIMIZE / Z-order plan (no commit)", cmd_execute_unit },
+	{ "commit", "commit the results of a plan's units in one commit", cmd_commit },
 	{ "convert", "make a Delta table of a directory of Parquet files", cmd_convert },
 	{ "maintain", "run the maintenance plan of a storage YAML", cmd_maintain },
 };

@@ -38,11 +38,13 @@ static void on_unit_done(void *ctx, const pipe_unit *u, size_t done, size_t tota
  * unit per partition, unless fewer partitions have bins than there are
  * workers: then each partition's bins are split into up to workers /
  * partitions units of about equal bytes. */
-static size_t group_units(const compact_plan *plan, size_t workers, pipe_unit *units)
+size_t compact_group_units(const compact_plan *plan, size_t workers, pipe_unit *units)
 {
 	size_t nparts = 0, per, n = 0, b0, b1, b, k;
 	for (b = 0; b < plan->num_bins; b++)
 		nparts += b == 0 || plan->bins[b].partition != plan->bins[b - 1].partition;
+	if (nparts == 0)
+		return 0;
 	per = nparts >= workers ? 1 : (workers + nparts - 1) / nparts;
 	for (b0 = 0; b0 < plan->num_bins; b0 = b1) {
 		int64_t total = 0, acc = 0;
@@ -130,7 +132,7 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	}
 	if ((rc = pipe_exec_new(&x, &set, p->threads, 0)) < 0)
 		goto done;
-	nunits = group_units(&plan, pipe_exec_workers(x), units);
+	nunits = compact_group_units(&plan, pipe_exec_workers(x), units);
 	memset(&ps, 0, sizeof(ps));
 	ps.p = p;
 	ps.bytes_total = plan.bytes_in_bins;

@@ -60,6 +60,13 @@ typedef struct compact_params {
 int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t target,
                        const char *const *filters, size_t n_filters);
 
+/* Group the plan's bins into units (units has room for num_bins): runs of
+ * consecutive bins of one partition, each written as one stream cut at the
+ * target; one unit per partition unless fewer partitions have bins than
+ * `workers`, then each partition's bins split into up to workers /
+ * partitions units of about equal bytes. Returns the unit count. */
+size_t compact_group_units(const compact_plan *plan, size_t workers, pipe_unit *units);
+
 /* The whole operation on the table in `store`. */
 int compact_run(loom_op_result *out, loom_store *store, const compact_params *p);
 

@@ -204,7 +204,9 @@ static int add_lines(void *ctx, int64_t version, int64_t winners_hwm, loom_buf *
 	size_t i, j;
 	for (i = 0; i < ac->nunits; i++) {
 		/* a unit's files share one partition: its outputs take their values */
-		const delta_file *like = ac->units[i].files[0];
+		const delta_file *like = ac->units[i].num_files ? ac->units[i].files[0] : NULL;
+		if (!like)
+			continue;
 		for (j = 0; j < ac->units[i].result.num_files; j++) {
 			const pipe_output *o = &ac->units[i].result.files[j];
 			delta_add_spec a;
@@ -366,9 +368,9 @@ int optimize_result_plan_only(loom_op_result *out, const compact_plan *plan, con
 	return metrics_to_result(out, &ml, job, &t);
 }
 
-int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
-                            const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
-                            const optimize_job *job, pipe_progress_fn progress, void *progress_ctx)
+int optimize_commit_units(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                          const compact_plan *plan, const pipe_unit *units, size_t nunits,
+                          const optimize_job *job)
 {
 	run_totals t;
 	metric_list ml;
@@ -376,8 +378,6 @@ int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_
 	int rc;
 	memset(&t, 0, sizeof(t));
 	t.version = -1;
-	if ((rc = pipe_exec_run(x, units, nunits, progress, progress_ctx)) < 0)
-		goto cleanup;
 	if (loom_cancel_requested(job->cancel)) {
 		rc = OPS_ERR(LOOM_ECANCELLED, "%s cancelled before its commit", job->name);
 		goto cleanup;
@@ -401,4 +401,16 @@ cleanup:
 	if (t.version != DELTA_COMMIT_UNKNOWN)
 		delete_outputs(store, units, nunits);
 	return rc;
+}
+
+int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                            const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
+                            const optimize_job *job, pipe_progress_fn progress, void *progress_ctx)
+{
+	int rc = pipe_exec_run(x, units, nunits, progress, progress_ctx);
+	if (rc < 0) {
+		delete_outputs(store, units, nunits);
+		return rc;
+	}
+	return optimize_commit_units(out, store, snap, plan, units, nunits, job);
 }

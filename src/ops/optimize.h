@@ -92,6 +92,15 @@ int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_
                             const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
                             const optimize_job *job, pipe_progress_fn progress, void *progress_ctx);
 
+/* Commit units whose results are already in hand (executed here by
+ * optimize_execute_commit, or elsewhere and read back from a result file,
+ * ops/dist.h): the removes of the plan's bins, the adds of the units'
+ * outputs, one REARRANGE commit from plan->read_version. On a failure
+ * whose outcome is known the units' outputs are deleted. */
+int optimize_commit_units(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                          const compact_plan *plan, const pipe_unit *units, size_t nunits,
+                          const optimize_job *job);
+
 /* The result of a run that writes nothing (dry run, nothing to do). */
 int optimize_result_plan_only(loom_op_result *out, const compact_plan *plan, const optimize_job *job);
 

@@ -25,16 +25,6 @@
 
 #define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
 
-typedef struct zrun {
-	const zorder_params *p;
-	const char *const *names;    /* as given */
-	char **phys;                 /* dotted physical paths in the files */
-	size_t n;
-	zorder_columns cols;
-	char *tag;                   /* "hilbert:a,b" */
-	char *param;                 /* ["a","b"] */
-	zspill_budget spill;         /* temp space shared by every partition */
-} zrun;
 
 /* ---- validation --------------------------------------------------------- */
 
@@ -168,7 +158,7 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 	}
 }
 
-static int validate_columns(zrun *run, const delta_snapshot *snap)
+int zorder_validate(zrun *run, const delta_snapshot *snap)
 {
 	size_t i;
 	for (i = 0; i < run->n; i++) {
@@ -177,13 +167,6 @@ static int validate_columns(zrun *run, const delta_snapshot *snap)
 		LOOM_TRY(resolve_column(snap, run->names[i], &run->phys[i]));
 	}
 	return check_clustering(snap, run);
-}
-
-unsigned zorder_key_bits(size_t ncols)
-{
-	/* a key is 64 bits: one column gets 32, several share them, 16 at most */
-	unsigned bits = ncols <= 1 ? 32 : (unsigned)(64 / ncols);
-	return ncols > 1 && bits > 16 ? 16 : bits;
 }
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -197,7 +180,7 @@ static int has_tag(const delta_file *f, const char *tag)
 
 /* One bin per partition whose files are not all clustered by this run's
  * columns and curve (every partition with --full). */
-static int zorder_plan(const zrun *run, compact_plan *plan, const delta_snapshot *snap, int64_t target)
+int zorder_plan(const zrun *run, compact_plan *plan, const delta_snapshot *snap, int64_t target)
 {
 	partition_groups pg;
 	size_t g, k;
@@ -241,6 +224,13 @@ done:
 	return rc;
 }
 
+unsigned zorder_key_bits(size_t ncols)
+{
+	/* a key is 64 bits: one column gets 32, several share them, 16 at most */
+	unsigned bits = ncols <= 1 ? 32 : (unsigned)(64 / ncols);
+	return ncols > 1 && bits > 16 ? 16 : bits;
+}
+
 /* ---- execution ----------------------------------------------------------- */
 
 int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
@@ -268,7 +258,7 @@ int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapsh
 	if ((rc = pipe_exec_new(&x, &set, zp->threads,
 	                        zp->memory_budget > 0 ? zp->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
 		goto done;
-	/* pass 1: the key columns of each partition, sampled */
+	/* pass 1: the key columns of each bin, sampled */
 	for (i = 0; i < n; i++) {
 		samplers[i].cols = zp->cols;
 		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
@@ -307,18 +297,76 @@ done:
 	return rc;
 }
 
+int zorder_sample(const zrun *run, const compact_plan *plan, pipe_exec *x, pipe_unit *units,
+                  zsampler *samplers)
+{
+	size_t i, n = plan->num_bins;
+	for (i = 0; i < n; i++) {
+		samplers[i].cols = &run->cols;
+		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
+		units[i].files = plan->bins[i].files;
+		units[i].num_files = plan->bins[i].num_files;
+		units[i].bytes = plan->bins[i].bytes;
+		units[i].ops = &zsampler_ops;
+		units[i].stage = &samplers[i];
+	}
+	return pipe_exec_run(x, units, n, NULL, NULL);
+}
+
+/* Sample every planned partition, then sort and write them, then commit. */
 static int zorder_execute(loom_op_result *out, loom_store *store, const delta_snapshot *snap, zrun *run,
                           const compact_plan *plan, const optimize_job *job)
 {
-	zorder_stage_params zp;
-	memset(&zp, 0, sizeof(zp));
-	zp.cols = &run->cols;
-	zp.spill = &run->spill;
-	zp.loc = run->p->loc;
-	zp.cancel = run->p->cancel;
-	zp.threads = run->p->threads;
-	zp.memory_budget = run->p->memory_budget;
-	return zorder_stages_run(out, store, snap, &zp, plan, job);
+	pipe_settings set;
+	pipe_exec *x = NULL;
+	pipe_unit *units = NULL;
+	zsampler *samplers = NULL;
+	zsorter *sorters = NULL;
+	size_t i, n = plan->num_bins;
+	int rc;
+
+	if ((rc = pipe_settings_init(&set, store, snap, run->p->loc)) < 0)
+		return rc;
+	set.cancel = run->p->cancel;
+	set.file_bytes = (uint64_t)plan->target;
+	units = loom_calloc(n, sizeof(*units));
+	samplers = loom_calloc(n, sizeof(*samplers));
+	sorters = loom_calloc(n, sizeof(*sorters));
+	if (!units || !samplers || !sorters) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = pipe_exec_new(&x, &set, run->p->threads,
+	                        run->p->memory_budget > 0 ? run->p->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
+		goto done;
+	/* pass 1: the key columns of each partition, sampled */
+	if ((rc = zorder_sample(run, plan, x, units, samplers)) < 0)
+		goto done;
+	/* pass 2: every column, sorted by key, written */
+	for (i = 0; i < n; i++) {
+		pipe_result_dispose(&units[i].result);
+		units[i].rc = 0;
+		sorters[i].keys = &samplers[i].keys;
+		sorters[i].spill = &run->spill;
+		sorters[i].target = plan->target;
+		units[i].ops = &zsorter_ops;
+		units[i].stage = &sorters[i];
+	}
+	rc = optimize_execute_commit(out, store, snap, plan, x, units, n, job, NULL, NULL);
+done:
+	pipe_exec_free(x);
+	for (i = 0; i < n; i++) {
+		if (units)
+			pipe_result_dispose(&units[i].result);
+		if (sorters)
+			zsorter_dispose(&sorters[i]);
+		if (samplers)
+			zsampler_dispose(&samplers[i]);
+	}
+	loom_free(units);
+	loom_free(samplers);
+	loom_free(sorters);
+	return rc;
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -345,7 +393,7 @@ static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
 		goto done;
 	/* a bad column is reported before any protocol refusal */
-	if ((rc = validate_columns(run, snap)) < 0 || (rc = optimize_gate(snap, DELTA_OP_ZORDER, job.name)) < 0)
+	if ((rc = zorder_validate(run, snap)) < 0 || (rc = optimize_gate(snap, DELTA_OP_ZORDER, job.name)) < 0)
 		goto done;
 	if ((rc = zorder_plan(run, &plan, snap, optimize_target(p->target_size, p->loc, snap))) < 0)
 		goto done;
@@ -362,33 +410,32 @@ done:
 	return rc;
 }
 
-int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
+int zrun_init(zrun *run, const zorder_params *p)
 {
-	zrun run;
 	loom_buf tag = LOOM_BUF_INIT, param = LOOM_BUF_INIT;
 	size_t i;
 	int rc;
 
+	memset(run, 0, sizeof(*run));
 	if (p->n_columns == 0)
 		return OPS_ERR(LOOM_EINVAL, "Z-order needs at least one column");
 	if (p->n_columns > ZO_MAX_COLUMNS)
 		return OPS_ERR(LOOM_EINVAL, "Z-order by %zu columns: at most %d", p->n_columns, ZO_MAX_COLUMNS);
-	memset(&run, 0, sizeof(run));
-	run.p = p;
-	run.n = p->n_columns;
-	run.names = p->columns;
-	run.cols.curve = p->curve == LOOM_ZORDER_CURVE_Z ? ZC_CURVE_Z : ZC_CURVE_HILBERT;
-	run.cols.bits = zorder_key_bits(run.n);
-	run.phys = loom_calloc(run.n, sizeof(char *));
-	if (!run.phys)
+	run->p = p;
+	run->n = p->n_columns;
+	run->names = p->columns;
+	run->cols.curve = p->curve == LOOM_ZORDER_CURVE_Z ? ZC_CURVE_Z : ZC_CURVE_HILBERT;
+	run->cols.bits = zorder_key_bits(run->n);
+	run->phys = loom_calloc(run->n, sizeof(char *));
+	if (!run->phys)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
-	run.cols.names = p->columns;
-	run.cols.phys = (const char *const *)run.phys;
-	run.cols.n = run.n;
-	rc = loom_buf_puts(&tag, run.cols.curve == ZC_CURVE_Z ? "z:" : "hilbert:");
+	run->cols.names = p->columns;
+	run->cols.phys = (const char *const *)run->phys;
+	run->cols.n = run->n;
+	rc = loom_buf_puts(&tag, run->cols.curve == ZC_CURVE_Z ? "z:" : "hilbert:");
 	if (rc == 0)
 		rc = loom_buf_putc(&param, '[');
-	for (i = 0; i < run.n && rc == 0; i++) {
+	for (i = 0; i < run->n && rc == 0; i++) {
 		if (i) {
 			loom_buf_putc(&tag, ',');
 			loom_buf_putc(&param, ',');
@@ -398,25 +445,56 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 	}
 	if (rc == 0)
 		rc = loom_buf_putc(&param, ']');
+	run->tag = tag.ptr;
+	run->param = param.ptr;
+	if (rc == 0)
+		rc = zspill_budget_init(&run->spill, p->temp_dir, (uint64_t)p->spill_limit);
 	if (rc < 0)
-		goto done;
-	run.tag = tag.ptr;
-	run.param = param.ptr;
-	if ((rc = zspill_budget_init(&run.spill, p->temp_dir, (uint64_t)p->spill_limit)) < 0)
-		goto done;
+		zrun_dispose(run);
+	return rc;
+}
+
+void zrun_dispose(zrun *run)
+{
+	size_t i;
+	for (i = 0; run->phys && i < run->n; i++)
+		loom_free(run->phys[i]);
+	loom_free(run->phys);
+	loom_free(run->tag);
+	loom_free(run->param);
+	memset(run, 0, sizeof(*run));
+}
+
+int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
+{
+	zrun run;
+	int rc;
+
+	if ((rc = zrun_init(&run, p)) < 0)
+		return rc;
 	rc = zorder_on_table(out, store, &run);
 	if (rc == 0) {
 		rc = loom_op_result_set_metric(out, LOOM_METRIC_ZORDER_CURVE_HILBERT, run.cols.curve == ZC_CURVE_HILBERT);
 		if (rc == 0)
 			rc = loom_op_result_set_metric(out, LOOM_METRIC_ZORDER_SPILL_BYTES, (int64_t)run.spill.used);
 	}
-done:
-	for (i = 0; i < run.n; i++)
-		loom_free(run.phys[i]);
-	loom_free(run.phys);
-	loom_buf_dispose(&tag);
-	loom_buf_dispose(&param);
+	zrun_dispose(&run);
 	return rc;
+}
+
+void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc)
+{
+	memset(p, 0, sizeof(*p));
+	p->columns = opts->columns;
+	p->n_columns = opts->n_columns;
+	p->curve = opts->curve;
+	p->full = opts->full;
+	p->dry_run = opts->dry_run;
+	p->target_size = opts->target_size;
+	p->memory_budget = opts->memory_budget;
+	p->temp_dir = opts->temp_dir;
+	p->spill_limit = opts->spill_limit;
+	p->loc = loc;
 }
 
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
@@ -427,17 +505,7 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_ta
 	int rc;
 
 	LOOM_TRY(loom_zorder_opts_check(opts));
-	memset(&p, 0, sizeof(p));
-	p.columns = opts->columns;
-	p.n_columns = opts->n_columns;
-	p.curve = opts->curve;
-	p.full = opts->full;
-	p.dry_run = opts->dry_run;
-	p.target_size = opts->target_size;
-	p.memory_budget = opts->memory_budget;
-	p.temp_dir = opts->temp_dir;
-	p.spill_limit = opts->spill_limit;
-	p.loc = loc;
+	zorder_params_from_opts(&p, opts, loc);
 	p.cancel = cancel;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "z-order"));
 	p.secrets = &t.secrets;

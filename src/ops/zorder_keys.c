@@ -74,6 +74,7 @@ void zkeys_dispose(zkeys *k)
 		loom_free(c->bbytes);
 		loom_free(c->bblen);
 	}
+	loom_free(k->qkeys);
 	loom_free(k->cols);
 	memset(k, 0, sizeof(*k));
 }
@@ -337,9 +338,16 @@ int zkeys_build_bounds(zkeys *k)
 			loom_free(v);
 		}
 	}
+	return zkeys_finish_bounds(k);
+}
+
+int zkeys_finish_bounds(zkeys *k)
+{
+	size_t c, i;
 	for (c = 0; c < k->n; c++) {
 		zsample *zs = &k->cols[c];
 		/* slots run from 0 (null) to nb + 1 (above every boundary) */
+		loom_free(zs->rank_of_slot);
 		zs->rank_of_slot = loom_malloc((zs->nb + 2) * sizeof(uint32_t));
 		if (!zs->rank_of_slot)
 			return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
@@ -352,19 +360,10 @@ int zkeys_build_bounds(zkeys *k)
 
 /* ---- key ranges ---------------------------------------------------------- */
 
-int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nranges)
+/* The key of every sampled row, into sk[0..sample_n). */
+static void sample_keys(const zkeys *k, uint64_t *sk)
 {
-	size_t n = k->n, s, c, j;
-	uint64_t *sk, *lo;
-	if (want > k->sample_n)
-		want = k->sample_n ? k->sample_n : 1;
-	sk = loom_malloc((k->sample_n + 1) * sizeof(uint64_t));
-	lo = loom_malloc((want + 1) * sizeof(uint64_t));
-	if (!sk || !lo) {
-		loom_free(sk);
-		loom_free(lo);
-		return OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order ranges");
-	}
+	size_t n = k->n, s, c;
 	for (s = 0; s < k->sample_n; s++) {
 		uint32_t rk[ZO_MAX_COLUMNS];
 		for (c = 0; c < n; c++) {
@@ -376,11 +375,53 @@ int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nrang
 		}
 		sk[s] = zc_key(k->curve, rk, n, k->bits);
 	}
-	qsort(sk, k->sample_n, sizeof(*sk), cmp_u64);
+}
+
+int zkeys_sorted_keys(const zkeys *k, uint64_t **out, size_t *n)
+{
+	size_t m = k->qkeys ? k->nq : k->sample_n;
+	uint64_t *sk = loom_malloc((m + 1) * sizeof(uint64_t));
+	if (!sk)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory keying the Z-order sample");
+	if (k->qkeys) {
+		memcpy(sk, k->qkeys, m * sizeof(uint64_t));
+	} else {
+		sample_keys(k, sk);
+		qsort(sk, m, sizeof(*sk), cmp_u64);
+	}
+	*out = sk;
+	*n = m;
+	return 0;
+}
+
+int zkeys_share(const zkeys *k, uint64_t lo, uint64_t hi, int has_hi, double *share)
+{
+	size_t s, in = 0, m;
+	uint64_t *sk;
+	LOOM_TRY(zkeys_sorted_keys(k, &sk, &m));
+	for (s = 0; s < m; s++)
+		in += sk[s] >= lo && (!has_hi || sk[s] < hi);
+	loom_free(sk);
+	*share = m ? (double)in / (double)m : 1.0;
+	return 0;
+}
+
+int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nranges)
+{
+	size_t j, m;
+	uint64_t *sk, *lo;
+	LOOM_TRY(zkeys_sorted_keys(k, &sk, &m));
+	if (want > m)
+		want = m ? m : 1;
+	lo = loom_malloc((want + 1) * sizeof(uint64_t));
+	if (!lo) {
+		loom_free(sk);
+		return OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order ranges");
+	}
 	lo[0] = 0;
 	*nranges = 1;
 	for (j = 1; j < want; j++) {
-		uint64_t b = sk[j * k->sample_n / want];
+		uint64_t b = sk[j * m / want];
 		if (b > lo[*nranges - 1])
 			lo[(*nranges)++] = b;
 	}

@@ -47,6 +47,10 @@ typedef struct zkeys {
 	size_t sample_cap, sample_n;
 	uint64_t seen, rng;          /* reservoir state */
 	uint64_t total_rows;         /* rows of the partition (estimated) */
+	uint64_t *qkeys;             /* without a sample: quantiles of the
+	                                sample's keys, ascending (owned; a
+	                                plan's partition, ops/zorder_range.h) */
+	size_t nq;
 	int bounds_ready;
 } zkeys;
 
@@ -78,12 +82,23 @@ int zkeys_sample(zkeys *k, zscratch *w, const pq_batch *keyonly);
 /* Quantile boundaries of every column from the sample. */
 int zkeys_build_bounds(zkeys *k);
 
+/* rank_of_slot of every column once its boundaries (bcode / bbytes, nb)
+ * are in place; zkeys_build_bounds ends with it. */
+int zkeys_finish_bounds(zkeys *k);
+
+/* The keys of the sampled rows (or qkeys), ascending: *out owned. */
+int zkeys_sorted_keys(const zkeys *k, uint64_t **out, size_t *n);
+
 /* keys[r] for every row of a full batch (columns: every output leaf). */
 int zkeys_of_batch(const zkeys *k, zscratch *w, const pq_batch *b, uint64_t *keys);
 
-/* Up to `want` key ranges of about equal sampled rows: *range_lo (owned)
+/* Up to `want` key ranges of about equal sampled rows (or qkeys): *range_lo (owned)
  * holds each range's lowest key, ascending, the first 0. */
 int zkeys_ranges(const zkeys *k, size_t want, uint64_t **range_lo, size_t *nranges);
+
+/* The fraction of sampled rows whose key is in [lo, hi) (no upper end
+ * without has_hi): about that share of the partition's rows. */
+int zkeys_share(const zkeys *k, uint64_t lo, uint64_t hi, int has_hi, double *share);
 
 /* The range holding `key`. */
 size_t zkeys_range_of(const uint64_t *range_lo, size_t nranges, uint64_t key);
