@@ -46,9 +46,13 @@ static json_t *dv_object(const delta_dv_descriptor *dv)
 int delta_add_line(loom_buf *b, const delta_add_spec *a)
 {
 	json_t *o = json_object();
-	if (a->tag_key) {
+	uint32_t i;
+	if (a->tag_key || a->num_tags) {
 		json_t *tags = json_object();
-		json_object_set_new(tags, a->tag_key, json_string(a->tag_value ? a->tag_value : ""));
+		if (a->tag_key)
+			json_object_set_new(tags, a->tag_key, json_string(a->tag_value ? a->tag_value : ""));
+		for (i = 0; i < a->num_tags; i++)
+			json_object_set_new(tags, a->tags[i].key, json_string(a->tags[i].value ? a->tags[i].value : ""));
 		json_object_set_new(o, "tags", tags);
 	}
 	if (a->path_raw_end)
@@ -61,6 +65,12 @@ int delta_add_line(loom_buf *b, const delta_add_spec *a)
 	json_object_set_new(o, "dataChange", json_boolean(a->data_change));
 	if (a->stats)
 		json_object_set_new(o, "stats", json_string(a->stats));
+	if (a->has_row_tracking) {
+		json_object_set_new(o, "baseRowId", json_integer((json_int_t)a->base_row_id));
+		json_object_set_new(o, "defaultRowCommitVersion", json_integer((json_int_t)a->default_row_commit_version));
+	}
+	if (a->clustering_provider)
+		json_object_set_new(o, "clusteringProvider", json_string(a->clustering_provider));
 	return delta_action_line(b, "add", o);
 }
 

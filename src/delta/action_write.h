@@ -23,6 +23,11 @@ typedef struct delta_add_spec {
 	int data_change;
 	const char *stats;              /* stats JSON text, or NULL */
 	const char *tag_key, *tag_value;/* one tag, or NULL */
+	const delta_kv *tags;           /* more tags (after tag_key) */
+	uint32_t num_tags;
+	int has_row_tracking;           /* write the two fields below */
+	int64_t base_row_id, default_row_commit_version;
+	const char *clustering_provider;/* or NULL */
 } delta_add_spec;
 
 int delta_add_line(loom_buf *b, const delta_add_spec *a);

@@ -7,6 +7,7 @@
 #include "delta/actions.h"
 #include "delta/ict.h"
 #include "delta/log_names.h"
+#include "delta/row_tracking.h"
 #include "loom/common.h"
 #include "store/store_int.h"
 #include "util/alloc.h"
@@ -79,7 +80,7 @@ static int64_t previous_commit_time(loom_store *store, int64_t version)
 static const char *const reserved_commit_keys[] = {
 	"timestamp", "inCommitTimestamp", "operation", "operationParameters",
 	"operationMetrics", "readVersion", "isolationLevel", "isBlindAppend",
-	"engineInfo", "txnId", NULL
+	"engineInfo", "txnId", "tags", NULL
 };
 
 static int is_reserved(const char *key)
@@ -121,7 +122,7 @@ static void add_user_metadata(json_t *ci, const delta_commit *c)
 }
 
 static int build_commit(loom_store *store, const delta_commit *c, int64_t version,
-                        loom_buf *out)
+                        int64_t winners_hwm, loom_buf *out)
 {
 	int64_t now = loom_clock_wall_ms(c->clock);
 	json_t *root = json_object(), *ci = json_object();
@@ -164,6 +165,8 @@ static int build_commit(loom_store *store, const delta_commit *c, int64_t versio
 		json_object_set_new(ci, "engineInfo", json_string(engine));
 	}
 	json_object_set_new(ci, "txnId", json_string(uuid));
+	if (c->tags)
+		json_object_set(ci, "tags", c->tags);
 	add_user_metadata(ci, c);
 	json_object_set_new(root, "commitInfo", ci);
 	text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -180,11 +183,14 @@ static int build_commit(loom_store *store, const delta_commit *c, int64_t versio
 		if (rc == 0 && c->actions[c->actions_len - 1] != '\n')
 			rc = loom_buf_putc(out, '\n');
 	}
+	if (rc == 0 && c->attempt_actions)
+		rc = c->attempt_actions(c->attempt_ctx, version, winners_hwm, out);
 	return rc;
 }
 
-/* Does winning commit `version` conflict with `c`? 0 if not. */
-static int check_winner(loom_store *store, const delta_commit *c, int64_t version)
+/* Does winning commit `version` conflict with `c`? 0 if not. Raises
+ * *hwm to the row id high-water mark it sets. */
+static int check_winner(loom_store *store, const delta_commit *c, int64_t version, int64_t *hwm)
 {
 	char key[64], where[128];
 	loom_buf raw = LOOM_BUF_INIT;
@@ -223,6 +229,14 @@ static int check_winner(loom_store *store, const delta_commit *c, int64_t versio
 			rc = DELTA_ERR(LOOM_ECONFLICT,
 			               "concurrent commit %lld changed the table protocol; %s aborted, table unchanged",
 			               (long long)version, c->operation);
+			break;
+		case DELTA_ACT_DOMAIN:
+			if (act.u.domain.domain && strcmp(act.u.domain.domain, DELTA_ROW_TRACKING_DOMAIN) == 0 &&
+			    !act.u.domain.removed) {
+				int64_t m = delta_row_tracking_parse_hwm(act.u.domain.configuration);
+				if (m > *hwm)
+					*hwm = m;
+			}
 			break;
 		case DELTA_ACT_REMOVE:
 			if (c->kind == DELTA_COMMIT_REARRANGE && c->removed_keys &&
@@ -279,6 +293,7 @@ int delta_commit_write(loom_store *store, const delta_commit *c, int64_t *out_ve
 	int64_t version = c->kind == DELTA_COMMIT_CREATE ? 0 : c->read_version + 1;
 	loom_buf body = LOOM_BUF_INIT;
 	char key[64];
+	int64_t winners_hwm = -1;
 	int attempt, rc = 0;
 
 	if (c->kind != DELTA_COMMIT_CREATE && c->read_version < 0)
@@ -287,7 +302,7 @@ int delta_commit_write(loom_store *store, const delta_commit *c, int64_t *out_ve
 		latest_ctx lc;
 		int64_t v;
 
-		if ((rc = build_commit(store, c, version, &body)) < 0)
+		if ((rc = build_commit(store, c, version, winners_hwm, &body)) < 0)
 			break;
 		commit_key(version, key);
 		rc = store->put(store, key, body.ptr, body.size, LOOM_PUT_IF_ABSENT);
@@ -332,7 +347,7 @@ int delta_commit_write(loom_store *store, const delta_commit *c, int64_t *out_ve
 				break;
 		}
 		for (v = version; v <= lc.latest && rc == 0; v++)
-			rc = check_winner(store, c, v);
+			rc = check_winner(store, c, v, &winners_hwm);
 		if (rc < 0)
 			break;
 		version = lc.latest + 1;

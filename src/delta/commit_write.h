@@ -5,8 +5,10 @@
  * version is taken, the winning commits are read and checked for conflicts
  * with what this commit does; if none conflicts it is retried at the next
  * version, up to max_attempts times. The actions themselves do not change
- * between attempts; the commitInfo (timestamp, readVersion, in-commit
- * timestamp) is rebuilt for each attempt. */
+ * between attempts, except those attempt_actions makes (row tracking
+ * fields, which depend on the version and on the winners' row ids); the
+ * commitInfo (timestamp, readVersion, in-commit timestamp) is rebuilt for
+ * each attempt. */
 #ifndef LOOM_DELTA_COMMIT_WRITE_H
 #define LOOM_DELTA_COMMIT_WRITE_H
 
@@ -59,6 +61,15 @@ typedef struct delta_commit {
 	const loom_secrets *secrets;     /* values masked in user metadata (the
 	                                    values of secret-named keys are
 	                                    "***" whatever this holds); NULL ok */
+	json_t *tags;                    /* commitInfo.tags object or NULL; borrowed */
+	/* Called for every attempt: append to `out` the action lines that
+	 * depend on the `version` being attempted and on `winners_hwm`, the
+	 * highest delta.rowTracking rowIdHighWaterMark the commits after
+	 * read_version set (-1: none), whose row ids new ones must follow
+	 * (PROTOCOL.md, Row Tracking). A winner's delta.rowTracking domain is
+	 * no conflict. NULL: none. */
+	int (*attempt_actions)(void *ctx, int64_t version, int64_t winners_hwm, loom_buf *out);
+	void *attempt_ctx;
 	int max_attempts;                /* 0: default 15 */
 	const loom_clock *clock;         /* NULL: system clock */
 } delta_commit;

@@ -19,16 +19,11 @@
 #define CLUSTERING_NOTE                                                        \
 	"clustered files may be reclustered only by the clustering implementation " \
 	"named in their clusteringProvider (PROTOCOL.md, Clustered Table) and Delta " \
-	"refuses ZORDER BY on clustered tables: cluster it with `loom compact` instead"
-#define CLUSTERING_TODO                                                        \
-	"compaction of a clustered table must cluster by the table's clustering "  \
-	"columns and set clusteringProvider on the files it writes"
-#define ROW_TRACKING_TODO                                                      \
-	"rewrites must keep every row's stable row id and row commit version "     \
-	"(materialized row tracking columns) and the delta.rowTracking high-water mark"
-#define TYPE_WIDENING_TODO                                                     \
-	"rewrites must read files written before a type change with their narrower " \
-	"types and write the table's current types"
+	"refuses ZORDER BY on clustered tables: cluster it with `loom compact` instead, " \
+	"which clusters by the table's clustering columns (provider liquid)"
+#define TYPE_WIDENING_NOTE                                                     \
+	"rewrites read files written before a type change with their narrower "    \
+	"types and write the table's current types (the changes PROTOCOL.md allows)"
 
 const delta_feature_support delta_feature_table[] = {
 	/* legacy writer-version features */
@@ -58,12 +53,14 @@ const delta_feature_support delta_feature_table[] = {
 	  "checkpoints follow delta.checkpointPolicy (v2: UUID-named V2 checkpoints "
 	  "with sidecars; never multi-part); log cleanup keeps every sidecar a "
 	  "retained checkpoint references", NULL },
-	{ "rowTracking", W, 0, 0, { Y, Y, L, L, Y, Y },
-	  "commits that add no file assign no row ids; checkpoints keep baseRowId, "
-	  "defaultRowCommitVersion and the delta.rowTracking domain", ROW_TRACKING_TODO },
-	{ "clustering", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },
+	{ "rowTracking", W, 0, 0, { Y, Y, Y, Y, Y, Y },
+	  "rewrites keep every row's stable row id and row commit version in the "
+	  "materialized columns the table names, give new files fresh baseRowId and "
+	  "defaultRowCommitVersion and raise the delta.rowTracking high-water mark; "
+	  "commits that add no file assign no row ids; checkpoints keep them", NULL },
+	{ "clustering", W, 0, 0, { Y, Y, Y, N, Y, Y }, CLUSTERING_NOTE, NULL },
 	/* the Databricks preview name of clustering (domain delta.liquid) */
-	{ "liquid", W, 0, 0, { Y, Y, L, N, Y, Y }, CLUSTERING_NOTE, CLUSTERING_TODO },
+	{ "liquid", W, 0, 0, { Y, Y, Y, N, Y, Y }, CLUSTERING_NOTE, NULL },
 	{ "vacuumProtocolCheck", RW, 0, 0, { Y, Y, Y, Y, Y, Y },
 	  "vacuum checks the write protocol (this gate) before it plans anything, "
 	  "for every table", NULL },
@@ -75,8 +72,8 @@ const delta_feature_support delta_feature_table[] = {
 	  "rewrites must follow the Iceberg compatibility rules" },
 	{ "icebergCompatV2", W, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
 	  "rewrites must follow the Iceberg compatibility rules" },
-	{ "typeWidening", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL, TYPE_WIDENING_TODO },
-	{ "typeWidening-preview", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL, TYPE_WIDENING_TODO },
+	{ "typeWidening", RW, 0, 0, { Y, Y, Y, Y, Y, Y }, TYPE_WIDENING_NOTE, NULL },
+	{ "typeWidening-preview", RW, 0, 0, { Y, Y, Y, Y, Y, Y }, TYPE_WIDENING_NOTE, NULL },
 	{ "variantType", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL,
 	  "variant columns cannot be rewritten" },
 	{ "variantType-preview", RW, 0, 0, { Y, Y, L, L, Y, Y }, NULL,

@@ -9,6 +9,7 @@
 
 #include "delta/log_temps.h"
 #include "delta/protocol.h"
+#include "ops/cluster.h"
 #include "ops/location.h"
 #include "ops/pipeline.h"
 #include "util/alloc.h"
@@ -97,6 +98,14 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 		goto done;
 	if ((rc = optimize_gate(snap, DELTA_OP_COMPACT, job.name)) < 0)
 		goto done;
+	if (cluster_applies(snap)) {
+		/* a clustered table is compacted by clustering it (ops/cluster.h) */
+		if (p->n_partition_filters)
+			rc = OPS_ERR(LOOM_EINVAL, "partition filters on a clustered table, which has no partitions");
+		else
+			rc = cluster_run(out, store, snap, p);
+		goto done;
+	}
 	rc = compact_plan_build(&plan, snap, optimize_target(p->target_size, p->loc, snap),
 	                        p->partition_filters, p->n_partition_filters);
 	if (rc < 0)

@@ -7,6 +7,7 @@
 
 #include "delta/protocol.h"
 #include "loom/distributed.h"
+#include "ops/cluster.h"
 #include "ops/compact.h"
 #include "ops/dist.h"
 #include "ops/location.h"
@@ -88,6 +89,14 @@ static int plan_compact(char **out, const char *uri, loom_store *store, const lo
 		goto done;
 	if ((rc = optimize_gate(snap, DELTA_OP_COMPACT, "compaction")) < 0)
 		goto done;
+	if (cluster_applies(snap)) {
+		/* compaction of a clustered table clusters it (ops/cluster.h),
+		 * which runs on one machine for now */
+		rc = loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_OPS,
+		              "a clustered table (liquid clustering) is compacted by clustering it, which a "
+		              "distributed plan does not do yet: run `loom compact` on one machine");
+		goto done;
+	}
 	rc = compact_plan_build(&plan, snap, optimize_target(opts->target_size, loc, snap), opts->partition_filters,
 	                        opts->n_partition_filters);
 	if (rc < 0)

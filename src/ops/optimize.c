@@ -11,6 +11,7 @@
 #include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
+#include "delta/row_tracking.h"
 #include "loom/metrics.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -41,14 +42,12 @@ int64_t optimize_target(int64_t requested, const loom_table_location *loc, const
 
 int optimize_gate(const delta_snapshot *snap, int op, const char *name)
 {
-	const char *rt = delta_snapshot_property(snap, "delta.enableRowTracking");
+	delta_row_tracking rt;
 	LOOM_TRY(delta_protocol_check(&snap->protocol, (delta_op)op));
-	/* a row-tracking stage (materialising row ids and commit versions into
-	 * the columns the table names) is where support will go */
-	if (delta_protocol_has_feature(&snap->protocol, "rowTracking") || (rt && strcmp(rt, "true") == 0))
-		return OPS_ERR(LOOM_EUNSUPPORTED,
-		               "%s of tables with row tracking (rowTracking) is not supported: "
-		               "loom cannot preserve row ids yet", name);
+	/* row tracking enabled without its column names: refused before any
+	 * file is written */
+	if (delta_row_tracking_get(snap, &rt) < 0)
+		return loom_err_wrap("%s", name);
 	return 0;
 }
 
@@ -185,10 +184,72 @@ static json_t *metrics_to_json(const metric_list *l)
 
 /* ---- commit --------------------------------------------------------------- */
 
+/* The adds of the units' outputs. */
+typedef struct add_ctx {
+	const pipe_unit *units;
+	size_t nunits;
+	const optimize_job *job;
+	delta_row_tracking rt;
+	delta_kv zcube_tags[2];
+} add_ctx;
+
+/* Every output's add. With row tracking the ids depend on the attempt:
+ * fresh row ids above the higher of the snapshot's and the winners'
+ * high-water marks, defaultRowCommitVersion = the version written (Spark
+ * reassigns both when it retries after a winner), then the new mark. */
+static int add_lines(void *ctx, int64_t version, int64_t winners_hwm, loom_buf *out)
+{
+	add_ctx *ac = ctx;
+	int64_t hwm = ac->rt.high_water_mark > winners_hwm ? ac->rt.high_water_mark : winners_hwm;
+	size_t i, j;
+	for (i = 0; i < ac->nunits; i++) {
+		/* a unit's files share one partition: its outputs take their values */
+		const delta_file *like = ac->units[i].num_files ? ac->units[i].files[0] : NULL;
+		if (!like)
+			continue;
+		for (j = 0; j < ac->units[i].result.num_files; j++) {
+			const pipe_output *o = &ac->units[i].result.files[j];
+			delta_add_spec a;
+			memset(&a, 0, sizeof(a));
+			a.path_raw = o->path_raw;
+			a.partition_values = like->partition_values;
+			a.num_partition_values = like->num_partition_values;
+			a.size = o->size;
+			a.modification_time = o->modification_time;
+			a.stats = o->stats;
+			a.tag_key = ac->job->tag_key;
+			a.tag_value = ac->job->tag_value;
+			if (ac->job->clustering_provider) {
+				delta_kv *zt = ac->zcube_tags;
+				zt[0].key = "ZCUBE_ID";
+				zt[0].value = ac->job->zcube_ids ? ac->job->zcube_ids[i] : NULL;
+				zt[1].key = "ZCUBE_ZORDER_BY";
+				zt[1].value = ac->job->cluster_by;
+				a.tags = zt;
+				a.num_tags = zt[0].value ? 2 : 0;
+				a.clustering_provider = ac->job->clustering_provider;
+			}
+			if (ac->rt.assign) {
+				/* numRecords is the physical row count: rewrites write no DVs */
+				a.has_row_tracking = 1;
+				a.base_row_id = hwm + 1;
+				a.default_row_commit_version = version;
+				hwm += o->num_records;
+			}
+			LOOM_TRY(delta_add_line(out, &a));
+		}
+	}
+	if (ac->rt.assign && hwm > ac->rt.high_water_mark)
+		LOOM_TRY(delta_row_tracking_domain_line(out, hwm));
+	return 0;
+}
+
 static int commit(loom_store *store, const delta_snapshot *snap, const compact_plan *plan,
                   const pipe_unit *units, size_t nunits, const optimize_job *job, const metric_list *ml,
                   int64_t *version)
 {
+	add_ctx ac;
+	json_t *tags = NULL;
 	loom_buf actions = LOOM_BUF_INIT;
 	loom_map removed;
 	json_t *params = json_object(), *pred = json_array();
@@ -207,26 +268,15 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 				rc = loom_map_puts(&removed, b->files[j]->path, (void *)b->files[j]);
 		}
 	}
-	for (i = 0; i < nunits && rc == 0; i++) {
-		/* a unit's files share one partition: its outputs take their values */
-		const delta_file *like = units[i].num_files ? units[i].files[0] : NULL;
-		if (!like)
-			continue;
-		for (j = 0; j < units[i].result.num_files && rc == 0; j++) {
-			const pipe_output *o = &units[i].result.files[j];
-			delta_add_spec a;
-			memset(&a, 0, sizeof(a));
-			a.path_raw = o->path_raw;
-			a.partition_values = like->partition_values;
-			a.num_partition_values = like->num_partition_values;
-			a.size = o->size;
-			a.modification_time = o->modification_time;
-			a.stats = o->stats;
-			a.tag_key = job->tag_key;
-			a.tag_value = job->tag_value;
-			rc = delta_add_line(&actions, &a);
-		}
-	}
+	memset(&ac, 0, sizeof(ac));
+	ac.units = units;
+	ac.nunits = nunits;
+	ac.job = job;
+	if (rc == 0)
+		rc = delta_row_tracking_get(snap, &ac.rt);
+	/* without row tracking the adds are the same in every attempt */
+	if (rc == 0 && !ac.rt.assign)
+		rc = add_lines(&ac, -1, -1, &actions);
 	if (rc < 0)
 		goto done;
 	{
@@ -239,6 +289,13 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 		pred = NULL;
 		if (job->param_key)
 			json_object_set_new(params, job->param_key, json_string(job->param_value));
+		if (job->cluster_by) {
+			/* as Spark's DeltaOperations.Optimize on a clustered table */
+			json_object_set_new(params, "zOrderBy", json_string("[]"));
+			json_object_set_new(params, "clusterBy", json_string(job->cluster_by));
+			json_object_set_new(params, "auto", json_string("false"));
+			json_object_set_new(params, "isFull", json_string("false"));
+		}
 	}
 	if ((rc = delta_props_parse(&snap->metadata, &props)) < 0)
 		goto done;
@@ -250,6 +307,17 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 	c.actions = actions.ptr;
 	c.actions_len = actions.size;
 	c.removed_keys = &removed;
+	if (ac.rt.assign) {
+		c.attempt_actions = add_lines;
+		c.attempt_ctx = &ac;
+	}
+	if (ac.rt.preserve) {
+		/* readers may trust the materialized ids this commit kept (Spark
+		 * RowTracking.addPreservedRowTrackingTagIfNotSet) */
+		tags = json_object();
+		json_object_set_new(tags, "delta.rowTracking.preserved", json_string("true"));
+		c.tags = tags;
+	}
 	c.clock = job->clock;
 	c.secrets = job->secrets;
 	if (job->loc) {
@@ -261,6 +329,7 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 	rc = delta_commit_write(store, &c, version);
 	json_decref(c.operation_metrics);
 done:
+	json_decref(tags);
 	json_decref(params);
 	json_decref(pred);
 	loom_map_dispose(&removed);

@@ -63,6 +63,13 @@ typedef struct optimize_job {
 	const char *tag_key, *tag_value;  /* set on every add, or NULL */
 	const char *param_key;            /* extra operationParameters entry */
 	const char *param_value;
+	/* Liquid clustering (ops/cluster.h): every add gets clusteringProvider
+	 * and Delta's ZCube tags, ZCUBE_ID = zcube_ids[unit] and
+	 * ZCUBE_ZORDER_BY = cluster_by (JSON list of the logical column
+	 * names), which also goes into operationParameters.clusterBy. */
+	const char *clustering_provider;
+	const char *cluster_by;
+	char *const *zcube_ids;
 	/* Test hook: called right before the commit. */
 	void (*before_commit)(void *ctx);
 	void *hook_ctx;

@@ -80,6 +80,7 @@ static void unit_writer(unit_run *ur, pipe_writer *pw, pipe_result *res, int col
 	o.pool = column_parallel ? ur->x->pool : NULL;
 	pipe_writer_init(pw, ur->x->set, ur->os.nodes, ur->os.num_nodes, ur->os.schema, ur->u->files[0],
 	                 &o, res);
+	pw->stats_leaves = ur->os.data_leaves;
 }
 
 /* What one of `readers` reading threads may decode at once: an eighth of

@@ -60,11 +60,18 @@ void pipe_reader_dispose(pipe_reader *rd)
 {
 	size_t i;
 	loom_free(rd->zeros);
+	loom_free(rd->rt_values[0]);
+	loom_free(rd->rt_values[1]);
+	loom_free(rd->ones);
 	pq_batch_free(&rd->in);
 	loom_free(rd->view.columns);
 	pq_batch_free(&rd->kept);
 	for (i = 0; rd->defs && i < rd->lm.nout; i++)
 		loom_free(rd->defs[i]);
+	for (i = 0; rd->wide && i < rd->lm.nout; i++)
+		loom_free(rd->wide[i]);
+	loom_free(rd->wide);
+	loom_free(rd->wide_cap);
 	loom_free(rd->defs);
 	loom_free(rd->defs_cap);
 	pipe_leaf_map_dispose(&rd->lm);
@@ -134,7 +141,9 @@ static int prepare(pipe_reader *rd, const pq_schema *s)
 		rd->defs = loom_calloc(nout + 1, sizeof(int16_t *));
 		rd->defs_cap = loom_calloc(nout + 1, sizeof(size_t));
 		rd->view.columns = loom_calloc(nout + 1, sizeof(pq_column));
-		if (!rd->defs || !rd->defs_cap || !rd->view.columns)
+		rd->wide = loom_calloc(nout + 1, sizeof(uint8_t *));
+		rd->wide_cap = loom_calloc(nout + 1, sizeof(size_t));
+		if (!rd->defs || !rd->defs_cap || !rd->view.columns || !rd->wide || !rd->wide_cap)
 			return OPS_ERR(LOOM_ENOMEM, "out of memory");
 		rd->view.borrowed = 1;
 	}
@@ -147,8 +156,69 @@ static int prepare(pipe_reader *rd, const pq_schema *s)
 	return 0;
 }
 
-/* Point the view's columns at the decoded ones, nulls for absent ones. */
-static int align(pipe_reader *rd, size_t rows)
+static int grow_i16(int16_t **p, size_t *cap, size_t n, int16_t fill)
+{
+	size_t i;
+	if (n <= *cap)
+		return 0;
+	loom_free(*p);
+	*p = loom_malloc(n * sizeof(int16_t));
+	if (!*p) {
+		*cap = 0;
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		(*p)[i] = fill;
+	*cap = n;
+	return 0;
+}
+
+/* Replace view column k (a materialized row tracking column as the file
+ * has it, or nulls) by the stable values of rows base..base+rows: the
+ * materialized value where not null, else the fresh one. */
+static int fill_row_tracking(pipe_reader *rd, size_t k, int which, size_t rows, uint64_t base)
+{
+	pq_column *c = &rd->view.columns[k];
+	const delta_file *f = rd->file;
+	const int64_t *mat = (const int64_t *)(const void *)c->values;
+	int64_t *out;
+	size_t r, vi = 0;
+	if (rows > rd->rt_cap[which]) {
+		loom_free(rd->rt_values[which]);
+		rd->rt_values[which] = loom_malloc(rows * sizeof(int64_t));
+		rd->rt_cap[which] = rd->rt_values[which] ? rows : 0;
+		if (!rd->rt_values[which])
+			return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	}
+	LOOM_TRY(grow_i16(&rd->ones, &rd->ones_cap, rows + 1, 1));
+	out = rd->rt_values[which];
+	for (r = 0; r < rows; r++) {
+		int has = c->values && (!c->max_def || c->def_levels[r] == c->max_def);
+		if (has)
+			out[r] = mat[vi++];
+		else if (which == 0)
+			out[r] = f->base_row_id + (int64_t)(base + r);
+		else
+			out[r] = f->default_row_commit_version;
+	}
+	c->type = PQ_INT64;
+	c->type_length = 0;
+	c->max_def = 1;
+	c->max_rep = 0;
+	c->num_levels = rows;
+	c->def_levels = rd->ones;
+	c->rep_levels = NULL;
+	c->num_values = rows;
+	c->values = (uint8_t *)out;
+	c->offsets = NULL;
+	c->data = NULL;
+	c->data_size = 0;
+	return 0;
+}
+
+/* Point the view's columns at the decoded ones, nulls for absent ones;
+ * row tracking columns get their stable values (rows base.. of the file). */
+static int align(pipe_reader *rd, size_t rows, uint64_t base)
 {
 	const pipe_leaf_map *lm = &rd->lm;
 	size_t k;
@@ -162,6 +232,9 @@ static int align(pipe_reader *rd, size_t rows)
 				LOOM_TRY(shifted_defs(rd, i, c, &c->def_levels));
 				c->max_def++;
 			}
+			if (lm->conv[i])
+				LOOM_TRY(pipe_widen_column(c, &lm->from[i], &rd->os->leaf_num[i], &rd->wide[i],
+				                           &rd->wide_cap[i]));
 		} else {
 			const pq_leaf *l = &rd->os->schema->leaves[i];
 			memset(c, 0, sizeof(*c));
@@ -175,6 +248,10 @@ static int align(pipe_reader *rd, size_t rows)
 			if (l->type == PQ_BYTE_ARRAY)
 				c->offsets = (uint32_t *)(void *)rd->zeros; /* one 0 offset */
 		}
+		if (i == rd->os->rt_leaf[0])
+			LOOM_TRY(fill_row_tracking(rd, k, 0, rows, base));
+		else if (i == rd->os->rt_leaf[1])
+			LOOM_TRY(fill_row_tracking(rd, k, 1, rows, base));
 	}
 	rd->view.num_rows = rows;
 	return 0;
@@ -185,11 +262,32 @@ static int is_identity(const pipe_reader *rd, const pq_schema *s)
 {
 	const pipe_leaf_map *lm = &rd->lm;
 	size_t i;
-	if (rd->mask || s->num_leaves != lm->nout || lm->npresent != lm->nout)
+	if (rd->mask || s->num_leaves != lm->nout || lm->npresent != lm->nout || lm->nconv)
 		return 0;
 	for (i = 0; i < lm->nout; i++)
 		if (lm->map[i] != (long)i || lm->present[i] != i || lm->shift[i])
 			return 0;
+	return 1;
+}
+
+/* Row group rg (of a file whose leaves are the output's) may be copied as
+ * it is only when its materialized row tracking columns have no null
+ * (chunk statistics): a null would need the fresh value filled in. */
+static int rows_tracked(const pipe_reader *rd, const pq_row_group *rg)
+{
+	size_t w;
+	for (w = 0; w < 2; w++) {
+		size_t leaf = rd->os->rt_leaf[w];
+		const pq_column_chunk *cc;
+		if (leaf == (size_t)-1)
+			continue;
+		if (leaf >= rg->num_columns)
+			return 0;
+		cc = &rg->columns[leaf];
+		if (!cc->has_meta_data || !cc->meta.has_statistics || !cc->meta.statistics.has_null_count ||
+		    cc->meta.statistics.null_count != 0)
+			return 0;
+	}
 	return 1;
 }
 
@@ -213,7 +311,7 @@ static int emit_rows(pipe_reader *rd, size_t rows, const delta_row_filter *dv, u
                      pipe_emit_fn emit, void *arg, pipe_result *counts)
 {
 	const pq_batch *out = &rd->view;
-	LOOM_TRY(align(rd, rows));
+	LOOM_TRY(align(rd, rows, *base));
 	counts->rows_in += (int64_t)rows;
 	if (dv) {
 		if (rd->kept.num_columns != rd->lm.nouts) {
@@ -286,8 +384,18 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 		loom_err_wrap("deletion vector of %s", f->path);
 		goto done;
 	}
-	if ((rc = prepare(rd, pq_reader_schema(r))) < 0)
+	rd->file = f;
+	if (rd->os->rt_leaf[0] != (size_t)-1 && (f->base_row_id < 0 || f->default_row_commit_version < 0)) {
+		rc = OPS_ERR(LOOM_EUNSUPPORTED,
+		             "%s has no %s on a table with row tracking enabled (PROTOCOL.md, Row Tracking: "
+		             "every file must have one): its rows' ids cannot be preserved",
+		             f->path, f->base_row_id < 0 ? "baseRowId" : "defaultRowCommitVersion");
 		goto done;
+	}
+	if ((rc = prepare(rd, pq_reader_schema(r))) < 0) {
+		loom_err_wrap("%s", f->path);
+		goto done;
+	}
 	if (dv || !is_identity(rd, pq_reader_schema(r)))
 		copy = NULL;
 	for (g = 0; g < m->num_row_groups; g++) {
@@ -296,11 +404,12 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 			rc = OPS_ERR(LOOM_ECANCELLED, "rewrite cancelled");
 			goto done;
 		}
-		if (copy && (rc = copy(arg, r, g)) != 0) {
+		if (copy && rows_tracked(rd, &m->row_groups[g]) && (rc = copy(arg, r, g)) != 0) {
 			if (rc < 0)
 				goto done;
 			rc = 0;
 			counts->rows_in += (int64_t)rows;
+			base += rows;
 			continue;
 		}
 		if ((rc = read_row_group(rd, f, g, dv, &base, emit, arg, counts)) < 0)

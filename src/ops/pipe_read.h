@@ -42,6 +42,15 @@ typedef struct pipe_reader {
 	int16_t **defs;               /* per output leaf: shifted def levels */
 	size_t *defs_cap;
 	pq_reader *r;                 /* reopened file after file (its buffers kept) */
+	const delta_file *file;       /* the file being read */
+	int64_t *rt_values[2];        /* row tracking values of the batch (row
+	                                 id, commit version), filled per batch */
+	size_t rt_cap[2];
+	int16_t *ones;                /* all-one def levels (values never null) */
+	uint8_t **wide;               /* per output leaf: values widened to the
+	                                 table's type (ops/pipe_widen.h) */
+	size_t *wide_cap;
+	size_t ones_cap;
 	size_t batch_bytes;           /* > 0: a row group larger than this
 	                                 (decoded, estimated) is read in slices
 	                                 of rows about this size */
@@ -60,8 +69,14 @@ typedef int (*pipe_emit_fn)(void *arg, const pq_batch *b);
 typedef int (*pipe_copy_fn)(void *arg, pq_reader *r, size_t row_group);
 
 /* Read file f (its footer loaded in `ft`), emitting one batch per row
- * group, or per slice of one (batch_bytes), (or handing row groups to `copy`, which may be NULL); rows read and
- * rows deleted are added to `counts`. */
+ * group, or per slice of one (batch_bytes), (or handing row groups to
+ * `copy`, which may be NULL); rows read and rows deleted are added to
+ * `counts`. On a table that preserves row ids the materialized row
+ * tracking columns (pipe_schema.h) hold every row's stable row id and row
+ * commit version: the file's materialized value where it has one, else
+ * baseRowId + the row's physical index, and defaultRowCommitVersion
+ * (PROTOCOL.md, Row Tracking); filled before deleted rows are dropped. A
+ * file without baseRowId or defaultRowCommitVersion there is refused. */
 int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, pipe_emit_fn emit,
                      pipe_copy_fn copy, void *arg, pipe_result *counts);
 

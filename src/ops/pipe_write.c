@@ -22,6 +22,7 @@ void pipe_writer_init(pipe_writer *pw, const pipe_settings *set, const pq_schema
 	pw->nodes = nodes;
 	pw->num_nodes = num_nodes;
 	pw->schema = schema;
+	pw->stats_leaves = schema->num_leaves;
 	pw->like = like;
 	pw->wopts = *wopts;
 	pw->res = res;
@@ -127,7 +128,9 @@ static int finish_file(pipe_writer *ws)
 		leaves[i].min_len = wr.leaves[i].min_len;
 		leaves[i].max_len = wr.leaves[i].max_len;
 	}
-	if ((rc = delta_stats_json(&stats, wr.num_rows, leaves, wr.num_leaves, &ws->set->sopts)) < 0)
+	if ((rc = delta_stats_json(&stats, wr.num_rows, leaves,
+	                           ws->stats_leaves < wr.num_leaves ? ws->stats_leaves : wr.num_leaves,
+	                           &ws->set->sopts)) < 0)
 		goto out;
 	o->stats = loom_buf_detach(&stats);
 	if (!o->stats || !o->path_raw)

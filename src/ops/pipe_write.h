@@ -25,6 +25,9 @@ typedef struct pipe_writer {
 	const pq_schema_node *nodes;  /* the output schema, root first */
 	size_t num_nodes;
 	const pq_schema *schema;
+	size_t stats_leaves;          /* the first leaves, the ones Delta stats
+	                                 cover (not the row tracking columns);
+	                                 init: all */
 	const delta_file *like;       /* names the partition directory */
 	pq_writer_opts wopts;
 	pipe_result *res;             /* files written, batches counted */

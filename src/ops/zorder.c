@@ -40,7 +40,7 @@ static const delta_field *find_field(const delta_type *st, const char *name, siz
 	return NULL;
 }
 
-static int orderable(delta_type_kind k)
+int zorder_orderable(delta_type_kind k)
 {
 	switch (k) {
 	case DELTA_T_STRING: case DELTA_T_LONG: case DELTA_T_INTEGER: case DELTA_T_SHORT:
@@ -81,7 +81,7 @@ static int resolve_column(const delta_snapshot *snap, const char *name, char **p
 			LOOM_TRY(loom_buf_putc(&out, '.'));
 		LOOM_TRY(loom_buf_puts(&out, delta_field_physical_name(f, cm)));
 		if (!dot) {
-			if (!orderable(f->type->kind)) {
+			if (!zorder_orderable(f->type->kind)) {
 				loom_buf_dispose(&out);
 				return OPS_ERR(LOOM_EINVAL,
 				               "Z-order column '%s' has type %s, which has no order to cluster by "
@@ -150,8 +150,9 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 	{
 		int rc = OPS_ERR(LOOM_EINVAL,
 		                 "the table uses liquid clustering (table feature 'clustering') on [%s]: "
-		                 "Z-order by other columns would undo it; use its clustering columns or none",
-		                 list.ptr ? list.ptr : "");
+		                 "Z-order by other columns would undo it, and Delta does not allow ZORDER BY "
+		                 "on a clustered table at all: run `loom compact`, which clusters by [%s]",
+		                 list.ptr ? list.ptr : "", list.ptr ? list.ptr : "");
 		loom_buf_dispose(&list);
 		return rc;
 	}
@@ -223,7 +224,78 @@ done:
 	return rc;
 }
 
+unsigned zorder_key_bits(size_t ncols)
+{
+	/* a key is 64 bits: one column gets 32, several share them, 16 at most */
+	unsigned bits = ncols <= 1 ? 32 : (unsigned)(64 / ncols);
+	return ncols > 1 && bits > 16 ? 16 : bits;
+}
+
 /* ---- execution ----------------------------------------------------------- */
+
+int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                      const zorder_stage_params *zp, const compact_plan *plan, const optimize_job *job)
+{
+	pipe_settings set;
+	pipe_exec *x = NULL;
+	pipe_unit *units = NULL;
+	zsampler *samplers = NULL;
+	zsorter *sorters = NULL;
+	size_t i, n = plan->num_bins;
+	int rc;
+
+	if ((rc = pipe_settings_init(&set, store, snap, zp->loc)) < 0)
+		return rc;
+	set.cancel = zp->cancel;
+	set.file_bytes = (uint64_t)plan->target;
+	units = loom_calloc(n, sizeof(*units));
+	samplers = loom_calloc(n, sizeof(*samplers));
+	sorters = loom_calloc(n, sizeof(*sorters));
+	if (!units || !samplers || !sorters) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = pipe_exec_new(&x, &set, zp->threads,
+	                        zp->memory_budget > 0 ? zp->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
+		goto done;
+	/* pass 1: the key columns of each bin, sampled */
+	for (i = 0; i < n; i++) {
+		samplers[i].cols = zp->cols;
+		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
+		units[i].files = plan->bins[i].files;
+		units[i].num_files = plan->bins[i].num_files;
+		units[i].bytes = plan->bins[i].bytes;
+		units[i].ops = &zsampler_ops;
+		units[i].stage = &samplers[i];
+	}
+	if ((rc = pipe_exec_run(x, units, n, NULL, NULL)) < 0)
+		goto done;
+	/* pass 2: every column, sorted by key, written */
+	for (i = 0; i < n; i++) {
+		pipe_result_dispose(&units[i].result);
+		units[i].rc = 0;
+		sorters[i].keys = &samplers[i].keys;
+		sorters[i].spill = zp->spill;
+		sorters[i].target = plan->target;
+		units[i].ops = &zsorter_ops;
+		units[i].stage = &sorters[i];
+	}
+	rc = optimize_execute_commit(out, store, snap, plan, x, units, n, job, NULL, NULL);
+done:
+	pipe_exec_free(x);
+	for (i = 0; i < n; i++) {
+		if (units)
+			pipe_result_dispose(&units[i].result);
+		if (sorters)
+			zsorter_dispose(&sorters[i]);
+		if (samplers)
+			zsampler_dispose(&samplers[i]);
+	}
+	loom_free(units);
+	loom_free(samplers);
+	loom_free(sorters);
+	return rc;
+}
 
 int zorder_sample(const zrun *run, const compact_plan *plan, pipe_exec *x, pipe_unit *units,
                   zsampler *samplers)
@@ -353,9 +425,7 @@ int zrun_init(zrun *run, const zorder_params *p)
 	run->n = p->n_columns;
 	run->names = p->columns;
 	run->cols.curve = p->curve == LOOM_ZORDER_CURVE_Z ? ZC_CURVE_Z : ZC_CURVE_HILBERT;
-	run->cols.bits = run->n == 1 ? 32 : (unsigned)(64 / run->n);
-	if (run->cols.bits > 16 && run->n > 1)
-		run->cols.bits = 16;
+	run->cols.bits = zorder_key_bits(run->n);
 	run->phys = loom_calloc(run->n, sizeof(char *));
 	if (!run->phys)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");

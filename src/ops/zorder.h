@@ -36,6 +36,28 @@ typedef struct zorder_params {
 
 int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p);
 
+/* 1 for a column type with an order to cluster by. */
+int zorder_orderable(delta_type_kind k);
+/* Bits of each column's part of a 64-bit curve key for `ncols` columns. */
+unsigned zorder_key_bits(size_t ncols);
+
+/* What the Z-order stages need besides the plan (liquid clustering runs
+ * them too, ops/cluster.h). */
+typedef struct zorder_stage_params {
+	const zorder_columns *cols;
+	zspill_budget *spill;
+	const loom_table_location *loc;
+	const loom_cancel *cancel;
+	size_t threads;               /* 0: one per CPU */
+	int64_t memory_budget;        /* 0: ZORDER_DEFAULT_BUDGET */
+} zorder_stage_params;
+
+/* Every bin of `plan` as one unit: its key columns sampled, then every
+ * column rewritten in curve order at the plan's target, then one commit
+ * (ops/optimize.h) with `job`. */
+int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                      const zorder_stage_params *zp, const compact_plan *plan, const optimize_job *job);
+
 /* The parameters of the public options (cancel and secrets left unset). */
 void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc);
 

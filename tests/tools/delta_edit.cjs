@@ -20,6 +20,17 @@
 //                                   configuration string, JSON text)
 //     --remove-domain NAME          a domainMetadata action removing NAME
 //                                   (with its last configuration, as Spark)
+//     --add PATH=ROWS               add an existing data file (relative path)
+//                                   of ROWS rows, dataChange=true (repeatable)
+//     --add-provider NAME           the --add files carry clusteringProvider
+//                                   NAME (another engine's clustering)
+//     --backfill-row-ids            give every live file without baseRowId
+//                                   one (high-water mark + 1 on, in path
+//                                   order, numRecords rows each) and
+//                                   defaultRowCommitVersion = this version,
+//                                   re-adding it with dataChange=false, and
+//                                   write the delta.rowTracking domain (as
+//                                   Delta's row tracking backfill does)
 //     --version V                   write version V (default latest + 1)
 // Prints the version written.
 const fs = require('fs');
@@ -29,7 +40,7 @@ const args = process.argv.slice(2);
 const dir = args.shift();
 const logDir = path.join(dir, '_delta_log');
 const opt = { features: [], drop: [], set: {}, ict: null, ictEnable: false, removeAll: null, version: null,
-  domains: [] };
+  domains: [], adds: [], backfill: false };
 while (args.length) {
   const a = args.shift();
   if (a === '--features') opt.features.push(...args.shift().split(','));
@@ -41,6 +52,9 @@ while (args.length) {
   else if (a === '--version') opt.version = Number(args.shift());
   else if (a === '--domain') { const kv = args.shift(); const i = kv.indexOf('='); opt.domains.push([kv.slice(0, i), kv.slice(i + 1), false]); }
   else if (a === '--remove-domain') opt.domains.push([args.shift(), null, true]);
+  else if (a === '--add') { const kv = args.shift(); const i = kv.lastIndexOf('='); opt.adds.push([kv.slice(0, i), Number(kv.slice(i + 1))]); }
+  else if (a === '--backfill-row-ids') opt.backfill = true;
+  else if (a === '--add-provider') opt.provider = args.shift();
   else { console.error('delta_edit: unknown option ' + a); process.exit(2); }
 }
 
@@ -106,6 +120,30 @@ if (opt.removeAll !== null) {
     lines.push({ remove: { path: a.path, deletionTimestamp: opt.removeAll, dataChange: true,
       extendedFileMetadata: true, partitionValues: a.partitionValues, size: a.size,
       ...(a.deletionVector ? { deletionVector: a.deletionVector } : {}) } });
+}
+for (const [p, rows] of opt.adds) {
+  const add = { path: p, partitionValues: {}, size: fs.statSync(path.join(dir, p)).size,
+    modificationTime: now, dataChange: true, stats: JSON.stringify({ numRecords: rows }),
+    ...(opt.provider ? { clusteringProvider: opt.provider } : {}) };
+  lines.push({ add });
+  live.set(p, add);
+}
+if (opt.backfill) {
+  let hwm = -1;
+  if (domains.has('delta.rowTracking')) hwm = JSON.parse(domains.get('delta.rowTracking')).rowIdHighWaterMark;
+  for (const a of live.values()) if (a.baseRowId !== undefined) hwm = Math.max(hwm, a.baseRowId + JSON.parse(a.stats).numRecords - 1);
+  const paths = [...live.keys()].sort();
+  for (const p of paths) {
+    const a = live.get(p);
+    if (a.baseRowId !== undefined) continue;
+    const rows = JSON.parse(a.stats).numRecords;
+    const fresh = { ...a, dataChange: false, baseRowId: hwm + 1, defaultRowCommitVersion: version };
+    hwm += rows;
+    const i = lines.findIndex((l) => l.add && l.add.path === p);
+    if (i >= 0) lines[i] = { add: { ...fresh, dataChange: true } };
+    else lines.push({ add: fresh });
+  }
+  lines.push({ domainMetadata: { domain: 'delta.rowTracking', configuration: JSON.stringify({ rowIdHighWaterMark: hwm }), removed: false } });
 }
 for (const [domain, config, removed] of opt.domains)
   lines.push({ domainMetadata: { domain, configuration: removed ? (domains.get(domain) ?? '{}') : config, removed } });

@@ -3,6 +3,7 @@
  * processes. */
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +117,69 @@ TEST(rearrange_retries_past_concurrent_appends)
 	c.actions_len = strlen(line);
 	CHECK_OK(delta_commit_write(s, &c, &v));
 	CHECK_INT(v, 7);
+	loom_map_dispose(&removed);
+	loom_store_free(s);
+	test_rmtree(dir);
+	free(dir);
+}
+
+/* Records what each attempt was asked for and writes a row tracking
+ * domain above it. */
+typedef struct attempt_log {
+	int64_t versions[4], hwms[4];
+	int n;
+} attempt_log;
+
+static int attempt_domain(void *ctx, int64_t version, int64_t winners_hwm, loom_buf *out)
+{
+	attempt_log *l = ctx;
+	if (l->n < 4) {
+		l->versions[l->n] = version;
+		l->hwms[l->n++] = winners_hwm;
+	}
+	return loom_buf_printf(out, "{\"add\":{\"path\":\"c.parquet\",\"partitionValues\":{},\"size\":1,"
+	                            "\"modificationTime\":1,\"dataChange\":false,\"baseRowId\":%lld,"
+	                            "\"defaultRowCommitVersion\":%lld}}\n",
+	                       (long long)(winners_hwm + 1), (long long)version);
+}
+
+TEST(row_tracking_actions_follow_the_winners_high_water_mark)
+{
+	char *dir, key[64];
+	loom_store *s = open_copy("delta/simple_table", &dir);
+	loom_map removed = LOOM_MAP_INIT;
+	loom_buf got = LOOM_BUF_INIT;
+	attempt_log log;
+	delta_commit c;
+	int64_t v = -1;
+	REQUIRE(s != NULL);
+	memset(&log, 0, sizeof(log));
+	/* two appends won, each raising the mark; the domain is no conflict */
+	CHECK_OK(write_raw_commit(s, 5, "{\"commitInfo\":{\"operation\":\"WRITE\"}}\n"
+	                                "{\"domainMetadata\":{\"domain\":\"delta.rowTracking\","
+	                                "\"configuration\":\"{\\\"rowIdHighWaterMark\\\":41}\",\"removed\":false}}\n"));
+	CHECK_OK(write_raw_commit(s, 6, "{\"commitInfo\":{\"operation\":\"WRITE\"}}\n"
+	                                "{\"domainMetadata\":{\"domain\":\"delta.rowTracking\","
+	                                "\"configuration\":\"{\\\"rowIdHighWaterMark\\\":99}\",\"removed\":false}}\n"));
+	CHECK_OK(loom_map_puts(&removed, "some-file.parquet", (void *)"x"));
+	delta_commit_init(&c, DELTA_COMMIT_REARRANGE, 4, "OPTIMIZE");
+	c.removed_keys = &removed;
+	c.attempt_actions = attempt_domain;
+	c.attempt_ctx = &log;
+	CHECK_OK(delta_commit_write(s, &c, &v));
+	CHECK_INT(v, 7);
+	CHECK_INT(log.n, 2);
+	CHECK_INT(log.versions[0], 5);
+	CHECK_INT(log.hwms[0], -1);
+	CHECK_INT(log.versions[1], 7);
+	CHECK_INT(log.hwms[1], 99);
+	snprintf(key, sizeof(key), "_delta_log/%020d.json", 7);
+	CHECK_OK(loom_store_read_all(s, key, &got));
+	{
+		const char *want = "\"baseRowId\":100,\"defaultRowCommitVersion\":7";
+		CHECK(memmem(got.ptr, got.size, want, strlen(want)) != NULL);
+	}
+	loom_buf_dispose(&got);
 	loom_map_dispose(&removed);
 	loom_store_free(s);
 	test_rmtree(dir);
@@ -272,6 +336,7 @@ int main(void)
 	RUN(append_then_snapshot_sees_it);
 	RUN(rearrange_conflicts_with_a_concurrent_remove_of_its_file);
 	RUN(rearrange_retries_past_concurrent_appends);
+	RUN(row_tracking_actions_follow_the_winners_high_water_mark);
 	RUN(metadata_change_by_a_winner_is_a_conflict);
 	RUN(in_commit_timestamps_increase_strictly);
 	RUN(commit_metadata_from_config_lands_in_commit_info);

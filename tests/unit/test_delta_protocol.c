@@ -91,10 +91,9 @@ TEST(feature_decisions)
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_CHECKPOINT));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_LOG_CLEANUP));
-	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_COMPACT), LOOM_EUNSUPPORTED);
-	CHECK(msg_has("rowTracking"));
-	CHECK(msg_has("compact"));
-	CHECK(msg_has("yet"));
+	/* rewrites preserve row ids (ops/pipe_read.c, ops/optimize.c) */
+	CHECK_OK(delta_protocol_check(&p, DELTA_OP_COMPACT));
+	CHECK_OK(delta_protocol_check(&p, DELTA_OP_ZORDER));
 	p = proto(1, 7, NULL, 0, ict, 1);
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_CHECKPOINT));
@@ -104,14 +103,15 @@ TEST(feature_decisions)
 	p = proto(1, 7, NULL, 0, cl, 2);
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_CHECKPOINT));
-	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_COMPACT), LOOM_EUNSUPPORTED);
-	CHECK(msg_has("yet"));
+	/* compaction clusters (ops/cluster.c); Z-order is refused for good */
+	CHECK_OK(delta_protocol_check(&p, DELTA_OP_COMPACT));
 	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_ZORDER), LOOM_EUNSUPPORTED);
 	CHECK(msg_has("clustering"));
 	CHECK(msg_has("Clustered Table"));
-	/* the preview name behaves like clustering; a lasting refusal (Z-order
-	 * on a clustered table) is named before one loom may lift later (row
-	 * tracking), whatever the order of the list */
+	CHECK(msg_has("does not allow"));
+	CHECK(msg_has("loom compact"));
+	/* the preview name behaves like clustering, with row tracking and
+	 * deletion vectors beside it (the fixture's protocol) */
 	p = proto(3, 7, dv, 1, lq, 4);
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_READ));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
@@ -119,8 +119,7 @@ TEST(feature_decisions)
 	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_ZORDER), LOOM_EUNSUPPORTED);
 	CHECK(msg_has("liquid"));
 	CHECK(!msg_has("rowTracking"));
-	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_COMPACT), LOOM_EUNSUPPORTED);
-	CHECK(msg_has("rowTracking"));
+	CHECK_OK(delta_protocol_check(&p, DELTA_OP_COMPACT));
 	p = proto(3, 7, cm, 1, cm, 1);
 	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_READ), LOOM_EUNSUPPORTED);
 	CHECK(msg_has("catalogManaged"));
