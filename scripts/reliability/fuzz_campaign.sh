@@ -49,7 +49,8 @@ run_one() {
   local t="$1" c w log start secs execs=0 n found before tries=0
   c=$(corpus_name "$t")
   w="$work/$c"
-  mkdir -p "$w" "fuzz/corpus/$c"
+  # a target without fixture seeds (fuzz_parquet_file) starts from its corpus
+  mkdir -p "$w" "fuzz/corpus/$c" "$work/seeds/$t"
   log="$work/$t.log"
   : > "$log"
   start=$(date +%s)
