@@ -8,6 +8,8 @@
  * the spellings delta-rs reads):
  *   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
  *   AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE  (s3_creds.h)
+ *   AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN, AWS_CONTAINER_CREDENTIALS_*,
+ *   AWS_EC2_METADATA_*                                  (s3_remote.h)
  *   AWS_REGION (AWS_DEFAULT_REGION; the profile's region; us-east-1)
  *   AWS_ENDPOINT_URL (alias AWS_ENDPOINT; the profile's endpoint_url;
  *                     https://s3.<region>.amazonaws.com)
@@ -79,7 +81,8 @@ static int payload_hash(const s3_store *s, const s3_call *call, char out[65])
 
 int s3_send(s3_store *s, const s3_call *call, http_response *resp)
 {
-	loom_buf path = LOOM_BUF_INIT, url = LOOM_BUF_INIT, auth = LOOM_BUF_INIT;
+	loom_buf path = LOOM_BUF_INIT, url = LOOM_BUF_INIT, auth = LOOM_BUF_INIT, held = LOOM_BUF_INIT;
+	s3_signing_keys keys = { NULL, NULL, NULL };
 	loom_kv h[S3_MAX_HEADERS];
 	http_request rq = HTTP_REQUEST_INIT;
 	char hash[65], date[17];
@@ -96,8 +99,10 @@ int s3_send(s3_store *s, const s3_call *call, http_response *resp)
 		goto done;
 	h[nh++] = (loom_kv){ "Host", s->host };
 	h[nh++] = (loom_kv){ "x-amz-content-sha256", hash };
-	if (s->creds.access_key) {
-		s3_signing_keys keys = { s->creds.access_key, s->creds.secret_key, s->creds.session_token };
+	if ((rc = s3_creds_keys(&s->creds, &held, &keys.access_key, &keys.secret_key,
+	                        &keys.session_token)) < 0)
+		goto done;
+	if (rc == 1) {
 		s3_sign_request sr = { call->method, s->host, path.ptr, call->query, call->n_query,
 			                   call->headers, call->n_headers, hash, s->region, "s3",
 			                   loom_clock_wall_ms(loom_clock_system()) };
@@ -129,6 +134,9 @@ done:
 	if (auth.ptr)
 		memset(auth.ptr, 0, auth.size);
 	loom_buf_dispose(&auth);
+	if (held.ptr)
+		memset(held.ptr, 0, held.size);
+	loom_buf_dispose(&held);
 	return rc;
 }
 
@@ -672,6 +680,7 @@ static int configure(s3_store *s, const char *uri, const store_config *cfg)
 		region = s->creds.profile_region ? s->creds.profile_region : "us-east-1";
 	if (!(s->region = loom_strdup(region)))
 		return S3_ERR(LOOM_ENOMEM, "out of memory");
+	LOOM_TRY(s3_creds_finish(&s->creds, cfg, s->region));
 	LOOM_TRY(store_opt_bool(cfg, "AWS_ALLOW_HTTP", NULL, 0, &allow_http));
 	LOOM_TRY(store_opt_bool(cfg, "AWS_VIRTUAL_HOSTED_STYLE_REQUEST", NULL, 0, &virtual_hosted));
 	LOOM_TRY(store_opt_bool(cfg, "AWS_UNSIGNED_PAYLOAD", NULL, 0, &s->unsigned_payload));

@@ -213,13 +213,54 @@ int s3_creds_resolve(s3_creds *out, const store_config *cfg, loom_secrets *secre
 		}
 		return 0;
 	}
-	if (skip)
+	out->missing = !skip;
+	return 0;
+}
+
+#define NO_CREDS_HELP "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the storage options or " \
+	"the environment, or a profile (AWS_PROFILE, ~/.aws/credentials), or run where a role " \
+	"gives them (web identity, container, instance metadata); AWS_SKIP_SIGNATURE set to true for a " \
+	"public bucket"
+
+int s3_creds_finish(s3_creds *c, const store_config *cfg, const char *region)
+{
+	const char *source = "none";
+	int rc;
+
+	if (!c->missing)
 		return 0;
-	return CREDS_ERR(LOOM_EPERM,
-	                 "%s: no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the "
-	                 "storage options or the environment, or a profile (AWS_PROFILE, "
-	                 "~/.aws/credentials); AWS_SKIP_SIGNATURE=true for a public bucket",
-	                 cfg->uri);
+	rc = s3_remote_open(&c->remote, cfg, region, &source);
+	if (rc == 0 && c->remote) {
+		c->missing = 0;
+		c->source = source;
+		return 0;
+	}
+	if (rc < 0 && strcmp(source, "instance metadata") == 0) {
+		/* the last resort failed: the message is about having no keys */
+		char why[LOOM_ERROR_MESSAGE_MAX];
+		snprintf(why, sizeof(why), "%s", loom_error_last() ? loom_error_last()->message : "");
+		return CREDS_ERR(LOOM_EPERM, "%s: no AWS credentials: " NO_CREDS_HELP " (asked: %s)", cfg->uri,
+		                 why);
+	}
+	if (rc < 0)
+		return rc;
+	return CREDS_ERR(LOOM_EPERM, "%s: no AWS credentials: " NO_CREDS_HELP, cfg->uri);
+}
+
+int s3_creds_keys(s3_creds *c, loom_buf *hold, const char **access_key, const char **secret_key,
+                  const char **token)
+{
+	if (c->remote) {
+		LOOM_TRY(s3_remote_current(c->remote, hold));
+		*access_key = hold->ptr;
+		*secret_key = *access_key + strlen(*access_key) + 1;
+		*token = *secret_key + strlen(*secret_key) + 1;
+		return 1;
+	}
+	*access_key = c->access_key;
+	*secret_key = c->secret_key;
+	*token = c->session_token;
+	return c->access_key ? 1 : 0;
 }
 
 void s3_creds_dispose(s3_creds *c)
@@ -229,5 +270,6 @@ void s3_creds_dispose(s3_creds *c)
 	loom_free(c->session_token);
 	loom_free(c->profile_region);
 	loom_free(c->profile_endpoint);
+	s3_remote_free(c->remote);
 	memset(c, 0, sizeof(*c));
 }

@@ -460,6 +460,8 @@ TEST(credentials_and_errors)
 		CHECK(strstr(loom_error_last()->message, sk) == NULL);
 		o.n_options = 0;
 		setenv("HOME", dir, 1);
+		/* not this machine's metadata service (s3_remote_creds.sh tests it) */
+		setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
 		CHECK_ERR(loom_store_open(&s, uri, &o), LOOM_EPERM);
 		CHECK(strstr(loom_error_last()->message, "no AWS credentials") != NULL);
 	}
