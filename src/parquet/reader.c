@@ -2,6 +2,7 @@
  * loom_store with ranged reads. */
 #include "parquet/reader.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,9 @@ struct pq_reader {
 	struct slice_col *sc; /* row-group slices: one per leaf read */
 	size_t nsc, sc_cap, slice_rows, slice_left, slice_g;
 	size_t max_levels, max_bytes;
+	uint8_t *span;        /* a row group's chunks read at once (prefetch) */
+	size_t span_cap, span_len;
+	uint64_t span_off;    /* valid while span_len > 0, for the current file */
 	char ctx[600];
 };
 
@@ -40,7 +44,13 @@ static int corrupt(const pq_reader *r, const char *fmt, unsigned long long off, 
 static int read_exact(pq_reader *r, uint64_t off, size_t len, uint8_t *dst)
 {
 	size_t got = 0;
-	int rc = r->store->read_range(r->store, r->key, off, len, dst, &got);
+	int rc;
+	if (r->span_len && off >= r->span_off && len <= r->span_len &&
+	    off - r->span_off <= r->span_len - len) {
+		memcpy(dst, r->span + (off - r->span_off), len); /* prefetched */
+		return 0;
+	}
+	rc = r->store->read_range(r->store, r->key, off, len, dst, &got);
 	if (rc < 0)
 		return loom_err_wrap("%s: reading %zu bytes at offset %llu", r->key, len, (unsigned long long)off);
 	if (got != len)
@@ -369,6 +379,7 @@ static void forget_file(pq_reader *r)
 	r->key = NULL;
 	r->dict.num_values = 0;
 	r->nsc = r->slice_left = 0;
+	r->span_len = 0;
 }
 
 int pq_reader_reopen(pq_reader *r, const char *key)
@@ -448,6 +459,7 @@ void pq_reader_free(pq_reader *r)
 	slices_free(r);
 	loom_free(r->chunk);
 	loom_free(r->page);
+	loom_free(r->span);
 	if (r->own_store)
 		loom_store_free(r->store);
 	loom_free(r->key);
@@ -643,6 +655,35 @@ static int chunk_range(pq_reader *r, size_t g, size_t leaf_idx, int64_t *start, 
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
 		                "%s: column chunk [%lld, +%lld) outside the %llu-byte file", r->ctx, (long long)*start,
 		                (long long)*len, (unsigned long long)r->size);
+	return 0;
+}
+
+int pq_reader_prefetch_row_group(pq_reader *r, size_t g)
+{
+	const pq_row_group *rg;
+	int64_t lo = INT64_MAX, hi = 0, used = 0, st, ln;
+	size_t i;
+	int rc;
+
+	r->span_len = 0;
+	if (g >= r->meta->num_row_groups || writer_omits_dict_header(r->meta->created_by))
+		return 0; /* the per-chunk reads report (or pad) these */
+	rg = &r->meta->row_groups[g];
+	for (i = 0; i < rg->num_columns && i < r->schema->num_leaves; i++) {
+		snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, r->schema->leaves[i].path);
+		LOOM_TRY(chunk_range(r, g, i, &st, &ln));
+		lo = st < lo ? st : lo;
+		hi = st + ln > hi ? st + ln : hi;
+		used += ln;
+	}
+	/* worth it when the chunks lie together and the span is modest */
+	if (lo >= hi || hi - lo > PQ_PREFETCH_MAX || used < (hi - lo) / 2)
+		return 0;
+	LOOM_TRY(ensure(&r->span, &r->span_cap, (size_t)(hi - lo)));
+	if ((rc = read_exact(r, (uint64_t)lo, (size_t)(hi - lo), r->span)) < 0)
+		return rc;
+	r->span_off = (uint64_t)lo;
+	r->span_len = (size_t)(hi - lo);
 	return 0;
 }
 

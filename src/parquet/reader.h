@@ -119,6 +119,14 @@ int pq_reader_slices_next(pq_reader *r, pq_batch *out);
 int pq_reader_chunk_bytes(pq_reader *r, size_t row_group, size_t leaf, const uint8_t **bytes,
                           size_t *len, int64_t *start);
 
+/* Read all of row group `row_group`'s column chunks with one ranged read
+ * (one GET on an object store instead of one per column), when they lie
+ * together (at least half the span is chunk bytes) within
+ * PQ_PREFETCH_MAX; the reads of those chunks that follow are served from
+ * memory until the next prefetch or file. 0 also when it declines. */
+#define PQ_PREFETCH_MAX ((int64_t)16 << 20)
+int pq_reader_prefetch_row_group(pq_reader *r, size_t row_group);
+
 /* 0 when the file's writer recorded chunk sizes too small (parquet-mr
  * before 1.2.9 left the dictionary page header out, PARQUET-816): its
  * chunks are decoded with some slack but never copied byte for byte. */

@@ -1383,7 +1383,7 @@ int pq_writer_copy_row_group(pq_writer *w, pq_reader *r, size_t g)
 		                "parquet writer: row group %zu of %s cannot be copied into this file", g,
 		                pq_reader_key(r));
 	rg = &pq_reader_meta(r)->row_groups[g];
-	if (flush_row_group(w) < 0 || grow_row_groups(w) < 0) {
+	if (flush_row_group(w) < 0 || grow_row_groups(w) < 0 || pq_reader_prefetch_row_group(r, g) < 0) {
 		w->failed = 1;
 		return loom_error_last()->code;
 	}

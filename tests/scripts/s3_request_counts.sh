@@ -7,7 +7,12 @@
 #    ceil(N/1000) LIST requests (ListObjectsV2 pages of 1,000 keys), here
 #    N = 1,050: 2 LISTs, whatever the commits before the checkpoint;
 #  - a small table's log: one LIST, each commit read in one GET, plus one
-#    GET for the _last_checkpoint hint (absent there: a 404).
+#    GET for the _last_checkpoint hint (absent there: a 404);
+#  - compaction copying whole row groups through reads each row group in
+#    one GET (not one per column chunk): 4 files of one 11-column row group
+#    (DuckDB's, tests/tools/gen_copy_files.cjs) take 1 GET for the commit,
+#    1 for the hint, 4 footers and 4 row groups; the rows stay the same
+#    (oracle, on an awscli download).
 source "$(dirname "$0")/../tools/lib.sh"
 source "$TOOLS/s3lib.sh"
 bucket=$(s3_new_bucket counts) || { fail "cannot create a bucket"; finish; exit 1; }
@@ -47,4 +52,19 @@ LOOM_STORE_STATS="$TEST_TMP/big.stats" "$LOOM_BIN" inspect "s3://$bucket/big" --
 expect "loom read every commit: version $((ckpt + N))" jsq --assert "$TEST_TMP/big.json" "d.version === $ckpt + $N"
 expect "$N commits after a checkpoint: ceil($N/1000) = 2 LISTs ($(cat "$TEST_TMP/big.stats"))" \
   jsq --assert "$TEST_TMP/big.stats" 'd.store_requests.LIST === 2'
+# compaction: one GET per copied row group
+NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
+  node "$TOOLS/gen_copy_files.cjs" "$TEST_TMP/gen" > /dev/null
+mkdir -p "$TEST_TMP/copy"
+cp "$TEST_TMP/gen"/big-*.parquet "$TEST_TMP/copy/"
+"$LOOM_BIN" convert "$TEST_TMP/copy" > /dev/null
+fp0=$(oracle fingerprint "$TEST_TMP/copy" | jsq - 'd.hash + "/" + d.rows')
+expect "upload 4 files" s3_upload "$TEST_TMP/copy" "s3://$bucket/copy"
+LOOM_STORE_STATS="$TEST_TMP/copy.stats" "$LOOM_BIN" compact "s3://$bucket/copy" --target-size 64MiB --json > "$TEST_TMP/copy.json"
+expect "4 files into 1" jsq --assert "$TEST_TMP/copy.json" 'd.num_files_removed === 4 && d.num_files_added === 1'
+expect "each copied row group in one GET: 1 + 1 + 4 + 4 = 10 ($(cat "$TEST_TMP/copy.stats"))" \
+  jsq --assert "$TEST_TMP/copy.stats" 'd.store_requests.GET === 10'
+expect "download the compacted table" s3_download "s3://$bucket/copy" "$TEST_TMP/copy-down"
+expect "compacted rows unchanged (oracle)" test "$fp0" = "$(oracle fingerprint "$TEST_TMP/copy-down" | jsq - 'd.hash + "/" + d.rows')"
+expect "compacted table verifies" oracle verify "$TEST_TMP/copy-down" > /dev/null
 finish
