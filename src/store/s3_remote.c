@@ -153,6 +153,24 @@ static int keys_from_json(const s3_remote *r, const http_response *rs, loom_buf 
 	return rc;
 }
 
+/* When keys fetched at `now` expire and when to fetch again: with
+ * min(5 minutes, half their lifetime) to spare. */
+static void set_expiry(s3_remote *r, int64_t now, int64_t expires)
+{
+	int64_t life = expires - now < 1000 ? 1000 : expires - now;
+	int64_t margin = life / 2 < REFRESH_MARGIN_MS ? life / 2 : REFRESH_MARGIN_MS;
+	r->expires_ms = expires == NEVER_MS ? NEVER_MS : now + life;
+	r->refresh_ms = expires == NEVER_MS ? NEVER_MS : now + life - margin;
+}
+
+/* Zero a buffer that held a secret, then free it. */
+static void wipe(loom_buf *b)
+{
+	if (b->ptr)
+		memset(b->ptr, 0, b->size);
+	loom_buf_dispose(b);
+}
+
 /* ---- the three services ----------------------------------------------------- */
 
 static int fetch_web_identity(s3_remote *r, loom_buf *out, int64_t *expires_ms)
@@ -204,17 +222,11 @@ static int fetch_web_identity(s3_remote *r, loom_buf *out, int64_t *expires_ms)
 	if ((rc = parse_expiration(r, exp.ptr, expires_ms)) == 0)
 		rc = put_keys(out, ak.ptr, ak.size, sk.ptr, sk.size, tok.ptr ? tok.ptr : "", tok.size);
 done:
-	if (token.ptr)
-		memset(token.ptr, 0, token.size);
-	if (form.ptr)
-		memset(form.ptr, 0, form.size);
-	if (sk.ptr)
-		memset(sk.ptr, 0, sk.size);
-	loom_buf_dispose(&token);
-	loom_buf_dispose(&form);
+	wipe(&token);
+	wipe(&form);
+	wipe(&sk);
+	wipe(&tok);
 	loom_buf_dispose(&ak);
-	loom_buf_dispose(&sk);
-	loom_buf_dispose(&tok);
 	loom_buf_dispose(&exp);
 	http_response_dispose(&rs);
 	return rc;
@@ -248,9 +260,7 @@ static int fetch_container(s3_remote *r, loom_buf *out, int64_t *expires_ms)
 	else
 		rc = keys_from_json(r, &rs, out, expires_ms);
 done:
-	if (auth.ptr)
-		memset(auth.ptr, 0, auth.size);
-	loom_buf_dispose(&auth);
+	wipe(&auth);
 	http_response_dispose(&rs);
 	return rc;
 }
@@ -337,9 +347,7 @@ static int fetch_instance(s3_remote *r, loom_buf *out, int64_t *expires_ms)
 	if (rc == 0)
 		rc = keys_from_json(r, &rs, out, expires_ms);
 done:
-	if (session.ptr)
-		memset(session.ptr, 0, session.size);
-	loom_buf_dispose(&session);
+	wipe(&session);
 	loom_buf_dispose(&path);
 	http_response_dispose(&rs);
 	return rc;
@@ -481,12 +489,8 @@ int s3_remote_open(s3_remote **out, const store_config *cfg, const char *region,
 	if (rc == 0)
 		rc = make_client(r, cfg);
 	now = loom_clock_wall_ms(loom_clock_system());
-	if (rc == 0 && (rc = fetch(r, &r->current, &expires)) == 0) {
-		int64_t life = expires - now < 1000 ? 1000 : expires - now;
-		int64_t margin = life / 2 < REFRESH_MARGIN_MS ? life / 2 : REFRESH_MARGIN_MS;
-		r->expires_ms = expires == NEVER_MS ? NEVER_MS : now + life;
-		r->refresh_ms = expires == NEVER_MS ? NEVER_MS : now + life - margin;
-	}
+	if (rc == 0 && (rc = fetch(r, &r->current, &expires)) == 0)
+		set_expiry(r, now, expires);
 	if (rc < 0) {
 		s3_remote_free(r);
 		return rc;
@@ -505,14 +509,10 @@ int s3_remote_current(s3_remote *r, loom_buf *out)
 	if (now >= r->refresh_ms) {
 		rc = fetch(r, &fresh, &expires);
 		if (rc == 0) {
-			int64_t life = expires - now < 1000 ? 1000 : expires - now;
-			int64_t margin = life / 2 < REFRESH_MARGIN_MS ? life / 2 : REFRESH_MARGIN_MS;
-			memset(r->current.ptr, 0, r->current.size);
-			loom_buf_dispose(&r->current);
+			wipe(&r->current);
 			r->current = fresh;
 			fresh = (loom_buf)LOOM_BUF_INIT;
-			r->expires_ms = expires == NEVER_MS ? NEVER_MS : now + life;
-			r->refresh_ms = expires == NEVER_MS ? NEVER_MS : now + life - margin;
+			set_expiry(r, now, expires);
 		} else if (now < r->expires_ms) {
 			loom_error_clear(); /* the old keys are still good */
 			rc = 0;
@@ -523,9 +523,7 @@ int s3_remote_current(s3_remote *r, loom_buf *out)
 		rc = loom_buf_put(out, r->current.ptr, r->current.size);
 	}
 	pthread_mutex_unlock(&r->lock);
-	if (fresh.ptr)
-		memset(fresh.ptr, 0, fresh.size);
-	loom_buf_dispose(&fresh);
+	wipe(&fresh);
 	return rc;
 }
 
@@ -535,9 +533,7 @@ void s3_remote_free(s3_remote *r)
 		return;
 	if (r->http)
 		http_client_free(r->http);
-	if (r->current.ptr)
-		memset(r->current.ptr, 0, r->current.size);
-	loom_buf_dispose(&r->current);
+	wipe(&r->current);
 	loom_free(r->url);
 	loom_free(r->token_file);
 	loom_free(r->role_arn);
