@@ -661,7 +661,7 @@ static int chunk_range(pq_reader *r, size_t g, size_t leaf_idx, int64_t *start, 
 int pq_reader_prefetch_row_group(pq_reader *r, size_t g)
 {
 	const pq_row_group *rg;
-	int64_t lo = INT64_MAX, hi = 0, used = 0, st, ln;
+	int64_t lo = INT64_MAX, hi = 0, used = 0, st = 0, ln = 0;
 	size_t i;
 	int rc;
 

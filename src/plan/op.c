@@ -113,7 +113,7 @@ LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts)
 LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts)
 {
 	loom_compact_opts d = LOOM_COMPACT_OPTS_INIT;
-	loom_op *op;
+	loom_op *op = NULL; /* set by op_alloc; GCC 12 -O3 cannot tell */
 	size_t i;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_compact: out is NULL");
