@@ -144,7 +144,9 @@ static json_t *decimal_json(const uint8_t *be, size_t len, int32_t scale)
 {
 	__int128 v = 0;
 	size_t i;
-	if (len == 0 || len > 16)
+	/* 16 bytes hold at most 39 digits: a larger (or negative) scale is a
+	 * damaged schema, and the value is left out */
+	if (len == 0 || len > 16 || scale < 0 || scale > 38)
 		return NULL;
 	v = (be[0] & 0x80) ? -1 : 0;
 	for (i = 0; i < len; i++)

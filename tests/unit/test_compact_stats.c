@@ -193,6 +193,30 @@ TEST(int96_stats_values_out_of_range)
 	CHECK(delta_stats_value(&nd, v, 12) == NULL);
 }
 
+/* A decimal's scale comes from the file's schema: one past what 16 bytes
+ * can hold wrote past the digit buffer (found by fuzzing checkpoints,
+ * UBSan; fuzz/corpus/delta_checkpoint/crash-d61ca0b8...). */
+TEST(decimal_scale_out_of_range_gives_no_value)
+{
+	pq_schema_node nd = leaf_node("dec", PQ_INT64);
+	int64_t v = 5;
+	json_t *j;
+	nd.logical_type.kind = PQ_LT_DECIMAL;
+	nd.logical_type.decimal_precision = 18;
+	nd.logical_type.decimal_scale = 38;
+	j = delta_stats_value(&nd, (const uint8_t *)&v, 8);
+	CHECK(j != NULL);
+	json_decref(j);
+	nd.logical_type.decimal_scale = 39; /* no 16-byte decimal has it */
+	CHECK(delta_stats_value(&nd, (const uint8_t *)&v, 8) == NULL);
+	nd.logical_type.decimal_scale = 64;
+	CHECK(delta_stats_value(&nd, (const uint8_t *)&v, 8) == NULL);
+	nd.logical_type.decimal_scale = 1000;
+	CHECK(delta_stats_value(&nd, (const uint8_t *)&v, 8) == NULL);
+	nd.logical_type.decimal_scale = -3;
+	CHECK(delta_stats_value(&nd, (const uint8_t *)&v, 8) == NULL);
+}
+
 int main(void)
 {
 	RUN(strings_are_cut_at_32_characters_with_a_tie_breaker);
@@ -200,5 +224,6 @@ int main(void)
 	RUN(decimals_exact_floats_shortest_nan_dropped);
 	RUN(leaf_budget_and_stats_columns);
 	RUN(int96_stats_values_out_of_range);
+	RUN(decimal_scale_out_of_range_gives_no_value);
 	return test_summary();
 }
