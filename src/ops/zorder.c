@@ -313,60 +313,19 @@ int zorder_sample(const zrun *run, const compact_plan *plan, pipe_exec *x, pipe_
 	return pipe_exec_run(x, units, n, NULL, NULL);
 }
 
-/* Sample every planned partition, then sort and write them, then commit. */
+/* Sample every planned partition, then sort and write them, then commit:
+ * the stages of zorder_stages_run with this run's settings. */
 static int zorder_execute(loom_op_result *out, loom_store *store, const delta_snapshot *snap, zrun *run,
                           const compact_plan *plan, const optimize_job *job)
 {
-	pipe_settings set;
-	pipe_exec *x = NULL;
-	pipe_unit *units = NULL;
-	zsampler *samplers = NULL;
-	zsorter *sorters = NULL;
-	size_t i, n = plan->num_bins;
-	int rc;
-
-	if ((rc = pipe_settings_init(&set, store, snap, run->p->loc)) < 0)
-		return rc;
-	set.cancel = run->p->cancel;
-	set.file_bytes = (uint64_t)plan->target;
-	units = loom_calloc(n, sizeof(*units));
-	samplers = loom_calloc(n, sizeof(*samplers));
-	sorters = loom_calloc(n, sizeof(*sorters));
-	if (!units || !samplers || !sorters) {
-		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
-		goto done;
-	}
-	if ((rc = pipe_exec_new(&x, &set, run->p->threads,
-	                        run->p->memory_budget > 0 ? run->p->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
-		goto done;
-	/* pass 1: the key columns of each partition, sampled */
-	if ((rc = zorder_sample(run, plan, x, units, samplers)) < 0)
-		goto done;
-	/* pass 2: every column, sorted by key, written */
-	for (i = 0; i < n; i++) {
-		pipe_result_dispose(&units[i].result);
-		units[i].rc = 0;
-		sorters[i].keys = &samplers[i].keys;
-		sorters[i].spill = &run->spill;
-		sorters[i].target = plan->target;
-		units[i].ops = &zsorter_ops;
-		units[i].stage = &sorters[i];
-	}
-	rc = optimize_execute_commit(out, store, snap, plan, x, units, n, job, NULL, NULL);
-done:
-	pipe_exec_free(x);
-	for (i = 0; i < n; i++) {
-		if (units)
-			pipe_result_dispose(&units[i].result);
-		if (sorters)
-			zsorter_dispose(&sorters[i]);
-		if (samplers)
-			zsampler_dispose(&samplers[i]);
-	}
-	loom_free(units);
-	loom_free(samplers);
-	loom_free(sorters);
-	return rc;
+	zorder_stage_params zp;
+	zp.cols = &run->cols;
+	zp.spill = &run->spill;
+	zp.loc = run->p->loc;
+	zp.cancel = run->p->cancel;
+	zp.threads = run->p->threads;
+	zp.memory_budget = run->p->memory_budget;
+	return zorder_stages_run(out, store, snap, &zp, plan, job);
 }
 
 /* ---- entry points -------------------------------------------------------- */
