@@ -62,6 +62,9 @@ LOOM_BEGIN_DECL
 #define LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT 0x1u /* put-if-absent is atomic across processes,
                                                   * for put and for writers */
 #define LOOM_STORE_CAP_RANGED_READ 0x2u
+#define LOOM_STORE_CAP_REQUEST_READS 0x4u /* every read is a request with its own latency
+                                           * (object stores): readers fetch neighbouring
+                                           * ranges together */
 
 /* Flags for put and writer_open. */
 #define LOOM_PUT_IF_ABSENT 0x1u /* fail with LOOM_EEXISTS when the key exists */

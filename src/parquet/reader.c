@@ -658,7 +658,7 @@ static int chunk_range(pq_reader *r, size_t g, size_t leaf_idx, int64_t *start, 
 	return 0;
 }
 
-int pq_reader_prefetch_row_group(pq_reader *r, size_t g)
+int pq_reader_prefetch_columns(pq_reader *r, size_t g, const size_t *leaves, size_t nleaves)
 {
 	const pq_row_group *rg;
 	int64_t lo = INT64_MAX, hi = 0, used = 0, st = 0, ln = 0;
@@ -666,12 +666,21 @@ int pq_reader_prefetch_row_group(pq_reader *r, size_t g)
 	int rc;
 
 	r->span_len = 0;
+	if (!(r->store->caps & LOOM_STORE_CAP_REQUEST_READS))
+		return 0;
 	if (g >= r->meta->num_row_groups || writer_omits_dict_header(r->meta->created_by))
 		return 0; /* the per-chunk reads report (or pad) these */
 	rg = &r->meta->row_groups[g];
-	for (i = 0; i < rg->num_columns && i < r->schema->num_leaves; i++) {
-		snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, r->schema->leaves[i].path);
-		LOOM_TRY(chunk_range(r, g, i, &st, &ln));
+	if (!leaves)
+		nleaves = rg->num_columns < r->schema->num_leaves ? rg->num_columns : r->schema->num_leaves;
+	if (nleaves < 2)
+		return 0; /* one chunk is one read anyway */
+	for (i = 0; i < nleaves; i++) {
+		size_t li = leaves ? leaves[i] : i;
+		if (li >= rg->num_columns || li >= r->schema->num_leaves)
+			return 0; /* the per-chunk read reports it */
+		snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, r->schema->leaves[li].path);
+		LOOM_TRY(chunk_range(r, g, li, &st, &ln));
 		lo = st < lo ? st : lo;
 		hi = st + ln > hi ? st + ln : hi;
 		used += ln;
@@ -685,6 +694,11 @@ int pq_reader_prefetch_row_group(pq_reader *r, size_t g)
 	r->span_off = (uint64_t)lo;
 	r->span_len = (size_t)(hi - lo);
 	return 0;
+}
+
+int pq_reader_prefetch_row_group(pq_reader *r, size_t g)
+{
+	return pq_reader_prefetch_columns(r, g, NULL, 0);
 }
 
 int pq_reader_chunk_bytes(pq_reader *r, size_t g, size_t leaf_idx, const uint8_t **bytes, size_t *len,
@@ -879,6 +893,7 @@ int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leave
 	if (!leaves)
 		nleaves = s->num_leaves;
 	LOOM_TRY(check_out_batch(r, out, nleaves));
+	LOOM_TRY(pq_reader_prefetch_columns(r, row_group, leaves, nleaves));
 	rows = (size_t)r->meta->row_groups[row_group].num_rows;
 	for (i = 0; i < nleaves; i++) {
 		size_t li = leaves ? leaves[i] : i;
@@ -947,6 +962,7 @@ int pq_reader_slices_begin(pq_reader *r, size_t g, const size_t *leaves, size_t 
 		r->sc = grown;
 		r->sc_cap = nleaves;
 	}
+	LOOM_TRY(pq_reader_prefetch_columns(r, g, leaves, nleaves));
 	for (i = 0; i < nleaves; i++) {
 		slice_col *sc = &r->sc[i];
 		size_t li = leaves ? leaves[i] : i;

@@ -119,12 +119,17 @@ int pq_reader_slices_next(pq_reader *r, pq_batch *out);
 int pq_reader_chunk_bytes(pq_reader *r, size_t row_group, size_t leaf, const uint8_t **bytes,
                           size_t *len, int64_t *start);
 
-/* Read all of row group `row_group`'s column chunks with one ranged read
- * (one GET on an object store instead of one per column), when they lie
- * together (at least half the span is chunk bytes) within
- * PQ_PREFETCH_MAX; the reads of those chunks that follow are served from
- * memory until the next prefetch or file. 0 also when it declines. */
+/* On a store whose reads are requests (LOOM_STORE_CAP_REQUEST_READS:
+ * S3, Azure), read the column chunks of `leaves` (NULL: every leaf) of
+ * row group `row_group` with one ranged read (one GET instead of one per
+ * column), when they lie together (at least half the span is chunk
+ * bytes) within PQ_PREFETCH_MAX; the reads of those chunks that follow
+ * are served from memory until the next prefetch or file. 0 also when it
+ * declines (always on a local store: a pread per chunk costs no request,
+ * and the span would be one more copy). pq_reader_read_row_group and
+ * pq_reader_slices_begin call it themselves. */
 #define PQ_PREFETCH_MAX ((int64_t)16 << 20)
+int pq_reader_prefetch_columns(pq_reader *r, size_t row_group, const size_t *leaves, size_t nleaves);
 int pq_reader_prefetch_row_group(pq_reader *r, size_t row_group);
 
 /* 0 when the file's writer recorded chunk sizes too small (parquet-mr

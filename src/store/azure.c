@@ -621,7 +621,8 @@ int store_azure_open(loom_store **out, const char *uri, const store_config *cfg)
 	}
 	s->base.version = LOOM_STORE_VERSION;
 	s->base.name = "azure";
-	s->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ;
+	s->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ |
+	                LOOM_STORE_CAP_REQUEST_READS;
 	s->base.read_range = azure_read_range;
 	s->base.stat = azure_stat;
 	s->base.put = azure_put;

@@ -728,7 +728,8 @@ int store_s3_open(loom_store **out, const char *uri, const store_config *cfg)
 	}
 	s->base.version = LOOM_STORE_VERSION;
 	s->base.name = "s3";
-	s->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ;
+	s->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ |
+	                LOOM_STORE_CAP_REQUEST_READS;
 	s->base.read_range = s3_read_range;
 	s->base.stat = s3_stat;
 	s->base.put = s3_put;
