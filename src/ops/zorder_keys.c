@@ -20,6 +20,7 @@ void zscratch_dispose(zscratch *w)
 	loom_free(w->ranks);
 	loom_free(w->bkeys);
 	loom_free(w->sel);
+	loom_free(w->range);
 	loom_free(w->pick_row);
 	loom_free(w->pick_slot);
 	memset(w, 0, sizeof(*w));
@@ -33,9 +34,10 @@ int zscratch_reserve(zscratch *w, size_t ncols, size_t rows)
 	w->ranks = loom_malloc(rows * ncols * sizeof(uint32_t));
 	w->bkeys = loom_malloc(rows * sizeof(uint64_t));
 	w->sel = loom_malloc(rows * sizeof(uint32_t));
+	w->range = loom_malloc(rows * sizeof(uint32_t));
 	w->pick_row = loom_malloc(rows * sizeof(size_t));
 	w->pick_slot = loom_malloc(rows * sizeof(size_t));
-	if (!w->ranks || !w->bkeys || !w->sel || !w->pick_row || !w->pick_slot)
+	if (!w->ranks || !w->bkeys || !w->sel || !w->range || !w->pick_row || !w->pick_slot)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory for %zu rows of Z-order keys", rows);
 	w->rows = rows;
 	return 0;
@@ -71,6 +73,7 @@ void zkeys_dispose(zkeys *k)
 		loom_free(c->code);
 		loom_free(c->bcode);
 		loom_free(c->rank_of_slot);
+		loom_free(c->hint);
 		loom_free(c->bbytes);
 		loom_free(c->bblen);
 	}
@@ -151,20 +154,35 @@ static uint32_t scale_slot(size_t slot, size_t nb, unsigned bits)
 	return (uint32_t)((uint64_t)slot * top / (uint64_t)(nb + 1));
 }
 
-/* Slot of a non-null value: 1 + number of boundaries <= it. */
-static size_t slot_fixed(const zsample *c, uint64_t code)
+/* Number of the len codes at base that are <= code (base ascending). */
+static size_t count_le(const uint64_t *base, size_t len, uint64_t code)
 {
-	/* branch-free lower bound: the comparisons are unpredictable */
-	const uint64_t *base = c->bcode;
-	size_t len = c->nb;
+	/* branch-free: the comparisons are unpredictable */
+	const uint64_t *p = base;
 	if (len == 0)
-		return 1;
+		return 0;
 	while (len > 1) {
 		size_t half = len / 2;
-		base = base[half - 1] <= code ? base + half : base;
+		p = p[half - 1] <= code ? p + half : p;
 		len -= half;
 	}
-	return 1 + (size_t)(base - c->bcode) + (*base <= code);
+	return (size_t)(p - base) + (*p <= code);
+}
+
+/* Slot of a non-null value: 1 + number of boundaries <= it. The bucket of
+ * the code (its distance above the lowest boundary, shifted) says which
+ * few boundaries can be on either side of it, so the search is over those
+ * instead of all of them: keying every row was 7 % of a Z-order. */
+size_t zkeys_slot_fixed(const zsample *c, uint64_t code)
+{
+	size_t b, lo;
+	if (c->nb == 0 || code < c->bcode[0])
+		return 1;
+	b = (size_t)((code - c->bcode[0]) >> c->hint_shift);
+	if (b >= c->nhint)
+		return 1 + c->nb;
+	lo = c->hint[b];
+	return 1 + lo + count_le(c->bcode + lo, c->hint[b + 1] - lo, code);
 }
 
 static size_t slot_bytes(const zsample *c, const uint8_t *v, size_t len)
@@ -203,7 +221,7 @@ int zkeys_of_batch(const zkeys *k, zscratch *w, const pq_batch *b, uint64_t *key
 			const uint8_t *v = value_of(pc, r, &vi, zs->width, &len);
 			size_t slot = 0;
 			if (v)
-				slot = zs->fixed ? slot_fixed(zs, encode(zs, v)) : slot_bytes(zs, v, len);
+				slot = zs->fixed ? zkeys_slot_fixed(zs, encode(zs, v)) : slot_bytes(zs, v, len);
 			w->ranks[r * n + c] = zs->rank_of_slot[slot];
 		}
 	}
@@ -341,6 +359,38 @@ int zkeys_build_bounds(zkeys *k)
 	return zkeys_finish_bounds(k);
 }
 
+/* Buckets of equal code width from the lowest boundary to the highest, at
+ * most ZO_HINT_BUCKETS of them; hint[b] = boundaries in buckets below b.
+ * Every boundary of a bucket below the code's is below the code, every one
+ * of a bucket above it is above: only the code's own bucket is searched. */
+#define ZO_HINT_BUCKETS 4096
+static int build_hint(zsample *zs)
+{
+	uint64_t span;
+	size_t i, b = 0;
+	loom_free(zs->hint);
+	zs->hint = NULL;
+	zs->nhint = 0;
+	zs->hint_shift = 0;
+	if (!zs->fixed || zs->nb == 0 || !zs->bcode)
+		return 0;
+	span = zs->bcode[zs->nb - 1] - zs->bcode[0];
+	while ((span >> zs->hint_shift) >= ZO_HINT_BUCKETS)
+		zs->hint_shift++;
+	zs->nhint = (size_t)(span >> zs->hint_shift) + 1;
+	zs->hint = loom_malloc((zs->nhint + 1) * sizeof(uint32_t));
+	if (!zs->hint)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
+	for (i = 0; i < zs->nb; i++) {
+		size_t bi = (size_t)((zs->bcode[i] - zs->bcode[0]) >> zs->hint_shift);
+		while (b <= bi)
+			zs->hint[b++] = (uint32_t)i;
+	}
+	while (b <= zs->nhint)
+		zs->hint[b++] = (uint32_t)zs->nb;
+	return 0;
+}
+
 int zkeys_finish_bounds(zkeys *k)
 {
 	size_t c, i;
@@ -353,6 +403,7 @@ int zkeys_finish_bounds(zkeys *k)
 			return OPS_ERR(LOOM_ENOMEM, "out of memory building Z-order boundaries");
 		for (i = 0; i <= zs->nb + 1; i++)
 			zs->rank_of_slot[i] = scale_slot(i, zs->nb, k->bits);
+		LOOM_TRY(build_hint(zs));
 	}
 	k->bounds_ready = 1;
 	return 0;
@@ -370,7 +421,7 @@ static void sample_keys(const zkeys *k, uint64_t *sk)
 			const zsample *zs = &k->cols[c];
 			size_t slot = 0;
 			if (zs->leaf >= 0 && !zs->isnull[s])
-				slot = zs->fixed ? slot_fixed(zs, zs->code[s]) : slot_bytes(zs, zs->bytes[s], zs->blen[s]);
+				slot = zs->fixed ? zkeys_slot_fixed(zs, zs->code[s]) : slot_bytes(zs, zs->bytes[s], zs->blen[s]);
 			rk[c] = zs->rank_of_slot[slot];
 		}
 		sk[s] = zc_key(k->curve, rk, n, k->bits);

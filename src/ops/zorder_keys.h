@@ -34,6 +34,11 @@ typedef struct zsample {
 	uint32_t *blen;
 	uint64_t *bcode;             /* quantile boundaries, ascending */
 	uint32_t *rank_of_slot;      /* nb + 2 entries: scale_slot, precomputed */
+	uint32_t *hint;              /* fixed kinds: boundaries below each bucket of
+	                                codes (bcode[0] + (b << hint_shift)),
+	                                nhint + 1 entries; see zkeys_slot_fixed */
+	size_t nhint;
+	unsigned hint_shift;
 	const uint8_t **bbytes;
 	uint32_t *bblen;
 	size_t nb;
@@ -59,6 +64,7 @@ typedef struct zscratch {
 	uint32_t *ranks;             /* rows x columns */
 	uint64_t *bkeys;             /* one batch's keys */
 	uint32_t *sel;
+	uint32_t *range;             /* each row's key range, when routing */
 	size_t *pick_row, *pick_slot;/* a batch's sampled rows */
 	size_t rows;
 } zscratch;
@@ -85,6 +91,10 @@ int zkeys_build_bounds(zkeys *k);
 /* rank_of_slot of every column once its boundaries (bcode / bbytes, nb)
  * are in place; zkeys_build_bounds ends with it. */
 int zkeys_finish_bounds(zkeys *k);
+
+/* Slot of a non-null code of a fixed-width column: 1 + the number of its
+ * boundaries <= code (what ranks rows; exposed for its unit test). */
+size_t zkeys_slot_fixed(const zsample *c, uint64_t code);
 
 /* The keys of the sampled rows (or qkeys), ascending: *out owned. */
 int zkeys_sorted_keys(const zkeys *k, uint64_t **out, size_t *n);

@@ -138,12 +138,14 @@ static int route_batch(zsorter *s, zwork *w, const pq_batch *b)
 	LOOM_TRY(zkeys_of_batch(s->keys, &w->w, b, w->w.bkeys));
 	memset(cnt, 0, (s->nranges + 1) * sizeof(uint32_t));
 	/* counting sort of the row numbers by range, stable */
-	for (r = 0; r < rows; r++)
-		cnt[zkeys_range_of(s->range_lo, s->nranges, w->w.bkeys[r]) + 1]++;
+	for (r = 0; r < rows; r++) {
+		w->w.range[r] = (uint32_t)zkeys_range_of(s->range_lo, s->nranges, w->w.bkeys[r]);
+		cnt[w->w.range[r] + 1]++;
+	}
 	for (g = 0; g < s->nranges; g++)
 		cnt[g + 1] += cnt[g];
 	for (r = 0; r < rows; r++)
-		w->w.sel[cnt[zkeys_range_of(s->range_lo, s->nranges, w->w.bkeys[r])]++] = (uint32_t)r;
+		w->w.sel[cnt[w->w.range[r]]++] = (uint32_t)r;
 	/* cnt[g] is now the end of range g's rows in sel. A range's rows go to
 	 * its stage in slices of about half a stage, flushed as the stage
 	 * fills: input already in key order (a clustered table's large row

@@ -3,7 +3,9 @@
  * (boundaries and key quantiles, through text) equal the driver's keys for
  * every row, so key ranges split a partition's rows exactly; the ranges a
  * worker cuts from the quantiles equal the driver's; damaged JSON is
- * refused with LOOM_ECORRUPT. */
+ * refused with LOOM_ECORRUPT. A code's slot, found through the boundary
+ * buckets, is the plain count of boundaries <= it, for boundaries of any
+ * spread (duplicates, extremes of the code space, a single value). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "parquet/batch.h"
 #include "parquet/schema.h"
 #include "test.h"
+#include "util/alloc.h"
 
 #define ROWS 3000
 
@@ -195,8 +198,87 @@ TEST(damaged_json_is_refused)
 	pq_schema_free(schema);
 }
 
+static size_t count_le_naive(const uint64_t *b, size_t nb, uint64_t code)
+{
+	size_t i, c = 0;
+	for (i = 0; i < nb; i++)
+		c += b[i] <= code;
+	return c;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* boundaries of the given spread; every boundary, its neighbours and random
+ * codes are checked against the naive count */
+static int check_slots(size_t nb, int spread)
+{
+	zkeys k;
+	zsample *zs;
+	size_t i, d;
+	int rc = 0;
+	if (zkeys_init(&k, 1, ZC_CURVE_HILBERT, 16, 16, 1) < 0)
+		return -1;
+	zs = &k.cols[0];
+	zs->fixed = 1;
+	zs->bcode = loom_malloc((nb + 1) * sizeof(uint64_t));
+	if (!zs->bcode) {
+		zkeys_dispose(&k);
+		return -1;
+	}
+	for (i = 0; i < nb; i++) {
+		uint64_t v = next();
+		switch (spread) {
+		case 0: v = 0x8000000000000000ULL + v % 100000; break;    /* a small int range */
+		case 1: v = 0x8000000000000000ULL + v % 7; break;         /* heavy duplicates */
+		case 2: v = (i % 2) ? UINT64_MAX - v % 3 : v % 3; break;  /* both ends of the space */
+		case 3: v = 42; break;                                    /* one value */
+		default: v = (v % 8 == 0) ? v : v % 1000; break;          /* a long tail */
+		}
+		zs->bcode[i] = v;
+	}
+	qsort(zs->bcode, nb, sizeof(uint64_t), cmp_u64);
+	zs->nb = nb;
+	if (zkeys_finish_bounds(&k) < 0) {
+		zkeys_dispose(&k);
+		return -1;
+	}
+	for (i = 0; i < nb && rc == 0; i++)
+		for (d = 0; d < 3 && rc == 0; d++) {
+			uint64_t code = zs->bcode[i] + d - 1; /* wraps at the ends, on purpose */
+			if (zkeys_slot_fixed(zs, code) != 1 + count_le_naive(zs->bcode, nb, code))
+				rc = -1;
+		}
+	for (i = 0; i < 20000 && rc == 0; i++) {
+		uint64_t code = next();
+		uint64_t width = zs->bcode[nb - 1] - zs->bcode[0] + 1; /* 0: the whole space */
+		if (i % 2 && width)
+			code = zs->bcode[0] + code % width;
+		if (zkeys_slot_fixed(zs, code) != 1 + count_le_naive(zs->bcode, nb, code))
+			rc = -1;
+	}
+	zkeys_dispose(&k);
+	return rc;
+}
+
+TEST(slot_is_the_count_of_boundaries_below)
+{
+	size_t sizes[] = { 1, 2, 5, 4095, 4096 };
+	size_t s;
+	int spread;
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (spread = 0; spread < 5; spread++)
+			if (check_slots(sizes[s], spread) < 0)
+				TEST_FAIL_AT("%zu boundaries, spread %d: a slot differs from the naive count", sizes[s],
+				             spread);
+}
+
 int main(void)
 {
+	RUN(slot_is_the_count_of_boundaries_below);
 	RUN(worker_keys_equal_driver_keys);
 	RUN(damaged_json_is_refused);
 	return test_summary();
