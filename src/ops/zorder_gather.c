@@ -49,8 +49,8 @@ int zg_index_build(zg_index *ix, const pq_batch *src)
 	for (i = 0; i < src->num_columns; i++) {
 		const pq_column *c = &src->columns[i];
 		uint32_t *sl = NULL, *va, row = 0, vals = 0;
-		if (c->max_def == 0 && c->max_rep == 0)
-			continue;
+		if (c->max_rep == 0 && (c->max_def == 0 || c->num_values == n))
+			continue; /* flat, no nulls: row i is value i */
 		va = loom_malloc((n + 1) * sizeof(uint32_t));
 		if (c->max_rep > 0)
 			sl = loom_malloc((n + 1) * sizeof(uint32_t));
@@ -134,10 +134,17 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 	} else {
 		LOOM_TRY(loom_array_grow((void **)&d->values, &d->values_cap, (d->num_values + nval) * w + 1, 1));
 	}
+	if (!sl && !va && d->def_levels) {
+		/* flat without nulls: every level is max_def, not worth a random
+		 * read each */
+		int16_t *dd = d->def_levels + d->num_levels;
+		for (j = 0; j < n; j++)
+			dd[j] = s->max_def;
+	}
 	if (!sl && s->type != PQ_BYTE_ARRAY) {
 		/* flat fixed-width: one level and at most one value per row,
 		 * copied without a memcpy call per row */
-		int16_t *dd = d->def_levels ? d->def_levels + d->num_levels : NULL;
+		int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
 		uint8_t *dv = d->values + d->num_values * w;
 		size_t nv = 0, k;
 		for (j = 0; j < n; j++) {
@@ -164,7 +171,7 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 	if (!sl && s->type == PQ_BYTE_ARRAY) {
 		/* flat strings: one level and at most one value per row; values
 		 * are short, so copy them inline rather than call memcpy per row */
-		int16_t *dd = d->def_levels ? d->def_levels + d->num_levels : NULL;
+		int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
 		uint32_t *off = d->offsets + d->num_values + 1;
 		uint8_t *out = d->data + d->data_size;
 		size_t nv = 0, pos = d->data_size;

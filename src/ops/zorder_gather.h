@@ -12,7 +12,9 @@
 
 /* Where each row of a batch starts, per column: level slot (repeated
  * columns only) and value index (columns with nulls or repetition); NULL
- * arrays mean "row i starts at i". Entries num_rows + 1. */
+ * arrays mean "row i starts at i". Entries num_rows + 1. A flat optional
+ * column without a null in the batch needs no value index: row i is value
+ * i and its level the column's max_def (the gather then reads neither). */
 typedef struct zg_index {
 	size_t num_columns;
 	uint32_t **slot;
