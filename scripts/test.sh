@@ -19,10 +19,10 @@ if [ "${1:-}" = "--sanitize" ]; then
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # Sanitizers check loom's C paths; the fixture sweeps' oracle judgments
   # (DuckDB, unaffected by ASan) already ran in the regular pass, so here
-  # they take every 6th table plus the rare-path ones, and the kill -9
+  # they take every 8th table plus the rare-path ones, and the kill -9
   # loops run a few times (CI's whole .ci/run stays well under 45 minutes).
   LOOM_CRASH_RUNS=3
-  export LOOM_FIXTURE_SAMPLE="${LOOM_FIXTURE_SAMPLE:-6}"
+  export LOOM_FIXTURE_SAMPLE="${LOOM_FIXTURE_SAMPLE:-8}"
   # the fault walk takes 3 call numbers per kind
   export LOOM_FAULT_SAMPLE="${LOOM_FAULT_SAMPLE:-3}"
 fi

@@ -18,9 +18,9 @@ pick_columns() { # snapshot json -> "a,b" (orderable, non-partition, top-level)
   })()'
 }
 
+# every fixture table (the sanitizer pass samples them: fixture_tables)
 idx=0
-for dir in "$LOOM_FIXTURES_DIR"/delta/*/; do
-  name=$(basename "$dir")
+for name in $(fixture_tables); do
   idx=$((idx + 1))
   [ $((idx % 2 + 1)) = "$ZORDER_SHARD" ] || continue
   t=$(copy_table "$name")
