@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "ops/pipe_ahead.h"
 #include "ops/pipe_read.h"
 #include "ops/pipe_schema.h"
 #include "ops/pipe_write.h"
@@ -121,7 +122,7 @@ static int unit_begin(unit_run *ur)
 	pipe_unit *u = ur->u;
 	size_t i, nleaves;
 	LOOM_TRY(pipe_schema_init(&ur->os, set->snap));
-	LOOM_TRY(pipe_footers_load(&ur->fc, set->store, u->files, u->num_files, &ur->os));
+	LOOM_TRY(pipe_footers_load(&ur->fc, set->store, u->files, u->num_files, ur->x->pool, &ur->os));
 	LOOM_TRY(pipe_schema_finish(&ur->os));
 	ur->wopts = set->wopts;
 	size_row_groups(ur);
@@ -183,9 +184,12 @@ static int copy_unit(unit_run *ur)
 {
 	pipe_unit *u = ur->u;
 	pipe_reader rd;
+	pipe_ahead *ahead = NULL;
 	copy_sink cs;
-	size_t i;
+	size_t i, depth = pipe_ahead_depth(ur->x->set->store, u->num_files, ur->memory);
 	int rc = 0;
+	if (depth && (rc = pipe_ahead_new(&ahead, ur->x->set->store, &ur->fc, ur->x->pool, depth)) < 0)
+		return rc;
 	pipe_reader_init(&rd, ur->x->set, &ur->os, NULL);
 	rd.batch_bytes = reader_batch_bytes(ur, 1);
 	unit_writer(ur, &cs.pw, &u->result, ur->workers > 1);
@@ -193,9 +197,12 @@ static int copy_unit(unit_run *ur)
 	for (i = 0; i < u->num_files && rc == 0; i++) {
 		const pq_file_meta *m = pq_footer_meta(ur->fc.footers[i]);
 		cs.in_per_row = m->num_rows > 0 ? (double)pq_footer_file_size(ur->fc.footers[i]) / (double)m->num_rows : 0;
+		if (ahead)
+			pipe_ahead_take(ahead, i, &rd.r);
 		rc = pipe_reader_file(&rd, u->files[i], ur->fc.footers[i], emit_to_writer,
 		                      ur->x->set->copy_min_bytes ? copy_to_writer : NULL, &cs, &u->result);
 	}
+	pipe_ahead_free(ahead); /* before the writer's end: no fetch outlives a failure */
 	if (rc == 0)
 		rc = pipe_writer_finish(&cs.pw);
 	if (rc < 0)

@@ -10,8 +10,53 @@
 
 #define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
 
+static int load_footer(loom_store *store, const delta_file *f, pq_footer **out)
+{
+	const char *key;
+	LOOM_TRY(pipe_file_key(store, f, &key));
+	/* the log's size: the footer in one read on any store */
+	if (pq_footer_load_sized(out, store, key, f->size >= 0 ? (uint64_t)f->size : UINT64_MAX) < 0)
+		return loom_err_wrap("reading %s", f->path);
+	return 0;
+}
+
+/* One footer fetched ahead on a pool thread. A failure leaves the slot
+ * empty: the load in file order tries again and reports it there. */
+typedef struct footer_task {
+	loom_store *store;
+	const delta_file *file;
+	pq_footer **out;
+} footer_task;
+
+static void footer_task_run(void *arg)
+{
+	footer_task *t = arg;
+	if (load_footer(t->store, t->file, t->out) < 0)
+		*t->out = NULL;
+}
+
+/* Every footer at once on the pool: on an object store each is a request
+ * whose time is mostly the round trip. */
+static int fetch_footers(pipe_footers *fc, loom_store *store, const delta_file *const *files,
+                         loom_threadpool *pool)
+{
+	footer_task *t = loom_calloc(fc->num, sizeof(*t));
+	loom_taskgroup g;
+	size_t i;
+	if (!t)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	loom_taskgroup_init(&g, pool);
+	for (i = 0; i < fc->num; i++) {
+		t[i] = (footer_task){ store, files[i], &fc->footers[i] };
+		loom_taskgroup_run(&g, footer_task_run, &t[i]);
+	}
+	loom_taskgroup_wait(&g);
+	loom_free(t);
+	return 0;
+}
+
 int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *const *files, size_t n,
-                      pipe_schema *os)
+                      loom_threadpool *pool, pipe_schema *os)
 {
 	size_t i, g;
 	memset(fc, 0, sizeof(*fc));
@@ -19,14 +64,12 @@ int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *con
 	if (!fc->footers)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	fc->num = n;
+	if (pool && n > 1 && (store->caps & LOOM_STORE_CAP_REQUEST_READS))
+		LOOM_TRY(fetch_footers(fc, store, files, pool));
 	for (i = 0; i < n; i++) {
 		const pq_file_meta *m;
-		const char *key;
-		LOOM_TRY(pipe_file_key(store, files[i], &key));
-		/* the log's size: the footer in one read on any store */
-		if (pq_footer_load_sized(&fc->footers[i], store, key,
-		                         files[i]->size >= 0 ? (uint64_t)files[i]->size : UINT64_MAX) < 0)
-			return loom_err_wrap("reading %s", files[i]->path);
+		if (!fc->footers[i])
+			LOOM_TRY(load_footer(store, files[i], &fc->footers[i]));
 		LOOM_TRY(pipe_schema_merge(os, pq_footer_schema(fc->footers[i]), files[i]->path));
 		m = pq_footer_meta(fc->footers[i]);
 		for (g = 0; g < m->num_row_groups; g++) {
@@ -375,7 +418,10 @@ int pipe_reader_file(pipe_reader *rd, const delta_file *f, const pq_footer *ft, 
 	size_t g;
 	int rc;
 
-	rc = rd->r ? pq_reader_reopen_footer(rd->r, ft) : pq_reader_open_footer(&rd->r, set->store, ft);
+	if (rd->r && pq_reader_meta(rd->r) == pq_footer_meta(ft))
+		rc = 0; /* opened on this file already (read ahead: ops/pipe_ahead.h) */
+	else
+		rc = rd->r ? pq_reader_reopen_footer(rd->r, ft) : pq_reader_open_footer(&rd->r, set->store, ft);
 	if (rc < 0)
 		return loom_err_wrap("reading %s", f->path);
 	r = rd->r;

@@ -15,6 +15,7 @@
 #include "ops/pipe_schema.h"
 #include "ops/pipeline.h"
 #include "parquet/reader.h"
+#include "util/threadpool.h"
 
 /* The footers of a unit's files, in file order. */
 typedef struct pipe_footers {
@@ -25,9 +26,11 @@ typedef struct pipe_footers {
 } pipe_footers;
 
 /* Load every file's footer (LOOM_EUNSUPPORTED for a file outside the
- * table root) and merge its schema into `os`. */
+ * table root) and merge its schema into `os`, in file order. On a store
+ * whose reads are requests the footers are fetched at once on `pool`
+ * (NULL: one after another); errors are reported in file order. */
 int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *const *files, size_t n,
-                      pipe_schema *os);
+                      loom_threadpool *pool, pipe_schema *os);
 void pipe_footers_dispose(pipe_footers *fc);
 
 /* One reading thread's state (buffers reused from file to file). */

@@ -665,7 +665,6 @@ int pq_reader_prefetch_columns(pq_reader *r, size_t g, const size_t *leaves, siz
 	size_t i;
 	int rc;
 
-	r->span_len = 0;
 	if (!(r->store->caps & LOOM_STORE_CAP_REQUEST_READS))
 		return 0;
 	if (g >= r->meta->num_row_groups || writer_omits_dict_header(r->meta->created_by))
@@ -685,6 +684,11 @@ int pq_reader_prefetch_columns(pq_reader *r, size_t g, const size_t *leaves, siz
 		hi = st + ln > hi ? st + ln : hi;
 		used += ln;
 	}
+	/* fetched already (ahead of time, pq_reader_prefetch_columns on this
+	 * file earlier): the bytes of a file never change */
+	if (lo < hi && r->span_len && r->span_off <= (uint64_t)lo && r->span_off + r->span_len >= (uint64_t)hi)
+		return 0;
+	r->span_len = 0;
 	/* worth it when the chunks lie together and the span is modest */
 	if (lo >= hi || hi - lo > PQ_PREFETCH_MAX || used < (hi - lo) / 2)
 		return 0;
@@ -705,6 +709,7 @@ int pq_reader_chunk_bytes(pq_reader *r, size_t g, size_t leaf_idx, const uint8_t
                           int64_t *start)
 {
 	const pq_column_meta *m;
+	const uint8_t *b;
 	int64_t st, ln, values = 0;
 	size_t pos = 0;
 	if (g >= r->meta->num_row_groups || leaf_idx >= r->schema->num_leaves)
@@ -713,15 +718,21 @@ int pq_reader_chunk_bytes(pq_reader *r, size_t g, size_t leaf_idx, const uint8_t
 	m = &r->meta->row_groups[g].columns[leaf_idx].meta;
 	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, r->schema->leaves[leaf_idx].path);
 	LOOM_TRY(chunk_range(r, g, leaf_idx, &st, &ln));
-	LOOM_TRY(ensure(&r->chunk, &r->chunk_cap, (size_t)ln + 1));
-	LOOM_TRY(read_exact(r, (uint64_t)st, (size_t)ln, r->chunk));
+	if (r->span_len && (uint64_t)st >= r->span_off && (uint64_t)ln <= r->span_len &&
+	    (uint64_t)st - r->span_off <= r->span_len - (uint64_t)ln) {
+		b = r->span + ((uint64_t)st - r->span_off); /* prefetched: lent as it is, no copy */
+	} else {
+		LOOM_TRY(ensure(&r->chunk, &r->chunk_cap, (size_t)ln + 1));
+		LOOM_TRY(read_exact(r, (uint64_t)st, (size_t)ln, r->chunk));
+		b = r->chunk;
+	}
 	/* the pages must add up to the metadata: a chunk copied elsewhere is
 	 * never decoded again here, so check its frame now */
 	while (pos < (size_t)ln) {
 		pq_page_header h;
 		size_t hl;
 		uint64_t off = (uint64_t)st + pos;
-		LOOM_TRY(pq_page_header_decode(&h, r->chunk + pos, (size_t)ln - pos, &hl, off, r->ctx));
+		LOOM_TRY(pq_page_header_decode(&h, b + pos, (size_t)ln - pos, &hl, off, r->ctx));
 		pos += hl;
 		if (h.compressed_page_size < 0 || (size_t)h.compressed_page_size > (size_t)ln - pos)
 			return corrupt(r, NULL, off, "page extends beyond its column chunk");
@@ -737,7 +748,7 @@ int pq_reader_chunk_bytes(pq_reader *r, size_t g, size_t leaf_idx, const uint8_t
 		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
 		                "%s: column chunk at byte offset %lld holds %lld values in its pages, its metadata "
 		                "says %lld", r->ctx, (long long)st, (long long)values, (long long)m->num_values);
-	*bytes = r->chunk;
+	*bytes = b;
 	*len = (size_t)ln;
 	*start = st;
 	return 0;
