@@ -41,12 +41,17 @@ static int corrupt(const pq_reader *r, const char *fmt, unsigned long long off, 
 	return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET, "%s: %s (byte offset %llu)", r->key, what, off);
 }
 
+/* Whether the prefetched span holds bytes [off, off + len) of the file. */
+static int span_holds(const pq_reader *r, uint64_t off, uint64_t len)
+{
+	return r->span_len && off >= r->span_off && len <= r->span_len && off - r->span_off <= r->span_len - len;
+}
+
 static int read_exact(pq_reader *r, uint64_t off, size_t len, uint8_t *dst)
 {
 	size_t got = 0;
 	int rc;
-	if (r->span_len && off >= r->span_off && len <= r->span_len &&
-	    off - r->span_off <= r->span_len - len) {
+	if (span_holds(r, off, len)) {
 		memcpy(dst, r->span + (off - r->span_off), len); /* prefetched */
 		return 0;
 	}
@@ -686,7 +691,7 @@ int pq_reader_prefetch_columns(pq_reader *r, size_t g, const size_t *leaves, siz
 	}
 	/* fetched already (ahead of time, pq_reader_prefetch_columns on this
 	 * file earlier): the bytes of a file never change */
-	if (lo < hi && r->span_len && r->span_off <= (uint64_t)lo && r->span_off + r->span_len >= (uint64_t)hi)
+	if (lo < hi && span_holds(r, (uint64_t)lo, (uint64_t)(hi - lo)))
 		return 0;
 	r->span_len = 0;
 	/* worth it when the chunks lie together and the span is modest */
@@ -718,8 +723,7 @@ int pq_reader_chunk_bytes(pq_reader *r, size_t g, size_t leaf_idx, const uint8_t
 	m = &r->meta->row_groups[g].columns[leaf_idx].meta;
 	snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, r->schema->leaves[leaf_idx].path);
 	LOOM_TRY(chunk_range(r, g, leaf_idx, &st, &ln));
-	if (r->span_len && (uint64_t)st >= r->span_off && (uint64_t)ln <= r->span_len &&
-	    (uint64_t)st - r->span_off <= r->span_len - (uint64_t)ln) {
+	if (span_holds(r, (uint64_t)st, (uint64_t)ln)) {
 		b = r->span + ((uint64_t)st - r->span_off); /* prefetched: lent as it is, no copy */
 	} else {
 		LOOM_TRY(ensure(&r->chunk, &r->chunk_cap, (size_t)ln + 1));
