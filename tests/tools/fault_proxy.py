@@ -6,7 +6,8 @@ clients (S3 in front of Ceph RGW, Azure Blob in front of Azurite).
                    [--error-rate R] [--slowdown-rate R] [--reset-rate R]
                    [--truncate-rate R] [--delay-rate R] [--delay-ms MS]
                    [--ambiguous-rate R] [--match REGEX] [--seed N]
-                   [--max-faults N] [--log FILE] [--port-file FILE]
+                   [--max-faults N] [--log FILE] [--trace FILE]
+                   [--port-file FILE]
 
 It listens on 127.0.0.1 (a free port unless --port is given; the port is
 printed on stdout and written to --port-file) and forwards every request
@@ -40,6 +41,13 @@ after N faults. Every fault is one JSON line in --log:
 {"fault": "reset", "method": "PUT", "target": "/b/t/x", "n": 12}.
 The same --seed gives the same sequence of fates for the same sequence of
 requests (concurrent clients interleave as they will).
+
+--trace FILE appends one JSON line per request answered, when its
+response has been relayed: {"n": 12, "method": "GET", "target": "/b/t/x",
+"range": "bytes=0-99", "start": S, "end": E}, S and E in seconds of one
+monotonic clock (start: the request's head read; end: the response sent),
+so a test can see which requests were in flight at once.
+
 SIGTERM or SIGINT stops it.
 """
 import argparse
@@ -186,6 +194,7 @@ class Proxy:
         self.requests = 0
         self.faults = 0
         self.log = open(args.log, "a", buffering=1) if args.log else None
+        self.trace = open(args.trace, "a", buffering=1) if args.trace else None
         self.rates = [(f, getattr(args, f + "_rate")) for f in self.FATES]
 
     def fate(self, method, target):
@@ -218,6 +227,7 @@ class Proxy:
                     head = reader.head()
                 except Closed:
                     return
+                started = time.monotonic()
                 first, headers = parse_head(head)
                 method = first[0] if first else ""
                 target = first[1] if len(first) > 1 else ""
@@ -226,7 +236,7 @@ class Proxy:
                     client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
                     sent_continue = True
                 body = read_body(reader, headers)
-                fate, _ = self.fate(method, target)
+                fate, n = self.fate(method, target)
                 if fate in ("error", "slowdown"):
                     client.sendall(error_response(self.args.flavor, 503 if fate == "slowdown" else 500))
                     continue
@@ -256,6 +266,7 @@ class Proxy:
                     client.close()
                     return
                 client.sendall(resp_head + resp_body)
+                self.traced(n, method, target, headers, started)
                 closing = (resp_headers.get("connection", "").lower() == "close" or
                            headers.get("connection", "").lower() == "close")
                 if closing:
@@ -269,6 +280,15 @@ class Proxy:
         finally:
             if upstream is not None:
                 upstream.close()
+
+    def traced(self, n, method, target, headers, started):
+        if not self.trace:
+            return
+        line = json.dumps({"n": n, "method": method, "target": target.split("?")[0],
+                           "range": headers.get("range", ""), "start": started,
+                           "end": time.monotonic()})
+        with self.lock:
+            self.trace.write(line + "\n")
 
     def response(self, up_reader, method, drop_interim):
         """One final response from the upstream: (head, body)."""
@@ -300,6 +320,7 @@ def main():
     ap.add_argument("--max-faults", type=int)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", help="append one JSON line per fault")
+    ap.add_argument("--trace", help="append one JSON line per request answered (timings)")
     args = ap.parse_args()
     if sum(getattr(args, f + "_rate") for f in Proxy.FATES) > 1.0:
         ap.error("the fault rates add up to more than 1")
