@@ -10,8 +10,8 @@
 # $DATA) is copied to $WORK and made a Delta table (bench/lib.sh), then
 # uploaded by awscli to a bucket of a private RGW started here
 # (tests/tools/rgw.sh; its memstore OSD keeps objects in RAM, sized by
-# RGW_MEMSTORE_BYTES: 6 GiB by default, enough for the 1 GB set, a rewrite
-# of it and the garbage between rounds). Before each run, untimed, the
+# RGW_MEMSTORE_BYTES: 6 GiB by default, enough for the 1 GB set and a
+# rewrite of it; the deleted rewrites are garbage-collected between runs). Before each run, untimed, the
 # previous run's commit and output files are removed (locally with rm, on
 # S3 with awscli), so every run starts from the converted table. Prints one
 # JSON line per run and markdown tables of the medians and of the median
@@ -44,6 +44,10 @@ reset_local() {
 reset_s3() {
   s3cli s3 rm --recursive --quiet s3://bench/table --exclude '*' \
     --include '_delta_log/00000000000000000001.json' --include 'part-00000-*-c000.snappy.parquet'
+  # RGW frees a deleted object's data only when its garbage collector runs
+  # (hours later by default): run it now, or the rounds' rewrites fill the
+  # memstore OSD and a full Ceph blocks every write
+  bash "$RGW_SH" admin "$rgw" gc process --include-all > /dev/null
 }
 
 # server_cpu: CPU seconds (user + system) the RGW cluster's daemons

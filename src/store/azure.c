@@ -423,6 +423,7 @@ static void azure_free(loom_store *st)
 {
 	azure_store *s = (azure_store *)st;
 	azure_auth_free(s->auth);
+	part_pool_dispose(&s->blocks);
 	http_client_free(s->http);
 	http_client_free(s->token_http);
 	loom_secrets_dispose(&s->secrets);
@@ -557,7 +558,7 @@ static int setup_upload(azure_store *s, const store_config *cfg)
 	LOOM_TRY(store_opt_uint(cfg, "upload_concurrency", "LOOM_UPLOAD_CONCURRENCY",
 	                        DEFAULT_UPLOAD_PARALLEL, 64, &par));
 	s->upload_parallel = par ? (unsigned int)par : 1;
-	return 0;
+	return part_pool_init(&s->blocks, (size_t)s->block_size, s->upload_parallel + 1);
 }
 
 static int setup(azure_store *s, const char *uri, const store_config *cfg, azure_uri *u)

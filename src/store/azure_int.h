@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "store/http.h"
+#include "store/part_pool.h"
 #include "store/store_int.h"
 #include "util/buf.h"
 #include "util/secret.h"
@@ -145,6 +146,7 @@ typedef struct azure_store {
 	retry_policy retry;       /* for sub-requests retried by hand (batches) */
 	uint64_t block_size;      /* writer: Put Block size */
 	unsigned int upload_parallel; /* writer: blocks in flight */
+	part_pool blocks;         /* writer: block buffers, reused */
 	atomic_int batch_unsupported; /* Blob Batch refused once: delete one by one */
 } azure_store;
 

@@ -2,7 +2,8 @@
  *
  * Bytes fill a block of multipart_part_size; each full block is uploaded
  * with Put Block by a small per-writer pool (upload_concurrency blocks in
- * flight, so memory stays at (concurrency + 1) blocks); commit uploads the
+ * flight, so memory stays at (concurrency + 1) blocks; block buffers come
+ * from the store's part_pool and go back to it); commit uploads the
  * last one and publishes the blob with Put Block List - create-only
  * (If-None-Match: *) for LOOM_PUT_IF_ABSENT. An object that fits one
  * block is one Put Blob instead. Nothing needs cleaning after a failure:
@@ -34,7 +35,8 @@ struct azure_writer {
 	char *key;
 	unsigned int flags;
 	char id_base[40];          /* random per upload: block ids never clash */
-	uint8_t *cur;              /* the block being filled */
+	uint8_t *cur;              /* the block being filled (from s->blocks) */
+	int pooled;                /* counted among s->blocks' writers */
 	size_t cur_len;
 	size_t n_blocks;           /* blocks handed to the pool */
 	loom_threadpool *pool;
@@ -94,7 +96,7 @@ static void run_block(void *arg)
 	w->in_flight--;
 	pthread_cond_broadcast(&w->done);
 	pthread_mutex_unlock(&w->lock);
-	loom_free(t->data);
+	part_pool_give(&w->s->blocks, t->data);
 	loom_free(t);
 }
 
@@ -133,7 +135,7 @@ static int submit_block(azure_writer *w)
 		pthread_mutex_lock(&w->lock);
 		w->in_flight--;
 		pthread_mutex_unlock(&w->lock);
-		loom_free(t->data);
+		part_pool_give(&w->s->blocks, t->data);
 		loom_free(t);
 	}
 	return rc;
@@ -147,9 +149,8 @@ static int writer_write(loom_store_writer *base, const void *data, size_t len)
 	LOOM_TRY(block_failure(w));
 	while (len) {
 		size_t n;
-		if (!w->cur && !(w->cur = loom_malloc(bs)))
-			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory for a %zu-byte block",
-			                bs);
+		if (!w->cur && !(w->cur = part_pool_take(&w->s->blocks)))
+			return LOOM_ENOMEM; /* the pool said so */
 		n = bs - w->cur_len < len ? bs - w->cur_len : len;
 		memcpy(w->cur + w->cur_len, p, n);
 		w->cur_len += n;
@@ -169,7 +170,9 @@ static void writer_free(azure_writer *w)
 	}
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->done);
-	loom_free(w->cur);
+	part_pool_give(&w->s->blocks, w->cur);
+	if (w->pooled)
+		part_pool_writer_close(&w->s->blocks); /* after every block is back */
 	loom_free(w->key);
 	loom_free(w);
 }
@@ -311,6 +314,8 @@ int azure_writer_open(loom_store *st, const char *key, unsigned int flags, loom_
 		if (text[i] != '-')
 			w->id_base[k++] = text[i];
 	w->id_base[k] = '\0';
+	part_pool_writer_open(&s->blocks);
+	w->pooled = 1;
 	w->base.write = writer_write;
 	w->base.commit = writer_commit;
 	w->base.abort = writer_abort;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "store/http.h"
+#include "store/part_pool.h"
 #include "store/s3_creds.h"
 #include "store/store_int.h"
 #include "util/threadpool.h"
@@ -30,6 +31,7 @@ typedef struct s3_store {
 	retry_policy retry;
 	pthread_mutex_t pool_lock;
 	loom_threadpool *uploads; /* part uploads, started on first use */
+	part_pool parts;        /* multipart part buffers (part_size + 1: loom_buf's NUL) */
 } s3_store;
 
 /* One S3 request. `key` is the full object key in the bucket (NULL: a

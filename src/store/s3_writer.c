@@ -5,7 +5,9 @@
  * fills, a multipart upload starts and each full part is uploaded on the
  * store's upload pool while the caller goes on writing; at most
  * multipart_concurrency parts are in flight per writer (write() waits),
- * so memory stays at (concurrency + 1) parts. Commit uploads the last
+ * so memory stays at (concurrency + 1) parts; part buffers come from the
+ * store's part_pool and go back to it, so pages are faulted in once, not
+ * once per part. Commit uploads the last
  * part and completes the upload; any failure, and abort, aborts it, so no
  * upload is left open. A CreateMultipartUpload sent twice (a retry, or
  * curl repeating it on a reused connection that died after the server
@@ -44,6 +46,7 @@ typedef struct s3_writer {
 	char *obj;             /* the object key in the bucket */
 	unsigned int flags;
 	int whole;             /* one PUT at commit, whatever the size */
+	int pooled;            /* counted among the part pool's writers */
 	loom_buf cur;          /* the part being filled */
 	uint64_t total;
 	char *upload_id;
@@ -243,7 +246,7 @@ static void upload_part_task(void *arg)
 			part_failed(w);
 		http_response_dispose(&resp);
 	}
-	loom_buf_dispose(&t->data);
+	part_pool_give(&w->s->parts, loom_buf_detach(&t->data));
 	loom_free(t);
 	pthread_mutex_lock(&w->lock);
 	w->inflight--;
@@ -378,13 +381,21 @@ static int complete_upload(s3_writer *w)
 
 /* ---- the writer ---------------------------------------------------------- */
 
+/* Parts in flight hand their buffers back to the pool (upload_part_task);
+ * writer_release runs once none is in flight (commit and abort wait). */
+
 static void writer_release(s3_writer *w)
 {
 	int i;
 	for (i = 0; i < w->n_parts; i++)
 		loom_free(w->parts[i].etag);
 	loom_free(w->parts);
-	loom_buf_dispose(&w->cur);
+	if (w->whole)
+		loom_buf_dispose(&w->cur);
+	else
+		part_pool_give(&w->s->parts, loom_buf_detach(&w->cur));
+	if (w->pooled)
+		part_pool_writer_close(&w->s->parts); /* after every part is back */
 	loom_free(w->upload_id);
 	loom_free(w->key);
 	loom_free(w->obj);
@@ -410,6 +421,18 @@ static void abort_all(s3_writer *w)
 		loom_error_clear();
 }
 
+/* The part being filled gets a buffer of a whole part from the store's
+ * pool (part_pool.h): never grown, so it goes back to the pool whole. */
+static int take_part_buffer(s3_writer *w)
+{
+	if (!(w->cur.ptr = part_pool_take(&w->s->parts)))
+		return LOOM_ENOMEM; /* the pool said so */
+	w->cur.asize = w->s->parts.size;
+	w->cur.size = 0;
+	w->cur.ptr[0] = '\0';
+	return 0;
+}
+
 static int writer_write(loom_store_writer *base, const void *data, size_t len)
 {
 	s3_writer *w = (s3_writer *)base;
@@ -417,8 +440,8 @@ static int writer_write(loom_store_writer *base, const void *data, size_t len)
 	while (len) {
 		size_t room = w->whole ? len : (size_t)(w->s->part_size - w->cur.size);
 		size_t n = len < room ? len : room;
-		if (w->cur.size == 0 && !w->whole)
-			LOOM_TRY(loom_buf_grow(&w->cur, (size_t)w->s->part_size));
+		if (!w->cur.ptr && !w->whole)
+			LOOM_TRY(take_part_buffer(w));
 		LOOM_TRY(loom_buf_put(&w->cur, p, n));
 		p += n;
 		len -= n;
@@ -478,6 +501,8 @@ int s3_writer_open(loom_store *st, const char *key, unsigned int flags, loom_sto
 		return S3_ERR(LOOM_ENOMEM, "out of memory");
 	}
 	w->obj = loom_buf_detach(&obj);
+	part_pool_writer_open(&s->parts);
+	w->pooled = 1;
 	w->base.write = writer_write;
 	w->base.commit = writer_commit;
 	w->base.abort = writer_abort;
