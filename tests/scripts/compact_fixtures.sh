@@ -31,8 +31,8 @@ for name in $(fixture_tables); do
     continue
   fi
 
-  oracle fingerprint "$t" > "$TEST_TMP/fp0.json"
-  oracle snapshot "$t" > "$TEST_TMP/s0.json"
+  fixture_oracle "$name" fingerprint > "$TEST_TMP/fp0.json"
+  fixture_oracle "$name" snapshot > "$TEST_TMP/s0.json"
   fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
   v0=$(jsq "$TEST_TMP/s0.json" 'd.version')
 

@@ -27,8 +27,8 @@ failures = []
 notes = []
 
 
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
+def run(cmd, env=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     out = None
     try:
         out = json.loads(p.stdout) if p.stdout.strip() else None
@@ -38,8 +38,20 @@ def run(cmd):
     return p.returncode, out, err[-1] if err else ""
 
 
+def oracle_command(oracle_sh, fixtures, args):
+    """The command and environment that ask the oracle (oracle_sh) ARGS:
+    for a table of FIXTURES as shipped, the answer the run's tests share
+    (tests/tools/fixture_oracle.sh computes it once)."""
+    table = os.path.normpath(args[1]) if len(args) > 1 else ""
+    if fixtures and os.path.dirname(table) == os.path.normpath(fixtures):
+        env = dict(os.environ, LOOM_FIXTURES_DIR=os.path.dirname(os.path.dirname(table)))
+        shared = os.path.join(os.path.dirname(oracle_sh), "fixture_oracle.sh")
+        return ["bash", shared, os.path.basename(table), args[0], *args[2:]], env
+    return ["bash", oracle_sh, *args], None
+
+
 def oracle(*args):
-    return run(["bash", ORACLE, *args])
+    return run(*oracle_command(ORACLE, FIXTURES, args))
 
 
 def loom(*args):

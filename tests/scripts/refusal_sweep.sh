@@ -100,7 +100,11 @@ for name in $tables; do
   fi
   logonly=0; case "$LOG_ONLY" in *" $name "*) logonly=1 ;; esac
   rm -f "$TEST_TMP"/fp[01].json "$TEST_TMP"/rid[01].json "$TEST_TMP/l.json"
-  [ $logonly -eq 1 ] || oracle fingerprint "$t" > "$TEST_TMP/fp0.json"
+  if [ $logonly -eq 0 ] && [ "$name" = catalog-managed ]; then
+    oracle fingerprint "$t" > "$TEST_TMP/fp0.json"
+  elif [ $logonly -eq 0 ]; then
+    fixture_oracle "$name" fingerprint > "$TEST_TMP/fp0.json"
+  fi
   rm -f "$TEST_TMP/inspect.json"
   rewritten=0
   # row tracking: loom's commits (vacuum, checkpoint, cleanup) must keep

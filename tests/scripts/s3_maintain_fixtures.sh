@@ -28,7 +28,7 @@ for name in $names; do
   cp -r "$LOOM_FIXTURES_DIR/delta/$name" "$t"
   chmod -R u+w "$t"
   case "$LOG_ONLY" in *" $name "*) ;; *)
-    oracle fingerprint "$t" > "$TEST_TMP/base/$name.json" || fail "$name: oracle fingerprint" ;;
+    fixture_oracle "$name" fingerprint > "$TEST_TMP/base/$name.json" || fail "$name: oracle fingerprint" ;;
   esac
   part_dir=$(cd "$t" && find . -mindepth 1 -maxdepth 1 -type d -name '*=*' | head -1)
   mkdir -p "$t/sub" "$t/_tmp"

@@ -32,7 +32,7 @@ for name in $(fixture_tables); do
   fi
   logonly=0; case "$LOG_ONLY" in *" $name "*) logonly=1 ;; esac
   if [ $logonly -eq 0 ]; then
-    oracle fingerprint "$t" > "$TEST_TMP/fp0.json"
+    fixture_oracle "$name" fingerprint > "$TEST_TMP/fp0.json"
     fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
   fi
 

@@ -31,7 +31,42 @@ fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*" >&2
 expect() { local what="$1"; shift; if "$@"; then pass; else fail "$what"; fi; }
 
 oracle() { "$TOOLS/oracle.sh" "$@"; }
-jsq() { node "$TOOLS/jsq.cjs" "$@"; }
+# fixture_oracle NAME COMMAND [ARGS...]: the oracle's answer for fixture
+# table NAME as shipped, computed once per run (tests/tools/fixture_oracle.sh)
+fixture_oracle() { bash "$TOOLS/fixture_oracle.sh" "$@"; }
+# jsq FILE|- 'EXPR' (tests/tools/jsq.cjs): a test makes hundreds of these
+# queries, so one node server per script answers them over loopback
+# (jsq.cjs --serve, gone with this shell) instead of a node per query; a
+# query falls back to its own node when the server is not there.
+JSQ_PORT_FILE="$TEST_TMP/jsq.port"
+node "$TOOLS/jsq.cjs" --serve $$ "$JSQ_PORT_FILE" < /dev/null > /dev/null 2>&1 &
+JSQ_SERVER_PID=$!
+on_exit 'kill "$JSQ_SERVER_PID" 2> /dev/null'
+jsq() {
+  local port="" fd code="" err="" out="" input="" waited=0 stdin=0
+  { [ "${1:-}" = - ] || { [ "${1:-}" = --assert ] && [ "${2:-}" = - ]; }; } && stdin=1
+  while [ ! -s "$JSQ_PORT_FILE" ] && [ "$waited" -lt 100 ] && kill -0 "$JSQ_SERVER_PID" 2> /dev/null; do
+    sleep 0.05; waited=$((waited + 1))
+  done
+  [ -s "$JSQ_PORT_FILE" ] && read -r port < "$JSQ_PORT_FILE"
+  if [ -z "$port" ] || ! { exec {fd}<> "/dev/tcp/127.0.0.1/$port"; } 2> /dev/null; then
+    node "$TOOLS/jsq.cjs" "$@"; return
+  fi
+  if [ "$stdin" = 1 ]; then input=$(cat; echo .); input=${input%.}; fi
+  local LC_ALL=C # ${#input} in bytes
+  printf '%s\0' "$#" "$PWD" "$@" "${#input}" >&"$fd" && printf '%s' "$input" >&"$fd" &&
+    IFS= read -r -d '' code <&"$fd" && IFS= read -r -d '' err <&"$fd" || true
+  IFS= read -r -d '' out <&"$fd" || true
+  exec {fd}<&-
+  case "$code" in
+    '' | *[!0-9]*) # the server went away mid-query: ask node
+      if [ "$stdin" = 1 ]; then printf '%s' "$input" | node "$TOOLS/jsq.cjs" "$@"; else node "$TOOLS/jsq.cjs" "$@"; fi
+      return ;;
+  esac
+  [ -z "$err" ] || printf '%s' "$err" >&2
+  printf '%s' "$out"
+  return "$code"
+}
 
 # copy_table NAME: a writable copy of a fixture table; prints its path.
 copy_table() {

@@ -26,7 +26,7 @@ for name in $(fixture_tables); do
   t=$(copy_table "$name")
   before=$(tree_digest "$t")
   reason=$(fixture_refusal "$name" zorder)
-  if ! oracle snapshot "$t" > "$TEST_TMP/s0.json" 2> /dev/null; then
+  if ! fixture_oracle "$name" snapshot > "$TEST_TMP/s0.json" 2> /dev/null; then
     [ -n "$reason" ] || { fail "$name: oracle cannot read the table"; continue; }
     cols=id
   else
@@ -45,7 +45,7 @@ for name in $(fixture_tables); do
     expect "$name: refused table unchanged" test "$before" = "$(tree_digest "$t")"
     continue
   fi
-  oracle fingerprint "$t" > "$TEST_TMP/fp0.json"
+  fixture_oracle "$name" fingerprint > "$TEST_TMP/fp0.json"
   fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
   v0=$(jsq "$TEST_TMP/s0.json" 'd.version')
   expect "$name: dry run" "$LOOM_BIN" zorder "$t" --columns "$cols" --target-size $TARGET --dry-run --json > "$TEST_TMP/dry.json"

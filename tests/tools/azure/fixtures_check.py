@@ -70,13 +70,13 @@ def bad(table, msg):
     failures.append(f"{table}: {msg}")
 
 
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
+def run(cmd, env=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return p.returncode, p.stdout, p.stderr.strip()
 
 
-def run_json(cmd):
-    rc, out, err = run(cmd)
+def run_json(cmd, env=None):
+    rc, out, err = run(cmd, env)
     try:
         doc = json.loads(out) if out.strip() else None
     except json.JSONDecodeError:
@@ -85,7 +85,7 @@ def run_json(cmd):
 
 
 def oracle(*args):
-    return run_json(["bash", ORACLE, *args])
+    return run_json(*dsc.oracle_command(ORACLE, FIXTURES, args))
 
 
 def columns(snap):
