@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "delta/checkpoint.h"
+#include "delta/log_fetch.h"
 #include "delta/protocol.h"
 #include "store/store_int.h"
 #include "util/alloc.h"
@@ -218,15 +219,20 @@ static int blank(const char *p, size_t n)
 }
 
 /* Replay a JSON-lines file (commit or JSON checkpoint); reverse = newest
- * line first. */
-static int replay_json_file(replay *r, const char *key, int reverse)
+ * line first. Its contents come from `fetch` (file `fetch_index`) when
+ * the segment is fetched ahead, else from the store. */
+static int replay_json_file(replay *r, const char *key, int reverse,
+                            delta_log_fetch *fetch, size_t fetch_index)
 {
 	loom_buf b = LOOM_BUF_INIT;
 	loom_vec spans = LOOM_VEC_INIT(line_span);
 	size_t i, n, nonblank = 0;
 	int rc;
 
-	rc = loom_store_read_all(r->snap->store, key, &b);
+	if (fetch)
+		rc = delta_log_fetch_take(fetch, fetch_index, &b);
+	else
+		rc = loom_store_read_all(r->snap->store, key, &b);
 	if (rc < 0) {
 		loom_buf_dispose(&b);
 		return loom_err_wrap("reading %s", key);
@@ -270,7 +276,7 @@ static int replay_checkpoint(replay *r, const delta_log_listing *l,
 	for (i = 0; i < c->count; i++) {
 		const delta_log_file *f = loom_vec_at(&l->files, c->first + i);
 		if (c->kind == DELTA_CKPT_V2_JSON)
-			LOOM_TRY(replay_json_file(r, f->key, 0));
+			LOOM_TRY(replay_json_file(r, f->key, 0, NULL, 0));
 		else
 			LOOM_TRY(delta_checkpoint_parquet_read(r->snap->store, f->key, c->version,
 			                                       replay_action, r));
@@ -438,6 +444,8 @@ static int attempt(delta_snapshot *s, const delta_log_listing *l,
                    const delta_checkpoint_ref *c, const delta_load_opts *opts)
 {
 	delta_log_segment seg;
+	const delta_log_file **newest_first = NULL;
+	delta_log_fetch *fetch = NULL;
 	replay r;
 	size_t i;
 	int rc;
@@ -445,6 +453,16 @@ static int attempt(delta_snapshot *s, const delta_log_listing *l,
 	LOOM_TRY(delta_log_segment_build(l, s->version, c, !opts->ignore_compactions, &seg));
 	replay_init(&r, s, opts);
 	rc = 0;
+	/* the units in replay order, fetched ahead where reads are requests */
+	if (seg.num_units > 1 && (s->store->caps & LOOM_STORE_CAP_REQUEST_READS)) {
+		newest_first = loom_calloc(seg.num_units, sizeof(*newest_first));
+		if (!newest_first)
+			rc = oom();
+		for (i = 0; rc == 0 && i < seg.num_units; i++)
+			newest_first[i] = seg.units[seg.num_units - 1 - i];
+		if (rc == 0)
+			rc = delta_log_fetch_new(&fetch, s->store, newest_first, seg.num_units);
+	}
 	for (i = seg.num_units; rc == 0 && i > 0; i--) {
 		const delta_log_file *f = seg.units[i - 1];
 		/* A compaction's actions count as of version y, the newest they
@@ -457,8 +475,10 @@ static int attempt(delta_snapshot *s, const delta_log_listing *l,
 		r.cur_version = f->name.end_version;
 		if (!r.in_compaction && f->name.version == s->version)
 			s->commit_file_mtime = f->mtime_ms;
-		rc = replay_json_file(&r, f->key, !r.in_compaction);
+		rc = replay_json_file(&r, f->key, !r.in_compaction, fetch, seg.num_units - i);
 	}
+	delta_log_fetch_free(fetch);
+	loom_free(newest_first);
 	r.in_compaction = 0;
 	if (rc == 0 && c) {
 		rc = replay_checkpoint(&r, l, c);

@@ -6,6 +6,11 @@
 #    checkpoint on (start-after, from the _last_checkpoint hint) in
 #    ceil(N/1000) LIST requests (ListObjectsV2 pages of 1,000 keys), here
 #    N = 1,050: 2 LISTs, whatever the commits before the checkpoint;
+#  - those 1,050 commits are read concurrently (src/delta/log_fetch.c),
+#    each exactly once: through tests/tools/fault_proxy.py delaying every
+#    commit GET by 150 ms (a far object store), its trace shows 8 or more
+#    commit GETs in flight at once (one at a time, the replay waited
+#    1,050 round trips in a row: 49 s on this RGW, 3.6 s now);
 #  - a small table's log: one LIST, each commit read in one GET, plus one
 #    GET for the _last_checkpoint hint (absent there: a 404);
 #  - compaction copying whole row groups through reads each row group in
@@ -52,6 +57,31 @@ LOOM_STORE_STATS="$TEST_TMP/big.stats" "$LOOM_BIN" inspect "s3://$bucket/big" --
 expect "loom read every commit: version $((ckpt + N))" jsq --assert "$TEST_TMP/big.json" "d.version === $ckpt + $N"
 expect "$N commits after a checkpoint: ceil($N/1000) = 2 LISTs ($(cat "$TEST_TMP/big.stats"))" \
   jsq --assert "$TEST_TMP/big.stats" 'd.store_requests.LIST === 2'
+python3 "$TOOLS/fault_proxy.py" --upstream "127.0.0.1:$RGW_PORT" --flavor s3 --port-file "$TEST_TMP/proxy.port" \
+  --delay-rate 1 --delay-ms 150 --match '^GET .*_delta_log%2F[0-9]+\.json|^GET .*_delta_log/[0-9]+\.json' \
+  --trace "$TEST_TMP/trace.jsonl" > /dev/null 2>> "$TEST_TMP/proxy.err" &
+proxy_pid=$!
+on_exit 'kill "$proxy_pid" 2> /dev/null'
+for _ in $(seq 1 100); do [ -s "$TEST_TMP/proxy.port" ] && break; sleep 0.05; done
+AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$TEST_TMP/proxy.port")" \
+  "$LOOM_BIN" inspect "s3://$bucket/big" --json > "$TEST_TMP/big-slow.json"
+kill "$proxy_pid" 2> /dev/null; wait "$proxy_pid" 2> /dev/null || true
+expect "through 150 ms per commit GET: version $((ckpt + N))" jsq --assert "$TEST_TMP/big-slow.json" "d.version === $ckpt + $N"
+python3 - "$TEST_TMP/trace.jsonl" > "$TEST_TMP/overlap.txt" <<'PY'
+import json, re, sys
+commit = re.compile(r"_delta_log(/|%2F)[0-9]{20}\.json$")
+gets = sorted((r for r in map(json.loads, open(sys.argv[1]))
+               if r["method"] == "GET" and commit.search(r["target"].split("?")[0])), key=lambda r: r["start"])
+most, ends = 0, []
+for r in gets:   # requests still in flight when r started, r included
+    ends = [e for e in ends if e > r["start"]] + [r["end"]]
+    most = max(most, len(ends))
+print(len(gets), len({r["target"] for r in gets}), most)
+PY
+read -r n_gets n_distinct most < "$TEST_TMP/overlap.txt"
+expect "each of the $N commits fetched once: $n_gets GETs of $n_distinct commits" \
+  test "$n_gets" = "$N" -a "$n_distinct" = "$N"
+expect "commits fetched concurrently: $most GETs in flight at once, 8 or more expected" test "$most" -ge 8
 # compaction: one GET per copied row group
 NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
   node "$TOOLS/gen_copy_files.cjs" "$TEST_TMP/gen" > /dev/null
