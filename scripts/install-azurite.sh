@@ -27,5 +27,10 @@ if installed; then
   exit 0
 fi
 cp "$src/package.json" "$src/package-lock.json" "$dest/"
-(cd "$dest" && npm ci --no-audit --no-fund --loglevel=error)
+# the registry sometimes resets a connection mid-download: 3 tries
+for try in 1 2 3; do
+  (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error) && break
+  [ "$try" = 3 ] && { echo "install-azurite: npm ci failed 3 times" >&2; exit 1; }
+  echo "install-azurite: npm ci failed (try $try of 3), retrying" >&2; sleep $((try * 10))
+done
 echo "install-azurite: installed into $dest/node_modules"

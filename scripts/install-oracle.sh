@@ -17,4 +17,9 @@ if [ -d "$dest/node_modules/@duckdb/node-api" ] &&
   exit 0
 fi
 mkdir -p "$dest"
-bash "$oracle_dir/install.sh" "$dest"
+# the registry sometimes resets a connection mid-download: 3 tries
+for try in 1 2 3; do
+  bash "$oracle_dir/install.sh" "$dest" && break
+  [ "$try" = 3 ] && { echo "install-oracle: the oracle's install failed 3 times" >&2; exit 1; }
+  echo "install-oracle: install failed (try $try of 3), retrying" >&2; sleep $((try * 10))
+done

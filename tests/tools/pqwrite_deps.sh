@@ -13,8 +13,13 @@ if [ ! -d "$dest/node_modules/nodejs-polars" ] || [ ! -d "$dest/node_modules/par
   rm -f "$dest/INSTALL_FAILED"
   # A registry failure is recorded (the verifier then skips these two
   # readers with a message); DuckDB above stays mandatory.
-  if ! npm install --no-audit --no-fund --prefix "$dest" nodejs-polars@0.25.2 \
-      nodejs-polars-linux-x64-gnu@0.25.2 parquet-wasm@0.8.0 >&2 2>"$dest/npm.log"; then
+  ok=0
+  for try in 1 2 3; do   # the registry sometimes resets a connection
+    if npm install --no-audit --no-fund --prefix "$dest" nodejs-polars@0.25.2 \
+        nodejs-polars-linux-x64-gnu@0.25.2 parquet-wasm@0.8.0 >&2 2>"$dest/npm.log"; then ok=1; break; fi
+    [ "$try" = 3 ] || sleep $((try * 5))
+  done
+  if [ "$ok" = 0 ]; then
     cp "$dest/npm.log" "$dest/INSTALL_FAILED"
     echo "pqwrite_deps: npm install of nodejs-polars/parquet-wasm failed, see $dest/INSTALL_FAILED" >&2
   fi
