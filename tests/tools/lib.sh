@@ -43,14 +43,24 @@ node "$TOOLS/jsq.cjs" --serve $$ "$JSQ_PORT_FILE" < /dev/null > /dev/null 2>&1 &
 JSQ_SERVER_PID=$!
 on_exit 'kill "$JSQ_SERVER_PID" 2> /dev/null'
 jsq() {
-  local port="" fd code="" err="" out="" input="" waited=0 stdin=0
-  { [ "${1:-}" = - ] || { [ "${1:-}" = --assert ] && [ "${2:-}" = - ]; }; } && stdin=1
+  local port="" fd code="" err="" out="" input="" waited=0 stdin=0 file_at=1
+  [ "${1:-}" = --assert ] && file_at=2
+  local file="${!file_at:-}"
+  if [ "$file" = - ]; then
+    stdin=1
+  elif [ -e "$file" ] && [ ! -f "$file" ]; then
+    # a pipe such as <(...) is this shell's alone: send what it holds
+    input=$(cat "$file"; echo .); input=${input%.}
+    set -- "${@:1:file_at-1}" - "${@:file_at+1}"
+    stdin=2
+  fi
   while [ ! -s "$JSQ_PORT_FILE" ] && [ "$waited" -lt 100 ] && kill -0 "$JSQ_SERVER_PID" 2> /dev/null; do
     sleep 0.05; waited=$((waited + 1))
   done
   [ -s "$JSQ_PORT_FILE" ] && read -r port < "$JSQ_PORT_FILE"
   if [ -z "$port" ] || ! { exec {fd}<> "/dev/tcp/127.0.0.1/$port"; } 2> /dev/null; then
-    node "$TOOLS/jsq.cjs" "$@"; return
+    if [ "$stdin" = 2 ]; then printf '%s' "$input" | node "$TOOLS/jsq.cjs" "$@"; else node "$TOOLS/jsq.cjs" "$@"; fi
+    return
   fi
   if [ "$stdin" = 1 ]; then input=$(cat; echo .); input=${input%.}; fi
   local LC_ALL=C # ${#input} in bytes
@@ -60,7 +70,7 @@ jsq() {
   exec {fd}<&-
   case "$code" in
     '' | *[!0-9]*) # the server went away mid-query: ask node
-      if [ "$stdin" = 1 ]; then printf '%s' "$input" | node "$TOOLS/jsq.cjs" "$@"; else node "$TOOLS/jsq.cjs" "$@"; fi
+      if [ "$stdin" != 0 ]; then printf '%s' "$input" | node "$TOOLS/jsq.cjs" "$@"; else node "$TOOLS/jsq.cjs" "$@"; fi
       return ;;
   esac
   [ -z "$err" ] || printf '%s' "$err" >&2
