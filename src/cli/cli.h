@@ -49,6 +49,10 @@ void cli_print_error(const char *context);
  * {"store_requests":{"GET":n,...},"retries":n,"bytes_read":n,"bytes_written":n}. */
 void cli_report_store_stats(void);
 
+/* Fix glibc's mmap threshold so freed large buffers leave the process
+ * (cli/malloc_tune.c says why). Call first thing in main. */
+void cli_tune_malloc(void);
+
 /* Write `s` as a JSON string literal to o (NULL: null). */
 void cli_json_string(FILE *o, const char *s);
 /* Print `s` as a JSON string literal to stdout (NULL: ""). */

@@ -32,6 +32,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	cli_tune_malloc();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_USAGE;
