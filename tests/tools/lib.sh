@@ -132,6 +132,17 @@ fixture_refusal() {
   awk -F'\t' -v t="$1" -v o="$2" '$1 == t && $2 == o { print $3; exit }' "$TOOLS/fixture_refusals.tsv"
 }
 
+# now_ms: the wall clock in milliseconds.
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# kill_delay MS: a random moment (seconds, for sleep) between 5% and 85% of
+# MS, the wall time of the same run left alone, so that kill -9 lands
+# mid-run on a fast machine as on a slow one or under a sanitizer (fixed
+# windows of 0-2 s once left an ASan run of 0.3 s never killed).
+kill_delay() {
+  local ms=$(( $1 * 5 / 100 + RANDOM % ($1 * 80 / 100 + 1) ))
+  printf '%d.%03d' $(( ms / 1000 )) $(( ms % 1000 ))
+}
+
 # loom_base_rss: the peak RSS (KiB) of a loom process that does next to
 # nothing (inspect of a small fixture): the shared libraries it maps and
 # initialises (libcurl's dependency tree alone is about 6 MiB), which no
