@@ -4,7 +4,11 @@
 # (local compact, S3 compact, local zorder, S3 zorder, round after round):
 # wall, CPU, peak RSS and, for S3, the requests each operation sent.
 #
-#   DATA=small|big RUNS=3 MEMORY=1GiB bench/s3_bench.sh
+#   DATA=small|big RUNS=3 MEMORY=1GiB [LOOM_ARGS=...] bench/s3_bench.sh
+#
+# LOOM_ARGS: extra `loom compact` options for both sides, e.g.
+# LOOM_ARGS="--copy-row-group-min off" (decode and re-encode every row
+# group: the compaction does the work of a peer engine's).
 #
 # The input (../shared/bench/gen_data.cjs output in $HOME/loom-bench/data/
 # $DATA) is copied to $WORK and made a Delta table (bench/lib.sh), then
@@ -75,9 +79,10 @@ measure() { # measure OP WHERE COMMAND...: one run, one JSON line
   echo "{\"op\":\"$op\",\"where\":\"$where\",\"round\":$r,\"m\":$line,\"server_cpu_s\":$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.3f", b - a }'),\"requests\":$(cat "$stats" 2> /dev/null || echo null)}" |
     tee -a "$results"
 }
+read -r -a compact_args <<< "${LOOM_ARGS:-}"
 for r in $(seq 1 "$RUNS"); do
-  reset_local; measure compact local "$LOOM" compact "$WORK/table" --target-size 128MiB
-  reset_s3; measure compact s3 "$LOOM" compact "$uri" --target-size 128MiB
+  reset_local; measure compact local "$LOOM" compact "$WORK/table" --target-size 128MiB "${compact_args[@]}"
+  reset_s3; measure compact s3 "$LOOM" compact "$uri" --target-size 128MiB "${compact_args[@]}"
   reset_local; measure zorder local "$LOOM" zorder "$WORK/table" --columns customer_id,event_ts \
     --target-size 128MiB --memory "$MEMORY"
   reset_s3; measure zorder s3 "$LOOM" zorder "$uri" --columns customer_id,event_ts \
