@@ -20,10 +20,10 @@ done
 oracle fingerprint "$real" > "$TEST_TMP/fp0.json"
 fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
 # how long a full run takes, to spread the kills over it
-s=$(date +%s%N); "$LOOM_BIN" checkpoint "$(cp -r "$big" "$TEST_TMP/probe" && echo "$TEST_TMP/probe")" > /dev/null
-big_ms=$(( ($(date +%s%N) - s) / 1000000 + 20 ))
-s=$(date +%s%N); "$LOOM_BIN" checkpoint "$(cp -r "$real" "$TEST_TMP/probe2" && echo "$TEST_TMP/probe2")" > /dev/null
-real_ms=$(( ($(date +%s%N) - s) / 1000000 + 5 ))
+s=$(now_ms); "$LOOM_BIN" checkpoint "$(cp -r "$big" "$TEST_TMP/probe" && echo "$TEST_TMP/probe")" > /dev/null
+big_ms=$(( $(now_ms) - s + 20 ))
+s=$(now_ms); "$LOOM_BIN" checkpoint "$(cp -r "$real" "$TEST_TMP/probe2" && echo "$TEST_TMP/probe2")" > /dev/null
+real_ms=$(( $(now_ms) - s + 5 ))
 echo "full runs: big $big_ms ms, real $real_ms ms; $RUNS crash runs"
 
 published=0; unpublished=0; finished=0
@@ -33,7 +33,7 @@ for i in $(seq 1 "$RUNS"); do
   delay=$(( RANDOM % window ))
   "$LOOM_BIN" checkpoint "$t" > /dev/null 2>&1 &
   pid=$!
-  sleep "$(printf '0.%03d' "$delay")" 2> /dev/null || sleep 0
+  sleep "$(ms_to_seconds "$delay")"
   if kill -9 "$pid" 2> /dev/null; then :; fi
   wait "$pid" 2> /dev/null && finished=$((finished + 1)) || true
   if ls "$t/_delta_log/" | grep -q 'checkpoint.parquet$'; then published=$((published + 1)); else unpublished=$((unpublished + 1)); fi

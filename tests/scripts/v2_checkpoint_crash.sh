@@ -17,9 +17,9 @@ tmpl="$TEST_TMP/big-v2"
 node "$TOOLS/make_big_log.cjs" "$tmpl" 4000 400
 node "$TOOLS/delta_edit.cjs" "$tmpl" --features r:v2Checkpoint --set delta.checkpointPolicy=v2 > /dev/null
 oracle snapshot "$tmpl" --ignore-checkpoints > "$TEST_TMP/ref.json"
-s=$(date +%s%N)
+s=$(now_ms)
 "$LOOM_BIN" checkpoint "$(cp -r "$tmpl" "$TEST_TMP/probe" && echo "$TEST_TMP/probe")" --part-size $PART > /dev/null
-window=$(( ($(date +%s%N) - s) / 1000000 + 10 ))
+window=$(( $(now_ms) - s + 10 ))
 echo "full run: $window ms; $RUNS crash runs"
 
 published=0; leftovers=0
@@ -28,7 +28,7 @@ for i in $(seq 1 "$RUNS"); do
   delay=$(( RANDOM % window ))
   "$LOOM_BIN" checkpoint "$t" --part-size $PART > /dev/null 2>&1 &
   pid=$!
-  sleep "$(printf '0.%03d' "$delay")" 2> /dev/null || sleep 0
+  sleep "$(ms_to_seconds "$delay")"
   kill -9 "$pid" 2> /dev/null || true
   wait "$pid" 2> /dev/null || true
   if ls "$t/_delta_log/" | grep -qE 'checkpoint\.[0-9a-f-]{36}\.json$'; then published=$((published + 1)); fi

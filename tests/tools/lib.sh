@@ -138,10 +138,9 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # MS, the wall time of the same run left alone, so that kill -9 lands
 # mid-run on a fast machine as on a slow one or under a sanitizer (fixed
 # windows of 0-2 s once left an ASan run of 0.3 s never killed).
-kill_delay() {
-  local ms=$(( $1 * 5 / 100 + RANDOM % ($1 * 80 / 100 + 1) ))
-  printf '%d.%03d' $(( ms / 1000 )) $(( ms % 1000 ))
-}
+kill_delay() { ms_to_seconds $(( $1 * 5 / 100 + RANDOM % ($1 * 80 / 100 + 1) )); }
+# ms_to_seconds MS: MS milliseconds as sleep takes them (1234 -> 1.234).
+ms_to_seconds() { printf '%d.%03d' $(( $1 / 1000 )) $(( $1 % 1000 )); }
 
 # loom_base_rss: the peak RSS (KiB) of a loom process that does next to
 # nothing (inspect of a small fixture): the shared libraries it maps and
