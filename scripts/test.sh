@@ -32,6 +32,7 @@ bash scripts/install-s3-test-deps.sh
 bash scripts/check-layers.sh
 cmake -S . -B "$build" -G Ninja "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
+bash scripts/check-layers.sh --symbols "$build"
 bash scripts/install-oracle.sh "$here/build"
 export LOOM_ORACLE_NODE_PATH="$here/build/oracle-deps/node_modules"
 # Azurite and the Azure SDK for the azure_* tests (one install for both passes)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "delta/checkpoint.h"
-#include "store/store_int.h"
+#include "store/client.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/percent.h"

@@ -9,7 +9,7 @@
 #include "delta/log_names.h"
 #include "delta/row_tracking.h"
 #include "loom/common.h"
-#include "store/store_int.h"
+#include "store/client.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/uuid.h"

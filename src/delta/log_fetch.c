@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "store/store_int.h"
+#include "store/client.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/threadpool.h"

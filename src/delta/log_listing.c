@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "delta/last_checkpoint.h"
-#include "store/store_int.h"
+#include "store/client.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/error.h"

@@ -10,7 +10,7 @@
 #include "delta/checkpoint.h"
 #include "delta/log_fetch.h"
 #include "delta/protocol.h"
-#include "store/store_int.h"
+#include "store/client.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/hashmap.h"

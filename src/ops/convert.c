@@ -15,7 +15,6 @@
 #include "parquet/schema.h"
 #include "ops/location.h"
 #include "parquet/stats.h"
-#include "store/store_int.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"

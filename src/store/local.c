@@ -16,8 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/fault.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/uuid.h"
@@ -749,9 +748,8 @@ int store_local_open(loom_store **out, const char *uri, const store_config *cfg)
 	return loom_store_open_local(out, path);
 }
 
-LOOM_EXTERN(const char *) loom_store_local_root(const loom_store *s)
+const char *store_local_root_of(const loom_store *s)
 {
-	s = loom_fault_store_inner(s);
 	if (!s || strcmp(s->name, "local") != 0)
 		return NULL;
 	return ((const local_store *)s)->root;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "util/error.h"
 
 #define OPT_ERR(...) loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, __VA_ARGS__)

@@ -2,7 +2,7 @@
  * so tests can assert "opening a Parquet file takes one GET". */
 #include <string.h>
 
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "util/error.h"
 
 static store_counters process_totals;

@@ -1,6 +1,6 @@
 /* store/store.c - key rules and helpers over any store (with fallbacks for
  * version 1 stores). */
-#include "store/store_int.h"
+#include "store/backend.h"
 
 #include <string.h>
 #include <strings.h>

@@ -14,7 +14,7 @@
 #include "delta/log_listing.h"
 #include "loom/errors.h"
 #include "loom/store.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "util/buf.h"
 
 static int die(const char *what)

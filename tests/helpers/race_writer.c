@@ -29,7 +29,7 @@
 #include "delta/snapshot.h"
 #include "loom/errors.h"
 #include "loom/store.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "util/buf.h"
 #include "util/hashmap.h"
 #include "util/uuid.h"

@@ -22,7 +22,7 @@
 
 #include "loom/errors.h"
 #include "loom/store.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "util/buf.h"
 
 static const char *const STEPS[] = { "get", "put", "create", "write", "read", "tail", "list",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reading ahead on S3 (src/ops/pipe_ahead.c), seen from the wire: a
+# Reading ahead on S3 (src/ops/pipeline/pipe_ahead.c), seen from the wire: a
 # compaction of 6 one-row-group files through tests/tools/fault_proxy.py,
 # which delays every GET response by 150 ms (a far object store's first
 # byte) and traces when each request came and was answered. While one

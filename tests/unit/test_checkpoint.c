@@ -11,7 +11,7 @@
 #include "delta/checkpoint.h"
 #include "delta/snapshot.h"
 #include "loom/checkpoint.h"
-#include "ops/checkpoint.h"
+#include "ops/log/checkpoint.h"
 #include "test.h"
 #include "tmpdir.h"
 #include "util/clock.h"

@@ -9,7 +9,7 @@
 
 #include "delta/commit_write.h"
 #include "delta/snapshot.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "test.h"
 #include "tmpdir.h"
 #include "util/clock.h"

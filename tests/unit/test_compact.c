@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "delta/snapshot.h"
-#include "ops/compact.h"
+#include "ops/compact/compact.h"
 #include "test.h"
 #include "tmpdir.h"
 

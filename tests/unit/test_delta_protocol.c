@@ -91,7 +91,7 @@ TEST(feature_decisions)
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_CHECKPOINT));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_LOG_CLEANUP));
-	/* rewrites preserve row ids (ops/pipe_read.c, ops/optimize.c) */
+	/* rewrites preserve row ids (ops/pipeline/pipe_read.c, ops/optimize/optimize.c) */
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_COMPACT));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_ZORDER));
 	p = proto(1, 7, NULL, 0, ict, 1);
@@ -103,7 +103,7 @@ TEST(feature_decisions)
 	p = proto(1, 7, NULL, 0, cl, 2);
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_VACUUM));
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_CHECKPOINT));
-	/* compaction clusters (ops/cluster.c); Z-order is refused for good */
+	/* compaction clusters (ops/compact/cluster.c); Z-order is refused for good */
 	CHECK_OK(delta_protocol_check(&p, DELTA_OP_COMPACT));
 	CHECK_ERR(delta_protocol_check(&p, DELTA_OP_ZORDER), LOOM_EUNSUPPORTED);
 	CHECK(msg_has("clustering"));

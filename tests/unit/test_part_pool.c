@@ -1,9 +1,9 @@
-/* store/part_pool.c: upload part buffers are reused (the same memory comes
+/* store/http/part_pool.c: upload part buffers are reused (the same memory comes
  * back), at most max_spare are kept, none outlive the last open writer,
  * and running out of memory is an error, not a crash. */
 #include <string.h>
 
-#include "store/part_pool.h"
+#include "store/http/part_pool.h"
 #include "test.h"
 #include "util/alloc.h"
 #include "util/error.h"

@@ -1,4 +1,4 @@
-/* Type widening in rewrites (ops/pipe_widen.c): which stored types a
+/* Type widening in rewrites (ops/pipeline/pipe_widen.c): which stored types a
  * table's type may be read from (PROTOCOL.md "Type Widening"), the
  * Parquet leaf written for a Delta type, and the value conversions:
  * sign extension, int/float -> double, date -> midnight micros, decimal
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ops/pipe_widen.h"
+#include "ops/pipeline/pipe_widen.h"
 #include "test.h"
 #include "util/alloc.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "loom/store.h"
-#include "store/azure_int.h"
+#include "store/azure/azure_int.h"
 #include "test.h"
 #include "util/error.h"
 

@@ -5,10 +5,10 @@
  * the date formats and the XML walk. */
 #include <string.h>
 
-#include "store/crypto.h"
-#include "store/encode.h"
-#include "store/httpdate.h"
-#include "store/xml.h"
+#include "store/http/crypto.h"
+#include "store/http/encode.h"
+#include "store/http/httpdate.h"
+#include "store/http/xml.h"
 #include "test.h"
 #include "util/alloc.h"
 #include "util/buf.h"

@@ -10,7 +10,7 @@
 #include "delta/snapshot.h"
 #include "loom/ops.h"
 #include "store/fault.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "test.h"
 #include "tmpdir.h"
 

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/http.h"
+#include "store/http/http.h"
 #include "test.h"
 #include "tmpdir.h"
 #include "util/error.h"

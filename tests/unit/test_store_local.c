@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "loom/store.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "test.h"
 #include "tmpdir.h"
 #include "util/buf.h"

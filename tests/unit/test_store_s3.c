@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/s3_int.h"
+#include "store/s3/s3_int.h"
 #include "test.h"
 #include "tmpdir.h"
 #include "util/error.h"

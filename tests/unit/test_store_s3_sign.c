@@ -7,7 +7,7 @@
  * key ('=' encoded) and of a session token. */
 #include <string.h>
 
-#include "store/s3_sign.h"
+#include "store/s3/s3_sign.h"
 #include "test.h"
 #include "util/buf.h"
 

@@ -13,7 +13,7 @@
 #include "loom/store.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
-#include "store/store_int.h"
+#include "store/backend.h"
 #include "test.h"
 #include "tmpdir.h"
 #include "util/alloc.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/zcurve.h"
-#include "ops/zorder_gather.h"
+#include "ops/zorder/zcurve.h"
+#include "ops/zorder/zorder_gather.h"
 #include "parquet/batch.h"
 #include "parquet/stats.h"
 #include "test.h"

@@ -1,5 +1,5 @@
 /* test_zorder_range.c - what a distributed Z-order plan relies on
- * (ops/zorder_range.h): keys rebuilt on a worker from the plan's JSON
+ * (ops/zorder/zorder_range.h): keys rebuilt on a worker from the plan's JSON
  * (boundaries and key quantiles, through text) equal the driver's keys for
  * every row, so key ranges split a partition's rows exactly; the ranges a
  * worker cuts from the quantiles equal the driver's; damaged JSON is
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/zorder_keys.h"
-#include "ops/zorder_range.h"
+#include "ops/zorder/zorder_keys.h"
+#include "ops/zorder/zorder_range.h"
 #include "parquet/batch.h"
 #include "parquet/schema.h"
 #include "test.h"

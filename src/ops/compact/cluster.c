@@ -1,0 +1,337 @@
+/* ops/compact/cluster.c - liquid clustering: columns, the incremental ZCube plan,
+ * the Z-order stages, the commit. */
+#include "ops/compact/cluster.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "delta/log_temps.h"
+#include "delta/props.h"
+#include "delta/protocol.h"
+#include "ops/optimize/optimize.h"
+#include "ops/optimize/partition_groups.h"
+#include "ops/zorder/zorder.h"
+#include "ops/zorder/zorder_keys.h"
+#include "ops/zorder/zorder_spill.h"
+#include "ops/zorder/zorder_stages.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/uuid.h"
+
+#define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+int cluster_applies(const delta_snapshot *snap)
+{
+	return snap->sysdom.clustering_columns && snap->sysdom.num_clustering_columns > 0 &&
+	       (delta_protocol_has_feature(&snap->protocol, "clustering") ||
+	        delta_protocol_has_feature(&snap->protocol, "liquid"));
+}
+
+/* ---- the columns ---------------------------------------------------------- */
+
+static size_t leaves_of(const delta_type *t)
+{
+	size_t i, n = 0;
+	if (t->kind != DELTA_T_STRUCT)
+		return 1;
+	for (i = 0; i < t->num_fields; i++)
+		n += leaves_of(t->fields[i].type);
+	return n;
+}
+
+/* The type of dotted logical path `path`, and how many leaves come before
+ * it in schema order (Delta counts leaves for dataSkippingNumIndexedCols). */
+static const delta_type *find_column(const delta_snapshot *snap, const char *path, size_t *before)
+{
+	const delta_type *st = &snap->schema.root;
+	*before = 0;
+	for (;;) {
+		const char *dot = strchr(path, '.');
+		size_t len = dot ? (size_t)(dot - path) : strlen(path), i;
+		const delta_field *f = NULL;
+		for (i = 0; i < st->num_fields; i++) {
+			if (strlen(st->fields[i].name) == len && strncmp(st->fields[i].name, path, len) == 0) {
+				f = &st->fields[i];
+				break;
+			}
+			*before += leaves_of(st->fields[i].type);
+		}
+		if (!f)
+			return NULL;
+		if (!dot)
+			return f->type;
+		if (f->type->kind != DELTA_T_STRUCT)
+			return NULL;
+		st = f->type;
+		path = dot + 1;
+	}
+}
+
+/* Is `col` named by delta.dataSkippingStatsColumns ("a, s.x, `b`"), or a
+ * struct it lies in? */
+static int in_stats_columns(const char *list, const char *col)
+{
+	const char *p = list;
+	while (*p) {
+		const char *b, *e;
+		size_t n;
+		while (*p == ',' || isspace((unsigned char)*p))
+			p++;
+		b = p;
+		while (*p && *p != ',')
+			p++;
+		e = p;
+		while (e > b && isspace((unsigned char)e[-1]))
+			e--;
+		if (e - b >= 2 && *b == '`' && e[-1] == '`') {
+			b++;
+			e--;
+		}
+		n = (size_t)(e - b);
+		if (n && strncmp(col, b, n) == 0 && (col[n] == '\0' || col[n] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Every clustering column exists, has an order and gets Delta stats. */
+static int check_columns(const delta_snapshot *snap)
+{
+	const delta_table_domains *d = &snap->sysdom;
+	delta_table_props props;
+	size_t i, before;
+	LOOM_TRY(delta_props_parse(&snap->metadata, &props));
+	if (d->num_clustering_columns > ZO_MAX_COLUMNS)
+		return OPS_ERR(LOOM_EUNSUPPORTED, "clustering by %zu columns: at most %d",
+		               d->num_clustering_columns, ZO_MAX_COLUMNS);
+	for (i = 0; i < d->num_clustering_columns; i++) {
+		const char *name = d->clustering_logical ? d->clustering_logical[i] : NULL;
+		const delta_type *t = name ? find_column(snap, name, &before) : NULL;
+		if (!t)
+			return OPS_ERR(LOOM_EUNSUPPORTED,
+			               "clustering column '%s' (domain %s) is not in the table schema",
+			               d->clustering_columns[i], d->clustering_domain ? d->clustering_domain : "?");
+		if (!zorder_orderable(t->kind))
+			return OPS_ERR(LOOM_EUNSUPPORTED, "clustering column '%s' has type %s, which has no order",
+			               name, t->name ? t->name : "?");
+		/* PROTOCOL.md, Clustered Table: writers must collect stats for
+		 * the clustering columns */
+		if (props.data_skipping_stats_columns
+		        ? !in_stats_columns(props.data_skipping_stats_columns, name)
+		        : props.data_skipping_num_indexed_cols >= 0 &&
+		              before >= (size_t)props.data_skipping_num_indexed_cols)
+			return OPS_ERR(LOOM_EUNSUPPORTED,
+			               "clustering column '%s' gets no Delta stats under the table's data skipping "
+			               "settings (delta.dataSkippingStatsColumns / dataSkippingNumIndexedCols), which "
+			               "the protocol requires of clustered tables (Clustered Table)", name);
+	}
+	return 0;
+}
+
+/* ---- the plan ------------------------------------------------------------- */
+
+typedef struct cube {
+	const char *id;               /* NULL: files of no ZCube */
+	int64_t bytes;
+	size_t first;                 /* index of its first file in the order */
+} cube;
+
+static const char *file_tag(const delta_file *f, const char *key)
+{
+	int found = 0;
+	const char *v = delta_kv_get(f->tags, f->num_tags, key, &found);
+	return found ? v : NULL;
+}
+
+/* Candidates: unclustered files, then our own ZCubes of these columns. */
+static int candidate(const delta_file *f, const char *cluster_by, const char **cube_id)
+{
+	const char *id = file_tag(f, "ZCUBE_ID"), *by = file_tag(f, "ZCUBE_ZORDER_BY");
+	*cube_id = NULL;
+	if (f->clustering_provider && strcmp(f->clustering_provider, CLUSTER_PROVIDER) != 0)
+		return 0; /* another implementation's clustering */
+	if (!f->clustering_provider || !id)
+		return 1;
+	if (!by || strcmp(by, cluster_by) != 0)
+		return 0; /* clustered by other columns */
+	*cube_id = id;
+	return 1;
+}
+
+static int cmp_cube_id(const void *a, const void *b)
+{
+	const char *x = file_tag(*(const delta_file *const *)a, "ZCUBE_ID");
+	const char *y = file_tag(*(const delta_file *const *)b, "ZCUBE_ID");
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+static int plan_build(compact_plan *plan, char ***ids_out, const delta_snapshot *snap, int64_t target,
+                      const char *cluster_by)
+{
+	partition_groups pg;
+	const delta_file **order = NULL;
+	char **ids = NULL;
+	size_t i, n = 0, nloose = 0, ncubes = 0, kept = 0;
+	int64_t min_cube = target * CLUSTER_MIN_CUBE_FACTOR, bin_cap = min_cube + min_cube / 2;
+	int rc = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	*ids_out = NULL;
+	plan->target = target;
+	plan->read_version = snap->version;
+	LOOM_TRY(partition_groups_build(&pg, snap, NULL, 0));
+	plan->considered = pg.num_files;
+	plan->partitions = pg.num_groups;
+	if (pg.num_groups > 1) {
+		rc = OPS_ERR(LOOM_EUNSUPPORTED, "a clustered table with partitions: the protocol does not "
+		                                "allow both (Clustered Table)");
+		goto done;
+	}
+	order = loom_calloc(pg.num_files + 1, sizeof(*order));
+	plan->storage = loom_calloc(pg.num_files + 1, sizeof(*plan->storage));
+	plan->bins = loom_calloc(pg.num_files + 1, sizeof(*plan->bins));
+	ids = loom_calloc(pg.num_files + 1, sizeof(*ids));
+	if (!order || !plan->storage || !plan->bins || !ids) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning clustering");
+		goto done;
+	}
+	/* unclustered files first, in log order, then ZCube files by cube id */
+	for (i = 0; i < pg.num_files; i++) {
+		const char *id;
+		if (candidate(pg.files[i], cluster_by, &id) && !id)
+			order[n++] = pg.files[i];
+	}
+	nloose = n;
+	for (i = 0; i < pg.num_files; i++) {
+		const char *id;
+		if (candidate(pg.files[i], cluster_by, &id) && id)
+			order[n++] = pg.files[i];
+	}
+	qsort(order + nloose, n - nloose, sizeof(*order), cmp_cube_id);
+	/* drop finished (large) ZCubes */
+	kept = nloose;
+	for (i = nloose; i < n;) {
+		const char *id = file_tag(order[i], "ZCUBE_ID");
+		size_t j = i;
+		int64_t bytes = 0;
+		while (j < n && strcmp(file_tag(order[j], "ZCUBE_ID"), id) == 0)
+			bytes += order[j++]->size;
+		if (bytes < min_cube) {
+			memmove(order + kept, order + i, (j - i) * sizeof(*order));
+			kept += j - i;
+			ncubes++;
+		}
+		i = j;
+	}
+	n = kept;
+	/* a single ZCube and nothing new: already clustered */
+	if (n == 0 || (nloose == 0 && ncubes == 1))
+		goto done;
+	for (i = 0; i < n; i++) {
+		compact_bin *b = plan->num_bins ? &plan->bins[plan->num_bins - 1] : NULL;
+		if (!b || (b->bytes + order[i]->size > bin_cap && b->num_files > 0)) {
+			char uuid[37];
+			b = &plan->bins[plan->num_bins];
+			b->files = &plan->storage[plan->files_in_bins];
+			if ((rc = loom_uuid_v4_string(uuid)) < 0)
+				goto done;
+			if (!(ids[plan->num_bins] = loom_strdup(uuid))) {
+				rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning clustering");
+				goto done;
+			}
+			plan->num_bins++;
+		}
+		plan->storage[plan->files_in_bins++] = order[i];
+		b->num_files++;
+		b->bytes += order[i]->size;
+		plan->bytes_in_bins += order[i]->size;
+		plan->dvs_in_bins += order[i]->dv.storage_type != 0;
+	}
+	plan->partitions_optimized = plan->num_bins > 0;
+done:
+	loom_free(order);
+	partition_groups_dispose(&pg);
+	if (rc < 0) {
+		for (i = 0; ids && ids[i]; i++)
+			loom_free(ids[i]);
+		loom_free(ids);
+		compact_plan_dispose(plan);
+		return rc;
+	}
+	*ids_out = ids;
+	return 0;
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+int cluster_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                const compact_params *p)
+{
+	const delta_table_domains *d = &snap->sysdom;
+	compact_plan plan;
+	optimize_job job;
+	zorder_columns cols;
+	zspill_budget spill;
+	zorder_stage_params zp;
+	loom_buf by = LOOM_BUF_INIT;
+	char **ids = NULL;
+	size_t i;
+	int rc;
+
+	memset(&plan, 0, sizeof(plan));
+	LOOM_TRY(check_columns(snap));
+	rc = loom_buf_putc(&by, '[');
+	for (i = 0; i < d->num_clustering_columns && rc == 0; i++) {
+		if (i)
+			loom_buf_putc(&by, ',');
+		rc = loom_buf_put_json_string(&by, d->clustering_logical[i], strlen(d->clustering_logical[i]));
+	}
+	if (rc == 0)
+		rc = loom_buf_putc(&by, ']');
+	if (rc < 0)
+		goto done;
+	memset(&job, 0, sizeof(job));
+	job.name = "clustering";
+	job.dry_run = p->dry_run;
+	job.loc = p->loc;
+	job.clock = p->clock;
+	job.cancel = p->cancel;
+	job.secrets = p->secrets;
+	job.before_commit = p->before_commit;
+	job.hook_ctx = p->hook_ctx;
+	job.clustering_provider = CLUSTER_PROVIDER;
+	job.cluster_by = by.ptr;
+	if ((rc = plan_build(&plan, &ids, snap, optimize_target(p->target_size, p->loc, snap), by.ptr)) < 0)
+		goto done;
+	job.zcube_ids = ids;
+	if (p->dry_run || plan.num_bins == 0) {
+		if (!p->dry_run)
+			delta_log_sweep_temps(store, p->clock);
+		rc = optimize_result_plan_only(out, &plan, &job);
+		goto done;
+	}
+	/* Spark clusters with the Hilbert curve (MultiDimClustering) */
+	memset(&cols, 0, sizeof(cols));
+	cols.names = d->clustering_logical;
+	cols.phys = d->clustering_columns;
+	cols.n = d->num_clustering_columns;
+	cols.curve = ZC_CURVE_HILBERT;
+	cols.bits = zorder_key_bits(cols.n);
+	if ((rc = zspill_budget_init(&spill, NULL, 0)) < 0)
+		goto done;
+	memset(&zp, 0, sizeof(zp));
+	zp.cols = &cols;
+	zp.spill = &spill;
+	zp.loc = p->loc;
+	zp.cancel = p->cancel;
+	zp.threads = p->threads;
+	rc = zorder_stages_run(out, store, snap, &zp, &plan, &job);
+done:
+	for (i = 0; ids && ids[i]; i++)
+		loom_free(ids[i]);
+	loom_free(ids);
+	compact_plan_dispose(&plan);
+	loom_buf_dispose(&by);
+	return rc;
+}

@@ -1,0 +1,76 @@
+/* ops/log/native_checkpoint.c - the public loom_checkpoint() and
+ * loom_cleanup_logs() over ops/log/checkpoint.c and ops/log/log_cleanup.c. */
+#include <string.h>
+
+#include "loom/checkpoint.h"
+#include "ops/log/checkpoint.h"
+#include "ops/location.h"
+#include "util/error.h"
+
+LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
+                                 const loom_table_location *loc,
+                                 const loom_checkpoint_opts *opts, const loom_cancel *cancel)
+{
+	const loom_checkpoint_opts defaults = LOOM_CHECKPOINT_OPTS_INIT;
+	checkpoint_params p;
+	ops_table t;
+	int rc;
+
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "checkpoint: NULL argument");
+	if (opts->version != 1 && opts->version != LOOM_CHECKPOINT_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "checkpoint: options version %u not set or unknown (use "
+		                "LOOM_CHECKPOINT_OPTS_INIT)", opts->version);
+	if (opts->table_version < -1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "checkpoint: table_version %lld is negative",
+		                (long long)opts->table_version);
+	memset(&p, 0, sizeof(p));
+	p.version = opts->table_version;
+	/* a version-1 struct ends before part_size */
+	if (opts->version >= 2) {
+		if (opts->part_size < 0)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+			                "checkpoint: part_size %lld is negative",
+			                (long long)opts->part_size);
+		p.part_size = opts->part_size;
+	}
+	p.cancel = cancel;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "checkpoint"));
+	rc = checkpoint_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "checkpoint");
+}
+
+LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
+                                   const loom_table_location *loc,
+                                   const loom_cleanup_logs_opts *opts, const loom_cancel *cancel)
+{
+	const loom_cleanup_logs_opts defaults = LOOM_CLEANUP_LOGS_OPTS_INIT;
+	log_cleanup_params p;
+	ops_table t;
+	int rc;
+
+	if (!opts)
+		opts = &defaults;
+	if (!out || !uri)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "cleanup-logs: NULL argument");
+	if (opts->version != LOOM_CLEANUP_LOGS_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "cleanup-logs: options version %u not set or unknown (use "
+		                "LOOM_CLEANUP_LOGS_OPTS_INIT)", opts->version);
+	if (opts->retention_hours < -1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "cleanup-logs: retention_hours %lld is negative",
+		                (long long)opts->retention_hours);
+	memset(&p, 0, sizeof(p));
+	p.dry_run = opts->dry_run;
+	p.force = opts->force;
+	p.retention_hours = opts->retention_hours;
+	p.cancel = cancel;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "cleanup-logs"));
+	rc = log_cleanup_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "cleanup-logs");
+}

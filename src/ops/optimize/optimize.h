@@ -1,0 +1,107 @@
+/* ops/optimize/optimize.h - OPTIMIZE around the rewrite pipeline, shared by
+ * compaction (ops/compact/compact.h) and Z-order (ops/zorder/zorder.h):
+ *
+ *     plan     per partition, which files go into which unit (compact_plan;
+ *              a compaction bin, or a Z-order partition), against the
+ *              snapshot's read version
+ *     execute  pipe_exec_run over the units: new files, no commit
+ *     commit   one REARRANGE commit: removes of the units' files and adds
+ *              of their outputs (dataChange=false), conflict-checked from
+ *              the read version; files of a failed run are deleted
+ *
+ * The three steps only meet through the plan, the units' results and the
+ * read version, so they can run in different places later (plan on a
+ * driver, execute(unit) on workers, commit back on the driver). */
+#ifndef LOOM_OPS_OPTIMIZE_H
+#define LOOM_OPS_OPTIMIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delta/snapshot.h"
+#include "loom/ops.h"
+#include "loom/store.h"
+#include "ops/pipeline/pipeline.h"
+#include "util/clock.h"
+#include "util/secret.h"
+
+/* One unit of the plan: files of one partition. */
+typedef struct compact_bin {
+	const delta_file **files;         /* into the plan's array */
+	size_t num_files;
+	int64_t bytes;
+	size_t partition;                 /* index of its partition */
+} compact_bin;
+
+/* The plan of an OPTIMIZE run. */
+typedef struct compact_plan {
+	const delta_file **storage;       /* the bins' files, bin after bin */
+	compact_bin *bins;
+	size_t num_bins;
+	size_t considered;                /* live files in scope (filter) */
+	size_t partitions;                /* partitions in scope */
+	size_t partitions_optimized;      /* with at least one bin */
+	size_t files_in_bins;
+	int64_t bytes_in_bins;
+	size_t dvs_in_bins;               /* files with a DV being purged */
+	int64_t target;
+	int64_t read_version;             /* the snapshot planned on */
+} compact_plan;
+
+void compact_plan_dispose(compact_plan *plan);
+
+/* What differs between OPTIMIZE flavours when committing and reporting. */
+typedef struct optimize_job {
+	const char *name;                 /* "compaction", "Z-order" */
+	int dry_run;
+	const loom_table_location *loc;   /* may be NULL */
+	const loom_clock *clock;          /* NULL: system */
+	const loom_cancel *cancel;
+	const loom_secrets *secrets;      /* masked in commitInfo; may be NULL */
+	const char *const *predicates;    /* operationParameters.predicate */
+	size_t n_predicates;
+	const char *tag_key, *tag_value;  /* set on every add, or NULL */
+	const char *param_key;            /* extra operationParameters entry */
+	const char *param_value;
+	/* Liquid clustering (ops/compact/cluster.h): every add gets clusteringProvider
+	 * and Delta's ZCube tags, ZCUBE_ID = zcube_ids[unit] and
+	 * ZCUBE_ZORDER_BY = cluster_by (JSON list of the logical column
+	 * names), which also goes into operationParameters.clusterBy. */
+	const char *clustering_provider;
+	const char *cluster_by;
+	char *const *zcube_ids;
+	/* Test hook: called right before the commit. */
+	void (*before_commit)(void *ctx);
+	void *hook_ctx;
+} optimize_job;
+
+/* The target size: requested (> 0), else the location's, else the
+ * table's delta.targetFileSize, else COMPACT_DEFAULT_TARGET. */
+#define COMPACT_DEFAULT_TARGET (100LL * 1024 * 1024)
+int64_t optimize_target(int64_t requested, const loom_table_location *loc, const delta_snapshot *snap);
+
+/* The protocol gate for `op` (DELTA_OP_*), and the features OPTIMIZE
+ * cannot keep yet (row tracking). */
+int optimize_gate(const delta_snapshot *snap, int op, const char *name);
+
+/* Execute units[0..nunits) (which together hold exactly the files of the
+ * plan's bins, each unit within one partition), then commit and fill
+ * `out`. On any failure the files the units wrote are deleted and the log
+ * is left alone. */
+int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                            const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
+                            const optimize_job *job, pipe_progress_fn progress, void *progress_ctx);
+
+/* Commit units whose results are already in hand (executed here by
+ * optimize_execute_commit, or elsewhere and read back from a result file,
+ * ops/dist/dist.h): the removes of the plan's bins, the adds of the units'
+ * outputs, one REARRANGE commit from plan->read_version. On a failure
+ * whose outcome is known the units' outputs are deleted. */
+int optimize_commit_units(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                          const compact_plan *plan, const pipe_unit *units, size_t nunits,
+                          const optimize_job *job);
+
+/* The result of a run that writes nothing (dry run, nothing to do). */
+int optimize_result_plan_only(loom_op_result *out, const compact_plan *plan, const optimize_job *job);
+
+#endif

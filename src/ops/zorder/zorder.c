@@ -1,0 +1,473 @@
+/* ops/zorder/zorder.c - Z-ORDER clustering: check the columns against the
+ * table, plan one unit per partition not yet clustered by the same columns
+ * and curve, sample each partition's keys (reader -> sampler), then
+ * rewrite it in curve order (reader -> sorter -> writer) and commit
+ * (ops/optimize/optimize.h). The stages are in ops/zorder/zorder_stages.h. */
+#include "ops/zorder/zorder.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "delta/log_temps.h"
+#include "delta/protocol.h"
+#include "delta/snapshot.h"
+#include "loom/metrics.h"
+#include "ops/location.h"
+#include "ops/optimize/optimize.h"
+#include "ops/optimize/partition_groups.h"
+#include "ops/pipeline/pipeline.h"
+#include "ops/zorder/zorder_stages.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+
+/* ---- validation --------------------------------------------------------- */
+
+static const delta_field *find_field(const delta_type *st, const char *name, size_t len)
+{
+	size_t i;
+	for (i = 0; i < st->num_fields; i++)
+		if (strlen(st->fields[i].name) == len && strncmp(st->fields[i].name, name, len) == 0)
+			return &st->fields[i];
+	for (i = 0; i < st->num_fields; i++)
+		if (strlen(st->fields[i].name) == len && strncasecmp(st->fields[i].name, name, len) == 0)
+			return &st->fields[i];
+	return NULL;
+}
+
+int zorder_orderable(delta_type_kind k)
+{
+	switch (k) {
+	case DELTA_T_STRING: case DELTA_T_LONG: case DELTA_T_INTEGER: case DELTA_T_SHORT:
+	case DELTA_T_BYTE: case DELTA_T_FLOAT: case DELTA_T_DOUBLE: case DELTA_T_BOOLEAN:
+	case DELTA_T_BINARY: case DELTA_T_DATE: case DELTA_T_TIMESTAMP:
+	case DELTA_T_TIMESTAMP_NTZ: case DELTA_T_DECIMAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Column name (dotted path into structs) -> physical dotted path. */
+static int resolve_column(const delta_snapshot *snap, const char *name, char **phys)
+{
+	const delta_type *st = &snap->schema.root;
+	const char *p = name;
+	int cm = delta_snapshot_column_mapping(snap) != 0, depth = 0;
+	loom_buf out = LOOM_BUF_INIT;
+	uint32_t k;
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+		const delta_field *f = len ? find_field(st, p, len) : NULL;
+		if (!f) {
+			loom_buf_dispose(&out);
+			return OPS_ERR(LOOM_EINVAL, "Z-order column '%s' does not exist in the table schema", name);
+		}
+		if (depth == 0)
+			for (k = 0; k < snap->metadata.num_partition_columns; k++)
+				if (strcasecmp(snap->metadata.partition_columns[k], f->name) == 0) {
+					loom_buf_dispose(&out);
+					return OPS_ERR(LOOM_EINVAL,
+					               "Z-order column '%s' is a partition column: files are already "
+					               "split by it; choose data columns", name);
+				}
+		if (depth++)
+			LOOM_TRY(loom_buf_putc(&out, '.'));
+		LOOM_TRY(loom_buf_puts(&out, delta_field_physical_name(f, cm)));
+		if (!dot) {
+			if (!zorder_orderable(f->type->kind)) {
+				loom_buf_dispose(&out);
+				return OPS_ERR(LOOM_EINVAL,
+				               "Z-order column '%s' has type %s, which has no order to cluster by "
+				               "(numeric, decimal, string, binary, date, timestamp, timestamp_ntz "
+				               "and boolean columns can be used)", name,
+				               f->type->name ? f->type->name : "?");
+			}
+			break;
+		}
+		if (f->type->kind != DELTA_T_STRUCT) {
+			loom_buf_dispose(&out);
+			return OPS_ERR(LOOM_EINVAL, "Z-order column '%s': '%.*s' is not a struct", name,
+			               (int)(dot - name), name);
+		}
+		st = f->type;
+		p = dot + 1;
+	}
+	*phys = loom_buf_detach(&out);
+	return *phys ? 0 : OPS_ERR(LOOM_ENOMEM, "out of memory");
+}
+
+/* Liquid clustering: only the clustering columns themselves may be used. */
+static int check_clustering(const delta_snapshot *snap, const zrun *run)
+{
+	const char *conf = NULL;
+	size_t i, j, n = 0;
+	int same = 1;
+	json_t *root = NULL, *cols;
+	loom_buf list = LOOM_BUF_INIT;
+	for (i = 0; i < snap->num_domains; i++)
+		if (!snap->domains[i].removed && (strcmp(snap->domains[i].domain, "delta.clustering") == 0 ||
+		                                  strcmp(snap->domains[i].domain, "delta.liquid") == 0))
+			conf = snap->domains[i].configuration;
+	if (!conf && !delta_protocol_has_feature(&snap->protocol, "clustering") &&
+	    !delta_protocol_has_feature(&snap->protocol, "liquid"))
+		return 0;
+	if (conf && (root = json_loads(conf, 0, NULL)) != NULL &&
+	    json_is_array(cols = json_object_get(root, "clusteringColumns"))) {
+		n = json_array_size(cols);
+		for (i = 0; i < n; i++) {
+			json_t *path = json_array_get(cols, i);
+			if (json_is_object(path)) /* older form: {"physicalName": [...]} */
+				path = json_object_get(path, "physicalName");
+			loom_buf one = LOOM_BUF_INIT;
+			for (j = 0; json_is_array(path) && j < json_array_size(path); j++) {
+				if (j)
+					loom_buf_putc(&one, '.');
+				loom_buf_puts(&one, json_string_value(json_array_get(path, j)) ?
+				                        json_string_value(json_array_get(path, j)) : "");
+			}
+			if (i)
+				loom_buf_puts(&list, ", ");
+			loom_buf_puts(&list, one.ptr ? one.ptr : "");
+			if (i >= run->n || !one.ptr || strcmp(one.ptr, run->phys[i]) != 0)
+				same = 0;
+			loom_buf_dispose(&one);
+		}
+	} else {
+		same = 0;
+	}
+	json_decref(root);
+	if (same && n == run->n && n > 0) {
+		loom_buf_dispose(&list);
+		return 0;
+	}
+	{
+		int rc = OPS_ERR(LOOM_EINVAL,
+		                 "the table uses liquid clustering (table feature 'clustering') on [%s]: "
+		                 "Z-order by other columns would undo it, and Delta does not allow ZORDER BY "
+		                 "on a clustered table at all: run `loom compact`, which clusters by [%s]",
+		                 list.ptr ? list.ptr : "", list.ptr ? list.ptr : "");
+		loom_buf_dispose(&list);
+		return rc;
+	}
+}
+
+int zorder_validate(zrun *run, const delta_snapshot *snap)
+{
+	size_t i;
+	for (i = 0; i < run->n; i++) {
+		loom_free(run->phys[i]);
+		run->phys[i] = NULL;
+		LOOM_TRY(resolve_column(snap, run->names[i], &run->phys[i]));
+	}
+	return check_clustering(snap, run);
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+static int has_tag(const delta_file *f, const char *tag)
+{
+	int found = 0;
+	const char *v = delta_kv_get(f->tags, f->num_tags, ZORDER_TAG, &found);
+	return found && v && strcmp(v, tag) == 0;
+}
+
+/* One bin per partition whose files are not all clustered by this run's
+ * columns and curve (every partition with --full). */
+int zorder_plan(const zrun *run, compact_plan *plan, const delta_snapshot *snap, int64_t target)
+{
+	partition_groups pg;
+	size_t g, k;
+	int rc = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->target = target;
+	plan->read_version = snap->version;
+	LOOM_TRY(partition_groups_build(&pg, snap, NULL, 0));
+	plan->considered = pg.num_files;
+	plan->partitions = pg.num_groups;
+	plan->storage = loom_calloc(pg.num_files + 1, sizeof(*plan->storage));
+	plan->bins = loom_calloc(pg.num_groups + 1, sizeof(*plan->bins));
+	if (!plan->storage || !plan->bins) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order");
+		goto done;
+	}
+	for (g = 0; g < pg.num_groups; g++) {
+		int clustered = 1;
+		compact_bin *b;
+		for (k = pg.begin[g]; k < pg.begin[g + 1]; k++)
+			clustered &= has_tag(pg.files[k], run->tag);
+		if (clustered && !run->p->full)
+			continue;
+		b = &plan->bins[plan->num_bins++];
+		b->files = &plan->storage[plan->files_in_bins];
+		b->partition = g;
+		for (k = pg.begin[g]; k < pg.begin[g + 1]; k++) {
+			plan->storage[plan->files_in_bins++] = pg.files[k];
+			b->num_files++;
+			b->bytes += pg.files[k]->size;
+			plan->dvs_in_bins += pg.files[k]->dv.storage_type != 0;
+		}
+		plan->bytes_in_bins += b->bytes;
+		plan->partitions_optimized++;
+	}
+done:
+	partition_groups_dispose(&pg);
+	if (rc < 0)
+		compact_plan_dispose(plan);
+	return rc;
+}
+
+unsigned zorder_key_bits(size_t ncols)
+{
+	/* a key is 64 bits: one column gets 32, several share them, 16 at most */
+	unsigned bits = ncols <= 1 ? 32 : (unsigned)(64 / ncols);
+	return ncols > 1 && bits > 16 ? 16 : bits;
+}
+
+/* ---- execution ----------------------------------------------------------- */
+
+int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                      const zorder_stage_params *zp, const compact_plan *plan, const optimize_job *job)
+{
+	pipe_settings set;
+	pipe_exec *x = NULL;
+	pipe_unit *units = NULL;
+	zsampler *samplers = NULL;
+	zsorter *sorters = NULL;
+	size_t i, n = plan->num_bins;
+	int rc;
+
+	if ((rc = pipe_settings_init(&set, store, snap, zp->loc)) < 0)
+		return rc;
+	set.cancel = zp->cancel;
+	set.file_bytes = (uint64_t)plan->target;
+	units = loom_calloc(n, sizeof(*units));
+	samplers = loom_calloc(n, sizeof(*samplers));
+	sorters = loom_calloc(n, sizeof(*sorters));
+	if (!units || !samplers || !sorters) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = pipe_exec_new(&x, &set, zp->threads,
+	                        zp->memory_budget > 0 ? zp->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
+		goto done;
+	/* pass 1: the key columns of each bin, sampled */
+	for (i = 0; i < n; i++) {
+		samplers[i].cols = zp->cols;
+		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
+		units[i].files = plan->bins[i].files;
+		units[i].num_files = plan->bins[i].num_files;
+		units[i].bytes = plan->bins[i].bytes;
+		units[i].ops = &zsampler_ops;
+		units[i].stage = &samplers[i];
+	}
+	if ((rc = pipe_exec_run(x, units, n, NULL, NULL)) < 0)
+		goto done;
+	/* pass 2: every column, sorted by key, written */
+	for (i = 0; i < n; i++) {
+		pipe_result_dispose(&units[i].result);
+		units[i].rc = 0;
+		sorters[i].keys = &samplers[i].keys;
+		sorters[i].spill = zp->spill;
+		sorters[i].target = plan->target;
+		units[i].ops = &zsorter_ops;
+		units[i].stage = &sorters[i];
+	}
+	rc = optimize_execute_commit(out, store, snap, plan, x, units, n, job, NULL, NULL);
+done:
+	pipe_exec_free(x);
+	for (i = 0; i < n; i++) {
+		if (units)
+			pipe_result_dispose(&units[i].result);
+		if (sorters)
+			zsorter_dispose(&sorters[i]);
+		if (samplers)
+			zsampler_dispose(&samplers[i]);
+	}
+	loom_free(units);
+	loom_free(samplers);
+	loom_free(sorters);
+	return rc;
+}
+
+int zorder_sample(const zrun *run, const compact_plan *plan, pipe_exec *x, pipe_unit *units,
+                  zsampler *samplers)
+{
+	size_t i, n = plan->num_bins;
+	for (i = 0; i < n; i++) {
+		samplers[i].cols = &run->cols;
+		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
+		units[i].files = plan->bins[i].files;
+		units[i].num_files = plan->bins[i].num_files;
+		units[i].bytes = plan->bins[i].bytes;
+		units[i].ops = &zsampler_ops;
+		units[i].stage = &samplers[i];
+	}
+	return pipe_exec_run(x, units, n, NULL, NULL);
+}
+
+/* Sample every planned partition, then sort and write them, then commit:
+ * the stages of zorder_stages_run with this run's settings. */
+static int zorder_execute(loom_op_result *out, loom_store *store, const delta_snapshot *snap, zrun *run,
+                          const compact_plan *plan, const optimize_job *job)
+{
+	zorder_stage_params zp;
+	zp.cols = &run->cols;
+	zp.spill = &run->spill;
+	zp.loc = run->p->loc;
+	zp.cancel = run->p->cancel;
+	zp.threads = run->p->threads;
+	zp.memory_budget = run->p->memory_budget;
+	return zorder_stages_run(out, store, snap, &zp, plan, job);
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
+{
+	const zorder_params *p = run->p;
+	delta_snapshot *snap = NULL;
+	compact_plan plan;
+	optimize_job job;
+	int rc;
+
+	memset(&plan, 0, sizeof(plan));
+	memset(&job, 0, sizeof(job));
+	job.name = "Z-order";
+	job.dry_run = p->dry_run;
+	job.loc = p->loc;
+	job.cancel = p->cancel;
+	job.secrets = p->secrets;
+	job.tag_key = ZORDER_TAG;
+	job.tag_value = run->tag;
+	job.param_key = "zOrderBy";
+	job.param_value = run->param;
+	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
+		goto done;
+	/* a bad column is reported before any protocol refusal */
+	if ((rc = zorder_validate(run, snap)) < 0 || (rc = optimize_gate(snap, DELTA_OP_ZORDER, job.name)) < 0)
+		goto done;
+	if ((rc = zorder_plan(run, &plan, snap, optimize_target(p->target_size, p->loc, snap))) < 0)
+		goto done;
+	if (p->dry_run || plan.num_bins == 0) {
+		/* nothing to rewrite (maybe a killed run committed it already) */
+		if (!p->dry_run)
+			delta_log_sweep_temps(store, job.clock);
+		rc = optimize_result_plan_only(out, &plan, &job);
+	} else
+		rc = zorder_execute(out, store, snap, run, &plan, &job);
+done:
+	compact_plan_dispose(&plan);
+	delta_snapshot_free(snap);
+	return rc;
+}
+
+int zrun_init(zrun *run, const zorder_params *p)
+{
+	loom_buf tag = LOOM_BUF_INIT, param = LOOM_BUF_INIT;
+	size_t i;
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	if (p->n_columns == 0)
+		return OPS_ERR(LOOM_EINVAL, "Z-order needs at least one column");
+	if (p->n_columns > ZO_MAX_COLUMNS)
+		return OPS_ERR(LOOM_EINVAL, "Z-order by %zu columns: at most %d", p->n_columns, ZO_MAX_COLUMNS);
+	run->p = p;
+	run->n = p->n_columns;
+	run->names = p->columns;
+	run->cols.curve = p->curve == LOOM_ZORDER_CURVE_Z ? ZC_CURVE_Z : ZC_CURVE_HILBERT;
+	run->cols.bits = zorder_key_bits(run->n);
+	run->phys = loom_calloc(run->n, sizeof(char *));
+	if (!run->phys)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	run->cols.names = p->columns;
+	run->cols.phys = (const char *const *)run->phys;
+	run->cols.n = run->n;
+	rc = loom_buf_puts(&tag, run->cols.curve == ZC_CURVE_Z ? "z:" : "hilbert:");
+	if (rc == 0)
+		rc = loom_buf_putc(&param, '[');
+	for (i = 0; i < run->n && rc == 0; i++) {
+		if (i) {
+			loom_buf_putc(&tag, ',');
+			loom_buf_putc(&param, ',');
+		}
+		loom_buf_puts(&tag, p->columns[i]);
+		rc = loom_buf_put_json_string(&param, p->columns[i], strlen(p->columns[i]));
+	}
+	if (rc == 0)
+		rc = loom_buf_putc(&param, ']');
+	run->tag = tag.ptr;
+	run->param = param.ptr;
+	if (rc == 0)
+		rc = zspill_budget_init(&run->spill, p->temp_dir, (uint64_t)p->spill_limit);
+	if (rc < 0)
+		zrun_dispose(run);
+	return rc;
+}
+
+void zrun_dispose(zrun *run)
+{
+	size_t i;
+	for (i = 0; run->phys && i < run->n; i++)
+		loom_free(run->phys[i]);
+	loom_free(run->phys);
+	loom_free(run->tag);
+	loom_free(run->param);
+	memset(run, 0, sizeof(*run));
+}
+
+int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
+{
+	zrun run;
+	int rc;
+
+	if ((rc = zrun_init(&run, p)) < 0)
+		return rc;
+	rc = zorder_on_table(out, store, &run);
+	if (rc == 0) {
+		rc = loom_op_result_set_metric(out, LOOM_METRIC_ZORDER_CURVE_HILBERT, run.cols.curve == ZC_CURVE_HILBERT);
+		if (rc == 0)
+			rc = loom_op_result_set_metric(out, LOOM_METRIC_ZORDER_SPILL_BYTES, (int64_t)run.spill.used);
+	}
+	zrun_dispose(&run);
+	return rc;
+}
+
+void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc)
+{
+	memset(p, 0, sizeof(*p));
+	p->columns = opts->columns;
+	p->n_columns = opts->n_columns;
+	p->curve = opts->curve;
+	p->full = opts->full;
+	p->dry_run = opts->dry_run;
+	p->target_size = opts->target_size;
+	p->memory_budget = opts->memory_budget;
+	p->temp_dir = opts->temp_dir;
+	p->spill_limit = opts->spill_limit;
+	p->loc = loc;
+}
+
+LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                             const loom_zorder_opts *opts, const loom_cancel *cancel)
+{
+	zorder_params p;
+	ops_table t;
+	int rc;
+
+	LOOM_TRY(loom_zorder_opts_check(opts));
+	zorder_params_from_opts(&p, opts, loc);
+	p.cancel = cancel;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "z-order"));
+	p.secrets = &t.secrets;
+	rc = zorder_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "z-order");
+}

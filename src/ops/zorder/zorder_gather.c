@@ -1,0 +1,291 @@
+/* ops/zorder/zorder_gather.c - linear-time row gather for column batches. */
+#include "ops/zorder/zorder_gather.h"
+
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/threadpool.h"
+#include "util/vec.h"
+
+#define GERR(...) loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+void zg_index_dispose(zg_index *ix)
+{
+	size_t i;
+	for (i = 0; i < ix->num_columns; i++) {
+		if (ix->slot)
+			loom_free(ix->slot[i]);
+		if (ix->value)
+			loom_free(ix->value[i]);
+	}
+	loom_free(ix->slot);
+	loom_free(ix->value);
+	memset(ix, 0, sizeof(*ix));
+}
+
+size_t zg_index_bytes(const pq_batch *src)
+{
+	size_t i, total = 0;
+	for (i = 0; i < src->num_columns; i++) {
+		const pq_column *c = &src->columns[i];
+		total += (size_t)((c->max_rep > 0) + (c->max_def > 0 || c->max_rep > 0)) *
+		         (src->num_rows + 1) * sizeof(uint32_t);
+	}
+	return total;
+}
+
+int zg_index_build(zg_index *ix, const pq_batch *src)
+{
+	size_t i, s, n = src->num_rows;
+	memset(ix, 0, sizeof(*ix));
+	ix->num_columns = src->num_columns;
+	ix->slot = loom_calloc(src->num_columns ? src->num_columns : 1, sizeof(uint32_t *));
+	ix->value = loom_calloc(src->num_columns ? src->num_columns : 1, sizeof(uint32_t *));
+	if (!ix->slot || !ix->value)
+		return GERR("out of memory indexing a batch");
+	if (n >= UINT32_MAX)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "batch of %zu rows is too large to sort", n);
+	for (i = 0; i < src->num_columns; i++) {
+		const pq_column *c = &src->columns[i];
+		uint32_t *sl = NULL, *va, row = 0, vals = 0;
+		if (c->max_rep == 0 && (c->max_def == 0 || c->num_values == n))
+			continue; /* flat, no nulls: row i is value i */
+		va = loom_malloc((n + 1) * sizeof(uint32_t));
+		if (c->max_rep > 0)
+			sl = loom_malloc((n + 1) * sizeof(uint32_t));
+		ix->value[i] = va;
+		ix->slot[i] = sl;
+		if (!va || (c->max_rep > 0 && !sl))
+			return GERR("out of memory indexing a batch");
+		if (!sl) {
+			/* flat: one level per row, a value where def == max_def */
+			const int16_t *d = c->def_levels, mx = c->max_def;
+			if (c->num_levels != n)
+				return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_OPS,
+				                "column %zu has %zu rows, its batch %zu", i, c->num_levels, n);
+			for (s = 0; s < n; s++) {
+				va[s] = vals;
+				vals += d[s] == mx;
+			}
+			va[n] = vals;
+			continue;
+		}
+		for (s = 0; s < c->num_levels; s++) {
+			if (!c->rep_levels || c->rep_levels[s] == 0) {
+				if (row >= n)
+					return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_OPS,
+					                "column %zu has more rows than its batch (%zu)", i, n);
+				if (sl)
+					sl[row] = (uint32_t)s;
+				va[row] = vals;
+				row++;
+			}
+			if (!c->def_levels || c->def_levels[s] == c->max_def)
+				vals++;
+		}
+		if (row != n)
+			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_OPS,
+			                "column %zu has %u rows, its batch %zu", i, row, n);
+		if (sl)
+			sl[n] = (uint32_t)c->num_levels;
+		va[n] = vals;
+	}
+	return 0;
+}
+
+static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, const uint32_t *va,
+                         const uint32_t *rows, size_t n)
+{
+	size_t j, nlev = 0, nval = 0, nbytes = 0, w = pq_value_width(s->type, s->type_length);
+	size_t cap_def, cap_rep;
+	if (d->num_levels == 0 && d->num_values == 0) {
+		d->type = s->type;
+		d->type_length = s->type_length;
+		d->max_def = s->max_def;
+		d->max_rep = s->max_rep;
+	}
+	for (j = 0; j < n; j++) {
+		uint32_t r = rows[j];
+		size_t v0 = va ? va[r] : r, v1 = va ? va[r + 1] : r + 1;
+		nlev += sl ? sl[r + 1] - sl[r] : 1;
+		nval += v1 - v0;
+		if (s->type == PQ_BYTE_ARRAY)
+			nbytes += s->offsets[v1] - s->offsets[v0];
+	}
+	if (d->num_levels + nlev > d->levels_cap && (d->max_def > 0 || d->max_rep > 0)) {
+		size_t need = d->num_levels + nlev, nc = d->levels_cap ? d->levels_cap : 64;
+		while (nc < need)
+			nc *= 2;
+		cap_def = cap_rep = d->levels_cap;
+		if (d->max_def > 0)
+			LOOM_TRY(loom_array_grow((void **)&d->def_levels, &cap_def, nc, sizeof(int16_t)));
+		if (d->max_rep > 0)
+			LOOM_TRY(loom_array_grow((void **)&d->rep_levels, &cap_rep, nc, sizeof(int16_t)));
+		d->levels_cap = nc;
+	}
+	if (s->type == PQ_BYTE_ARRAY) {
+		if (d->data_size + nbytes > UINT32_MAX)
+			return GERR("column batch over 4 GiB of byte-array data");
+		LOOM_TRY(loom_array_grow((void **)&d->offsets, &d->offsets_cap, d->num_values + nval + 1, sizeof(uint32_t)));
+		LOOM_TRY(loom_array_grow((void **)&d->data, &d->data_cap, d->data_size + nbytes + 1, 1));
+		if (d->num_values == 0)
+			d->offsets[0] = 0;
+	} else {
+		LOOM_TRY(loom_array_grow((void **)&d->values, &d->values_cap, (d->num_values + nval) * w + 1, 1));
+	}
+	if (!sl && !va && d->def_levels) {
+		/* flat without nulls: every level is max_def, not worth a random
+		 * read each */
+		int16_t *dd = d->def_levels + d->num_levels;
+		for (j = 0; j < n; j++)
+			dd[j] = s->max_def;
+	}
+	if (!sl && s->type != PQ_BYTE_ARRAY) {
+		/* flat fixed-width: one level and at most one value per row,
+		 * copied without a memcpy call per row */
+		int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
+		uint8_t *dv = d->values + d->num_values * w;
+		size_t nv = 0, k;
+		for (j = 0; j < n; j++) {
+			uint32_t r = rows[j];
+			size_t v0 = va ? va[r] : r;
+			if (dd)
+				dd[j] = s->def_levels[r];
+			if (va && va[r + 1] == v0)
+				continue;
+			switch (w) {
+			case 8: memcpy(dv + nv * 8, s->values + v0 * 8, 8); break;
+			case 4: memcpy(dv + nv * 4, s->values + v0 * 4, 4); break;
+			case 1: dv[nv] = s->values[v0]; break;
+			default: /* INT96, FIXED_LEN_BYTE_ARRAY */
+				for (k = 0; k < w; k++)
+					dv[nv * w + k] = s->values[v0 * w + k];
+			}
+			nv++;
+		}
+		d->num_levels += n;
+		d->num_values += nv;
+		return 0;
+	}
+	if (!sl && s->type == PQ_BYTE_ARRAY) {
+		/* flat strings: one level and at most one value per row; values
+		 * are short, so copy them inline rather than call memcpy per row */
+		int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
+		uint32_t *off = d->offsets + d->num_values + 1;
+		uint8_t *out = d->data + d->data_size;
+		size_t nv = 0, pos = d->data_size;
+		for (j = 0; j < n; j++) {
+			uint32_t r = rows[j];
+			size_t v0 = va ? va[r] : r, len, k;
+			const uint8_t *from;
+			if (dd)
+				dd[j] = s->def_levels[r];
+			if (va && va[r + 1] == v0)
+				continue;
+			from = s->data + s->offsets[v0];
+			len = s->offsets[v0 + 1] - s->offsets[v0];
+			if (len > 64) {
+				memcpy(out, from, len);
+			} else {
+				for (k = 0; k + 8 <= len; k += 8)
+					memcpy(out + k, from + k, 8);
+				for (; k < len; k++)
+					out[k] = from[k];
+			}
+			out += len;
+			pos += len;
+			off[nv++] = (uint32_t)pos;
+		}
+		d->data_size = pos;
+		d->num_levels += n;
+		d->num_values += nv;
+		return 0;
+	}
+	for (j = 0; j < n; j++) {
+		uint32_t r = rows[j];
+		size_t l0 = sl ? sl[r] : r, l1 = sl ? sl[r + 1] : r + 1;
+		size_t v0 = va ? va[r] : r, v1 = va ? va[r + 1] : r + 1, v;
+		if (d->max_def > 0)
+			memcpy(d->def_levels + d->num_levels, s->def_levels + l0, (l1 - l0) * sizeof(int16_t));
+		if (d->max_rep > 0)
+			memcpy(d->rep_levels + d->num_levels, s->rep_levels + l0, (l1 - l0) * sizeof(int16_t));
+		d->num_levels += l1 - l0;
+		if (s->type == PQ_BYTE_ARRAY) {
+			size_t len = s->offsets[v1] - s->offsets[v0];
+			if (len)
+				memcpy(d->data + d->data_size, s->data + s->offsets[v0], len);
+			for (v = v0; v < v1; v++)
+				d->offsets[d->num_values + (v - v0) + 1] =
+				    (uint32_t)(d->data_size + (s->offsets[v + 1] - s->offsets[v0]));
+			d->data_size += len;
+		} else if (v1 > v0) {
+			memcpy(d->values + d->num_values * w, s->values + v0 * w, (v1 - v0) * w);
+		}
+		d->num_values += v1 - v0;
+	}
+	return 0;
+}
+
+int zg_gather(pq_batch *dst, const pq_batch *src, const zg_index *ix, const uint32_t *rows,
+              size_t n)
+{
+	size_t i;
+	if (dst->borrowed || dst->num_columns != src->num_columns)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "gather: batches do not match");
+	for (i = 0; i < src->num_columns; i++)
+		LOOM_TRY(gather_column(&dst->columns[i], &src->columns[i], ix->slot[i], ix->value[i], rows, n));
+	dst->num_rows += n;
+	return 0;
+}
+
+typedef struct gather_task {
+	pq_column *d;
+	const pq_column *s;
+	const uint32_t *sl, *va, *rows;
+	size_t n;
+	int rc;
+	loom_error err;
+} gather_task;
+
+static void gather_task_run(void *arg)
+{
+	gather_task *t = arg;
+	t->rc = gather_column(t->d, t->s, t->sl, t->va, t->rows, t->n);
+	if (t->rc < 0)
+		loom_err_copy(&t->err);
+}
+
+int zg_gather_pool(pq_batch *dst, const pq_batch *src, const zg_index *ix, const uint32_t *rows,
+                   size_t n, loom_threadpool *pool)
+{
+	gather_task *t;
+	loom_taskgroup g;
+	size_t i;
+	int rc = 0;
+	if (!pool || src->num_columns < 2)
+		return zg_gather(dst, src, ix, rows, n);
+	if (dst->borrowed || dst->num_columns != src->num_columns)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "gather: batches do not match");
+	t = loom_calloc(src->num_columns, sizeof(*t));
+	if (!t)
+		return GERR("out of memory gathering rows");
+	loom_taskgroup_init(&g, pool);
+	for (i = 0; i < src->num_columns; i++) {
+		t[i].d = &dst->columns[i];
+		t[i].s = &src->columns[i];
+		t[i].sl = ix->slot[i];
+		t[i].va = ix->value[i];
+		t[i].rows = rows;
+		t[i].n = n;
+		loom_taskgroup_run(&g, gather_task_run, &t[i]);
+	}
+	loom_taskgroup_wait(&g);
+	for (i = 0; i < src->num_columns && rc == 0; i++)
+		if (t[i].rc < 0)
+			rc = loom_err(t[i].err.code, t[i].err.klass, "%s", t[i].err.message);
+	loom_free(t);
+	if (rc == 0)
+		dst->num_rows += n;
+	return rc;
+}
