@@ -28,7 +28,7 @@ from typing import Any
 from . import _capi
 from ._capi import lib
 from .errors import check, last_error
-from .location import TableLocation, TableRef, location_from_c
+from .location import TableLocation, location_from_c
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,15 @@ class MaintenanceConfig:
     def schedules_ops(self) -> bool:
         return self.vacuum is not None or self.compact or bool(self.z_order_by)
 
+    def check_runnable(self) -> None:
+        """ValueError when the block cannot run: compact together with
+        z_order_by. The block loads either way (a step of the same file
+        may still run); it is refused where loom-py refuses it, when the
+        block itself is run."""
+        if self.compact and self.z_order_by:
+            raise ValueError("StorageConfig.maintenance: compact and z_order_by are mutually "
+                             "exclusive (Z-order already rewrites and bin-packs the files)")
+
 
 def _plain(obj: Any) -> Any:
     """Builtin containers and scalars from mappings, sequences, dataclasses,
@@ -83,7 +92,25 @@ def _plain(obj: Any) -> Any:
         return {f: _plain(getattr(obj, f)) for f in fields}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    attrs = _public_attributes(obj)
+    if attrs is not None:
+        return {k: _plain(v) for k, v in attrs.items()}
     return str(obj)
+
+
+def _public_attributes(obj: Any) -> dict[str, Any] | None:
+    """The public data attributes of a plain object (a class of the
+    caller's own, types.SimpleNamespace, a slotted class), or None for
+    objects that have none (numbers of other types, dates ...: their text
+    is used)."""
+    names: list[str] = []
+    if hasattr(obj, "__dict__") and not isinstance(obj, type):
+        names = list(vars(obj))
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    names = [n for n in dict.fromkeys(names) if not n.startswith("_") and hasattr(obj, n)]
+    return {n: getattr(obj, n) for n in names} if names else None
 
 
 def _settings(m: Any) -> Any:
@@ -131,6 +158,11 @@ def _storage_document(section: dict[str, Any]) -> dict[str, Any]:
     return {"storage": s}
 
 
+# the parts of a storage section loom reads (every other one is skipped by
+# the loader anyway)
+_SECTIONS = ("defaults", "tables", "maintenance")
+
+
 class StorageConfig:
     """A loaded storage config. Build one with :meth:`load`,
     :meth:`from_yaml`, :meth:`from_mapping` or :meth:`coerce`."""
@@ -176,8 +208,12 @@ class StorageConfig:
         if isinstance(config, Mapping):
             return cls.from_mapping(config)
         if hasattr(config, "tables") or hasattr(config, "defaults"):
-            return cls.from_mapping({"storage": _plain(config)},
-                                    f"<{type(config).__name__}>")
+            # the sections maintenance reads, from any object that has them
+            # (loom-py's StorageConfig, a caller's own class): attributes
+            # that are properties or slots are not in vars(), so each is
+            # read by name
+            section = {k: _plain(getattr(config, k)) for k in _SECTIONS if hasattr(config, k)}
+            return cls.from_mapping({"storage": section}, f"<{type(config).__name__}>")
         raise TypeError(f"config: expected a StorageConfig, a path to a storage YAML or its "
                         f"parsed mapping, got {type(config).__name__}")
 
@@ -229,11 +265,11 @@ class StorageConfig:
     def knows(self, ref: str) -> bool:
         return bool(lib.loom_config_knows(self.handle, _capi.cstr(ref)))
 
-    def locate(self, ref: str | TableRef) -> TableLocation:
+    def locate(self, ref: Any) -> TableLocation:
         """The location of a table ref: its route, else the default path.
         LoomNotFound when neither covers it; LoomValueError for a catalog
         route or a malformed ref."""
-        name = ref.ref if isinstance(ref, TableRef) else str(ref)
+        name = ref_name(ref)
         out = ctypes.POINTER(_capi.loom_table_location)()
         rc = lib.loom_config_locate(self.handle, _capi.cstr(name), byref(out))
         if rc < 0:
@@ -282,6 +318,20 @@ class StorageConfig:
         return f"StorageConfig({self.source!r})"
 
 
+def ref_name(ref: Any) -> str:
+    """The logical name of a table ref: a string, or any object with a
+    ``ref`` string attribute (libloom's TableRef, loom-py's, which has no
+    ``__str__``). TypeError for anything else: its text would name a
+    table no one configured."""
+    if isinstance(ref, str):
+        return ref
+    name = getattr(ref, "ref", None)
+    if isinstance(name, str):
+        return name
+    raise TypeError(f"table ref: expected a str or an object with a 'ref' string attribute "
+                    f"(TableRef), got {type(ref).__name__}")
+
+
 class ConfigLocator:
     """The seed's TableLocator over a config's routes (loom's own rules:
     an explicit route, else ``defaults.table_path`` + the ref with dots
@@ -290,5 +340,7 @@ class ConfigLocator:
     def __init__(self, config: StorageConfig) -> None:
         self.config = config
 
-    def locate(self, ref: TableRef | str) -> TableLocation:
+    def locate(self, ref: Any) -> TableLocation:
+        """`ref`: a TableRef (libloom's, loom-py's: anything with a ``ref``
+        string) or the name itself."""
         return self.config.locate(ref)

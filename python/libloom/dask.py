@@ -256,6 +256,7 @@ def run_from_config(config: Any, client: Any, *, tables: Sequence[str] | None = 
     maintain``): it lists and deletes, there is nothing to spread."""
     cfg = StorageConfig.coerce(config)
     m = cfg.maintenance
+    m.check_runnable()
     names = list(tables) if tables is not None else [r.name for r in cfg.tables if r.path]
     runs: list[TableRun] = []
     for name in names:

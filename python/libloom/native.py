@@ -260,6 +260,18 @@ def fill_c_result(out: Any, result: Any) -> None:
 # ---- options --------------------------------------------------------------------------
 
 
+def flag(value: Any, what: str) -> int:
+    """0 or 1 for a real ``bool``. Switches such as ``dry_run`` decide
+    whether files are deleted, so nothing else is read as one: ``None``,
+    ``0`` or ``"false"`` would otherwise pass through ``bool()`` as a
+    silent guess (``bool("false")`` is True). TypeError naming `what`."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be a bool (True or False), "
+                        f"got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+
 def vacuum_opts(retention_hours: int | None = None, dry_run: bool = True, full: bool = False,
                 retention_check: bool = True) -> _capi.loom_vacuum_opts:
     o = _capi.loom_vacuum_opts()
@@ -271,9 +283,9 @@ def vacuum_opts(retention_hours: int | None = None, dry_run: bool = True, full: 
         if retention_hours < 0:
             raise ValueError(f"retention_hours {retention_hours} is negative")
         o.retention_hours = retention_hours
-    o.dry_run = int(bool(dry_run))
-    o.full = int(bool(full))
-    o.retention_check = int(bool(retention_check))
+    o.dry_run = flag(dry_run, "dry_run")
+    o.full = flag(full, "full")
+    o.retention_check = flag(retention_check, "retention_check")
     return o
 
 
@@ -297,7 +309,7 @@ def compact_opts(target_size: int | str | None = None, dry_run: bool = False,
     o = _capi.loom_compact_opts()
     check(lib.loom_compact_opts_init(byref(o), _capi.LOOM_COMPACT_OPTS_VERSION))
     o.target_size = parse_size(target_size, "target_size")
-    o.dry_run = int(bool(dry_run))
+    o.dry_run = flag(dry_run, "dry_run")
     if filters is not None and len(filters):
         o.partition_filters = filters.ptr
         o.n_partition_filters = len(filters)
@@ -317,8 +329,8 @@ def zorder_opts(columns: CStrings, target_size: int | str | None = None,
     o.memory_budget = parse_size(memory, "memory")
     o.temp_dir = temp_dir
     o.spill_limit = parse_size(spill_limit, "spill_limit")
-    o.full = int(bool(full))
-    o.dry_run = int(bool(dry_run))
+    o.full = flag(full, "full")
+    o.dry_run = flag(dry_run, "dry_run")
     return o
 
 
@@ -521,8 +533,8 @@ def cleanup_logs(uri: str, *, location: Any = None, dry_run: bool = True, force:
                  retention_hours: int | None = None,
                  cancel: CancelToken | None = None) -> OpResult:
     """Delete expired log files (dry run by default)."""
-    o = _capi.loom_cleanup_logs_opts(_capi.LOOM_CLEANUP_LOGS_OPTS_VERSION, int(bool(dry_run)),
-                                     int(bool(force)),
+    o = _capi.loom_cleanup_logs_opts(_capi.LOOM_CLEANUP_LOGS_OPTS_VERSION,
+                                     flag(dry_run, "dry_run"), flag(force, "force"),
                                      -1 if retention_hours is None else int(retention_hours))
     return _run(lib.loom_cleanup_logs, uri, location, o, cancel)
 

@@ -168,6 +168,7 @@ class DeltaTable:
                full: bool = False, **_: Any) -> list[str]:
         """Files no retained version needs: deleted, or listed when
         `dry_run` (the default)."""
+        native.flag(enforce_retention_duration, "enforce_retention_duration")
         r = native.vacuum(self.table_uri, location=self._location(None, commit_properties),
                           retention_hours=retention_hours, dry_run=dry_run, full=full,
                           retention_check=enforce_retention_duration)

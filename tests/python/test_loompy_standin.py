@@ -134,6 +134,58 @@ class DropInBackend(LakeTest):
         self.assertEqual([(i["operation"], i.get("team")) for i in infos("raw/events", 1)],
                          [("OPTIMIZE", "lake-ops")])
 
+    def test_loompy_tableref_and_runner_over_a_storage_yaml(self) -> None:
+        """loom-py's TableRef (a dataclass with `ref` and no __str__) finds
+        the route it names in libloom's locator, and loom-py's runner with
+        NativeMaintainer over a storage YAML runs every configured table;
+        tables the locator cannot place (not configured, a catalog route)
+        are skipped by loom-py's missing-table policy, not failed."""
+        from loom.etl.storage import TableRef as LoomPyTableRef
+        lake = self.make_lake()
+        yaml_config = libloom.StorageConfig.load(self.config_path)
+        locator = yaml_config.to_path_locator()
+        self.assertEqual(locator.locate(LoomPyTableRef("raw.events")).uri, str(lake / "raw/events"))
+        # not a route: the default table_path + the ref's parts
+        self.assertEqual(locator.locate(LoomPyTableRef("gold.x")).uri, str(lake / "gold/x"))
+        with self.assertRaisesRegex(TypeError, "table ref"):
+            locator.locate(object())
+
+        before = self.fingerprints()
+        removed = self.removed_on_disk("raw/orders")
+        path = self.tmp / "storage.yaml"   # no default path: unrouted tables cannot be placed
+        path.write_text(
+            "storage:\n  tables:\n"
+            + "".join(f"    - name: {t.replace('/', '.')}\n      path: {lake / t}\n"
+                      for t in self.TABLES)
+            + "    - name: gold.revenue\n      ref: main.gold.revenue\n")
+        config = libloom.StorageConfig.load(path)
+
+        class Step(loompy.MaintenanceStep[None]):
+            operations = [
+                loompy.MaintainSchema("raw").vacuum(retention_hours=168, dry_run=False),
+                loompy.MaintainTable("staging.orders").vacuum(),
+                loompy.MaintainTable("gold.revenue").vacuum(dry_run=False),
+                loompy.MaintainTable("gold.missing").vacuum(dry_run=False),
+            ]
+
+        report = loompy.MaintenanceRunner(NativeMaintainer(), config.to_path_locator(),
+                                          config, missing_table_policy="skip").run(Step)
+        report.raise_if_errors()
+        results = {r.table_ref: r for r in report.results}
+        self.assertEqual(list(results), ["raw.events", "raw.orders", "staging.orders",
+                                         "gold.revenue", "gold.missing"])
+        for ref in ("raw.events", "raw.orders", "staging.orders"):
+            self.assertIsInstance(results[ref].vacuum, loompy.VacuumResult, ref)
+        for ref in ("gold.revenue", "gold.missing"):   # loom-py's "skipped": no ops, no error
+            self.assertEqual((results[ref].op_results, results[ref].error), ({}, None), ref)
+        self.assertEqual(sorted(results["raw.orders"].vacuum.files_deleted), sorted(removed))
+        self.assertEqual(self.removed_on_disk("raw/orders"), [])   # the oracle agrees
+        self.assert_unchanged_rows(before)
+        # under loom-py's "error" policy the first unplaceable table raises
+        with self.assertRaises(libloom.LoomError):
+            loompy.MaintenanceRunner(NativeMaintainer(), config.to_path_locator(), config,
+                                     missing_table_policy="error").run(Step)
+
     def test_storage_options_reach_loom(self) -> None:
         """The location's storage_options reach the C operation: it opens
         the table's store with them and masks every message it returns

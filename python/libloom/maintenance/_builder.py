@@ -11,7 +11,11 @@ where it is written, not in the middle of a nightly run):
   size, a Z-order column listed twice, an unknown curve: ValueError (loom's
   rules, with the C library's message);
 * a non-string ref, a column list given as a bare string, a non-integer
-  retention: TypeError.
+  retention, a switch (``dry_run``, ``full``, ``retention_check``) that is
+  not a ``bool``: TypeError. ``dry_run=None`` or ``dry_run=0`` must not
+  become a real vacuum, nor ``dry_run="false"`` a dry run.
+
+Every message starts with the declaration (``MaintainTable('raw.x'): ...``).
 
 Tables are expanded by the C library (``loom_decl_resolve``): a schema
 prefix "raw" matches the ``tables[]`` routes "raw.events" and "raw.a.b",
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._capi import lib
 from ..errors import LoomValueError
-from ..native import column_list, parse_size
+from ..native import column_list, flag, parse_size
 from . import _cbridge
 from ._specs import CompactSpec, MaintenanceSpec, VacuumSpec, ZOrderSpec
 
@@ -66,8 +70,18 @@ class _Declaration:
             _cbridge.free_op(_cbridge.builtin_op(spec))   # the C option checks
         except LoomValueError as exc:
             raise ValueError(f"{self._owner()}: {exc.message}") from None
+        except (TypeError, ValueError) as exc:   # the binding's own checks
+            raise type(exc)(f"{self._owner()}: {exc}") from None
         self._ops.append(spec)
         return self
+
+    def _flags(self, **switches: Any) -> None:
+        """TypeError (naming the argument) unless every switch is a bool."""
+        for what, value in switches.items():
+            try:
+                flag(value, what)
+            except TypeError as exc:
+                raise TypeError(f"{self._owner()}: {exc}") from None
 
     # ---- fluent setters -------------------------------------------------------------
 
@@ -91,6 +105,7 @@ class _Declaration:
                                             not isinstance(retention_hours, int)):
             raise TypeError(f"{self._owner()}: retention_hours must be an int or None, "
                             f"got {type(retention_hours).__name__}")
+        self._flags(dry_run=dry_run, full=full, retention_check=retention_check)
         return self._add(VacuumSpec(retention_hours=retention_hours, dry_run=dry_run, full=full,
                                     retention_check=retention_check))
 
@@ -116,6 +131,7 @@ class _Declaration:
             spill_limit: (loom) most bytes the spill files may take.
             full: (loom) also rewrite partitions already clustered.
         """
+        self._flags(full=full)
         cols = column_list(columns, f"{self._owner()}: z_order_by")
         if not cols:
             raise ValueError(f"{self._owner()}: z_order_by requires at least one column")

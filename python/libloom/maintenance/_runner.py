@@ -258,8 +258,16 @@ class MaintenanceRunner:
     def run_from_config(self) -> MaintenanceReport:
         """Execute maintenance using the config's ``maintenance`` block: its
         vacuum / compact / z_order_by over the tables of its schemas (every
-        route when it lists none). An empty report (with a warning saying
-        why) when there is no block or it schedules nothing."""
+        route when it lists none). Schemas with no operation: one result per
+        table they match, with no op_results (as loom-py). An empty report
+        (with a warning saying why) when there is no block, or it has
+        neither schemas nor operations.
+
+        Raises:
+            ValueError: the block schedules both compact and z_order_by
+                (the config loads; the block cannot run).
+        """
+        self._config.maintenance.check_runnable()
         if self._native and self._locator is None:
             return self._run("maintenance", None, lib.loom_runner_run_from_config)
         mc = self._config.maintenance

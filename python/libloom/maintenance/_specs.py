@@ -148,6 +148,16 @@ class OperationDeclaration(Protocol):
 # ---- specs ------------------------------------------------------------------------------
 
 
+def _check_flags(spec: Any, *names: str) -> None:
+    """TypeError when a switch of `spec` is not a bool (see native.flag)."""
+    from ..native import flag
+    for name in names:
+        try:
+            flag(getattr(spec, name), name)
+        except TypeError as exc:
+            raise TypeError(f"{type(spec).__name__}: {exc}") from None
+
+
 @dataclass(frozen=True)
 class VacuumSpec:
     """Parameters for a VACUUM operation.
@@ -160,8 +170,13 @@ class VacuumSpec:
             deleting them. Set ``dry_run=False`` explicitly in production.
         full: When True, also deletes every file under the table directory
             that the Delta log does not reference and that is older than the
-            retention; only names starting with an underscore are kept.
+            retention; names starting with an underscore or a dot are kept
+            (Spark's rule: ``.``-files are hidden, e.g. ``.crc`` files and
+            the stores' markers).
         retention_check: (loom) refuse a retention below the table's.
+
+    The switches must be real bools (TypeError otherwise): ``dry_run=None``
+    would otherwise delete files.
     """
 
     name: ClassVar[str] = "vacuum"
@@ -169,6 +184,9 @@ class VacuumSpec:
     dry_run: bool = True
     full: bool = False
     retention_check: bool = True
+
+    def __post_init__(self) -> None:
+        _check_flags(self, "dry_run", "full", "retention_check")
 
     def execute(self, maintainer: DeltaTableMaintainer, uri: str,
                 location: TableLocation) -> VacuumResult:
@@ -216,6 +234,9 @@ class ZOrderSpec:
     temp_dir: str | None = None
     spill_limit: int | str | None = None
     full: bool = False
+
+    def __post_init__(self) -> None:
+        _check_flags(self, "full")
 
     def execute(self, maintainer: DeltaTableMaintainer, uri: str,
                 location: TableLocation) -> OptimizeResult:
