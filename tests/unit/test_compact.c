@@ -157,8 +157,8 @@ TEST(concurrent_delete_fails_cleanly)
 	         "{\"remove\":{\"path\":\"part-00000-2befed33-c358-4768-a43c-3eda0d2a499d-c000.snappy.parquet\","
 	         "\"deletionTimestamp\":1,\"dataChange\":true}}\n";
 	default_params(&p, 64LL << 20);
-	p.before_commit = commit_winner;
-	p.hook_ctx = &r;
+	p.common.before_commit = commit_winner;
+	p.common.hook_ctx = &r;
 	CHECK_ERR(compact_run(&out, s, &p), LOOM_ECONFLICT);
 	CHECK_INT(r.rc, 0);
 	CHECK_INT(latest_version(s), 5);          /* only the winner */
@@ -188,8 +188,8 @@ TEST(concurrent_append_does_not_conflict)
 	         "{\"add\":{\"path\":\"appended.parquet\",\"partitionValues\":{},\"size\":1,"
 	         "\"modificationTime\":1,\"dataChange\":true}}\n";
 	default_params(&p, 64LL << 20);
-	p.before_commit = commit_winner;
-	p.hook_ctx = &r;
+	p.common.before_commit = commit_winner;
+	p.common.hook_ctx = &r;
 	CHECK_OK(compact_run(&out, s, &p));
 	CHECK_INT(r.rc, 0);
 	CHECK_INT(out.num_files_removed, 5);
@@ -217,7 +217,7 @@ TEST(dry_run_writes_nothing)
 	before = count_parquet(dir);
 	memset(&out, 0, sizeof(out));
 	default_params(&p, 64LL << 20);
-	p.dry_run = 1;
+	p.common.dry_run = 1;
 	CHECK_OK(compact_run(&out, s, &p));
 	CHECK_INT(loom_op_result_metric(&out, "filesRemoved.totalFiles", -1), 5);
 	CHECK_INT(loom_op_result_metric(&out, "numBins", -1), 1);

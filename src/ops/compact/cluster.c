@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "delta/log_temps.h"
 #include "delta/props.h"
 #include "delta/protocol.h"
 #include "ops/optimize/optimize.h"
@@ -263,54 +262,53 @@ done:
 	return 0;
 }
 
-/* ---- the run -------------------------------------------------------------- */
+/* ---- the run: the clustering flavour of the OPTIMIZE driver --------------- */
 
-int cluster_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
-                const compact_params *p)
+typedef struct cluster_ctx {
+	const compact_params *p;
+	loom_buf by;                  /* ["a","b"]: the clustering columns' names */
+	char **ids;                   /* the plan's ZCube ids, one per bin */
+} cluster_ctx;
+
+/* After the gate: the columns, their JSON list, the ZCube plan. */
+static int cluster_flavour_plan(void *ctx, compact_plan *plan, const delta_snapshot *snap, int64_t target)
 {
+	cluster_ctx *c = ctx;
 	const delta_table_domains *d = &snap->sysdom;
-	compact_plan plan;
-	optimize_job job;
-	zorder_columns cols;
-	zspill_budget spill;
-	zorder_stage_params zp;
-	loom_buf by = LOOM_BUF_INIT;
-	char **ids = NULL;
 	size_t i;
 	int rc;
 
-	memset(&plan, 0, sizeof(plan));
+	if (c->p->n_partition_filters)
+		return OPS_ERR(LOOM_EINVAL, "partition filters on a clustered table, which has no partitions");
 	LOOM_TRY(check_columns(snap));
-	rc = loom_buf_putc(&by, '[');
+	rc = loom_buf_putc(&c->by, '[');
 	for (i = 0; i < d->num_clustering_columns && rc == 0; i++) {
 		if (i)
-			loom_buf_putc(&by, ',');
-		rc = loom_buf_put_json_string(&by, d->clustering_logical[i], strlen(d->clustering_logical[i]));
+			loom_buf_putc(&c->by, ',');
+		rc = loom_buf_put_json_string(&c->by, d->clustering_logical[i], strlen(d->clustering_logical[i]));
 	}
 	if (rc == 0)
-		rc = loom_buf_putc(&by, ']');
+		rc = loom_buf_putc(&c->by, ']');
 	if (rc < 0)
-		goto done;
-	memset(&job, 0, sizeof(job));
-	job.name = "clustering";
-	job.dry_run = p->dry_run;
-	job.loc = p->loc;
-	job.clock = p->clock;
-	job.cancel = p->cancel;
-	job.secrets = p->secrets;
-	job.before_commit = p->before_commit;
-	job.hook_ctx = p->hook_ctx;
-	job.clustering_provider = CLUSTER_PROVIDER;
-	job.cluster_by = by.ptr;
-	if ((rc = plan_build(&plan, &ids, snap, optimize_target(p->target_size, p->loc, snap), by.ptr)) < 0)
-		goto done;
-	job.zcube_ids = ids;
-	if (p->dry_run || plan.num_bins == 0) {
-		if (!p->dry_run)
-			delta_log_sweep_temps(store, p->clock);
-		rc = optimize_result_plan_only(out, &plan, &job);
-		goto done;
-	}
+		return rc;
+	return plan_build(plan, &c->ids, snap, target, c->by.ptr);
+}
+
+/* Each bin through the Z-order stages on the clustering columns. */
+static int cluster_flavour_execute(void *ctx, loom_op_result *out, loom_store *store,
+                                   const delta_snapshot *snap, const compact_plan *plan,
+                                   const optimize_job *job)
+{
+	cluster_ctx *c = ctx;
+	const delta_table_domains *d = &snap->sysdom;
+	optimize_job cjob = *job;
+	zorder_columns cols;
+	zspill_budget spill;
+	zorder_stage_params zp;
+
+	cjob.clustering_provider = CLUSTER_PROVIDER;
+	cjob.cluster_by = c->by.ptr;
+	cjob.zcube_ids = c->ids;
 	/* Spark clusters with the Hilbert curve (MultiDimClustering) */
 	memset(&cols, 0, sizeof(cols));
 	cols.names = d->clustering_logical;
@@ -318,20 +316,35 @@ int cluster_run(loom_op_result *out, loom_store *store, const delta_snapshot *sn
 	cols.n = d->num_clustering_columns;
 	cols.curve = ZC_CURVE_HILBERT;
 	cols.bits = zorder_key_bits(cols.n);
-	if ((rc = zspill_budget_init(&spill, NULL, 0)) < 0)
-		goto done;
+	LOOM_TRY(zspill_budget_init(&spill, NULL, 0));
 	memset(&zp, 0, sizeof(zp));
 	zp.cols = &cols;
 	zp.spill = &spill;
-	zp.loc = p->loc;
-	zp.cancel = p->cancel;
-	zp.threads = p->threads;
-	rc = zorder_stages_run(out, store, snap, &zp, &plan, &job);
-done:
-	for (i = 0; ids && ids[i]; i++)
-		loom_free(ids[i]);
-	loom_free(ids);
-	compact_plan_dispose(&plan);
-	loom_buf_dispose(&by);
+	zp.loc = c->p->common.loc;
+	zp.cancel = c->p->common.cancel;
+	zp.threads = c->p->threads;
+	return zorder_stages_run(out, store, snap, &zp, plan, &cjob);
+}
+
+static const optimize_flavour cluster_flavour = {
+	DELTA_OP_COMPACT, NULL, cluster_flavour_plan, cluster_flavour_execute,
+};
+
+int cluster_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                const compact_params *p)
+{
+	cluster_ctx c;
+	optimize_job job;
+	size_t i;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	optimize_job_init(&job, "clustering", &p->common);
+	rc = optimize_run(out, store, snap, &cluster_flavour, &c, &job, p->target_size);
+	for (i = 0; c.ids && c.ids[i]; i++)
+		loom_free(c.ids[i]);
+	loom_free(c.ids);
+	loom_buf_dispose(&c.by);
 	return rc;
 }

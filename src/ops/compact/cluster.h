@@ -35,7 +35,8 @@
  * clustering column). */
 int cluster_applies(const delta_snapshot *snap);
 
-/* Cluster the table (snap loaded and gated by the caller). LOOM_EUNSUPPORTED
+/* Cluster the table (snap loaded by the caller) through the OPTIMIZE
+ * driver (ops/optimize/optimize.h), which gates it. LOOM_EUNSUPPORTED
  * when a clustering column is missing from the schema, has no order, or
  * is left out of the Delta stats by the table's data skipping settings
  * (the protocol requires stats on every clustering column). */

@@ -7,7 +7,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "delta/log_temps.h"
 #include "delta/protocol.h"
 #include "ops/compact/cluster.h"
 #include "ops/location.h"
@@ -70,81 +69,77 @@ size_t compact_group_units(const compact_plan *plan, size_t workers, pipe_unit *
 	return n;
 }
 
-int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
+/* The compaction flavour of the OPTIMIZE driver (ops/optimize/optimize.h). */
+
+static int compact_flavour_plan(void *ctx, compact_plan *plan, const delta_snapshot *snap, int64_t target)
 {
-	delta_snapshot *snap = NULL;
-	compact_plan plan;
+	const compact_params *p = ctx;
+	return compact_plan_build(plan, snap, target, p->partition_filters, p->n_partition_filters);
+}
+
+/* Every bin through reader -> writer, bins of a partition grouped into
+ * units, then the commit. */
+static int compact_flavour_execute(void *ctx, loom_op_result *out, loom_store *store,
+                                   const delta_snapshot *snap, const compact_plan *plan,
+                                   const optimize_job *job)
+{
+	const compact_params *p = ctx;
 	pipe_settings set;
 	pipe_exec *x = NULL;
 	pipe_unit *units = NULL;
-	optimize_job job;
 	progress_state ps;
 	size_t i, nunits = 0;
 	int rc;
 
-	memset(&plan, 0, sizeof(plan));
-	memset(&job, 0, sizeof(job));
-	job.name = "compaction";
-	job.dry_run = p->dry_run;
-	job.loc = p->loc;
-	job.clock = p->clock;
-	job.cancel = p->cancel;
-	job.predicates = p->partition_filters;
-	job.n_predicates = p->n_partition_filters;
-	job.secrets = p->secrets;
-	job.before_commit = p->before_commit;
-	job.hook_ctx = p->hook_ctx;
-	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
-		goto done;
-	if ((rc = optimize_gate(snap, DELTA_OP_COMPACT, job.name)) < 0)
-		goto done;
-	if (cluster_applies(snap)) {
-		/* a clustered table is compacted by clustering it (ops/compact/cluster.h) */
-		if (p->n_partition_filters)
-			rc = OPS_ERR(LOOM_EINVAL, "partition filters on a clustered table, which has no partitions");
-		else
-			rc = cluster_run(out, store, snap, p);
-		goto done;
-	}
-	rc = compact_plan_build(&plan, snap, optimize_target(p->target_size, p->loc, snap),
-	                        p->partition_filters, p->n_partition_filters);
-	if (rc < 0)
-		goto done;
-	if (p->dry_run || plan.num_bins == 0) {
-		/* nothing to rewrite (maybe a killed run committed it already) */
-		if (!p->dry_run)
-			delta_log_sweep_temps(store, p->clock);
-		rc = optimize_result_plan_only(out, &plan, &job);
-		goto done;
-	}
-	if ((rc = pipe_settings_init(&set, store, snap, p->loc)) < 0)
-		goto done;
-	set.cancel = p->cancel;
-	set.file_bytes = (uint64_t)plan.target;
+	if ((rc = pipe_settings_init(&set, store, snap, p->common.loc)) < 0)
+		return rc;
+	set.cancel = p->common.cancel;
+	set.file_bytes = (uint64_t)plan->target;
 	if (p->copy_row_group_min_size == LOOM_COPY_ROW_GROUPS_OFF)
 		set.copy_min_bytes = 0;
 	else if (p->copy_row_group_min_size > 0)
 		set.copy_min_bytes = (uint64_t)p->copy_row_group_min_size;
-	units = loom_calloc(plan.num_bins, sizeof(*units));
-	if (!units) {
-		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
-		goto done;
-	}
+	units = loom_calloc(plan->num_bins, sizeof(*units));
+	if (!units)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	if ((rc = pipe_exec_new(&x, &set, p->threads, 0)) < 0)
 		goto done;
-	nunits = compact_group_units(&plan, pipe_exec_workers(x), units);
+	nunits = compact_group_units(plan, pipe_exec_workers(x), units);
 	memset(&ps, 0, sizeof(ps));
 	ps.p = p;
-	ps.bytes_total = plan.bytes_in_bins;
+	ps.bytes_total = plan->bytes_in_bins;
 	atomic_init(&ps.bytes_done, 0);
-	rc = optimize_execute_commit(out, store, snap, &plan, x, units, nunits, &job,
+	rc = optimize_execute_commit(out, store, snap, plan, x, units, nunits, job,
 	                             p->progress ? on_unit_done : NULL, &ps);
 done:
 	pipe_exec_free(x);
-	for (i = 0; units && i < nunits; i++)
+	for (i = 0; i < nunits; i++)
 		pipe_result_dispose(&units[i].result);
 	loom_free(units);
-	compact_plan_dispose(&plan);
+	return rc;
+}
+
+static const optimize_flavour compact_flavour = {
+	DELTA_OP_COMPACT, NULL, compact_flavour_plan, compact_flavour_execute,
+};
+
+int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
+{
+	delta_snapshot *snap = NULL;
+	optimize_job job;
+	int rc;
+
+	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
+		return rc;
+	if (cluster_applies(snap)) {
+		/* a clustered table is compacted by clustering it (ops/compact/cluster.h) */
+		rc = cluster_run(out, store, snap, p);
+	} else {
+		optimize_job_init(&job, "compaction", &p->common);
+		job.predicates = p->partition_filters;
+		job.n_predicates = p->n_partition_filters;
+		rc = optimize_run(out, store, snap, &compact_flavour, (void *)p, &job, p->target_size);
+	}
 	delta_snapshot_free(snap);
 	return rc;
 }
@@ -162,16 +157,16 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_t
 	LOOM_TRY(loom_compact_opts_check(opts));
 	memset(&p, 0, sizeof(p));
 	p.target_size = opts->target_size;
-	p.dry_run = opts->dry_run;
+	p.common.dry_run = opts->dry_run;
 	p.partition_filters = opts->partition_filters;
 	p.n_partition_filters = opts->n_partition_filters;
-	p.loc = loc;
-	p.cancel = cancel;
+	p.common.loc = loc;
+	p.common.cancel = cancel;
 	p.progress = opts->progress;
 	p.progress_ctx = opts->progress_ctx;
 	p.copy_row_group_min_size = opts->copy_row_group_min_size;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "compact"));
-	p.secrets = &t.secrets;
+	p.common.secrets = &t.secrets;
 	rc = compact_run(out, t.store, &p);
 	return ops_table_close(&t, rc, "compact");
 }

@@ -26,20 +26,15 @@
 #define COMPACT_MAX_DELETED_RATIO 0.05
 
 typedef struct compact_params {
+	/* dry run, location, clock, cancel, secrets; its before_commit test
+	 * hook is called after the new files are written, right before the
+	 * commit (a test commits a concurrent change there) */
+	optimize_common common;
 	int64_t target_size;              /* 0: loc, table property, default */
-	int dry_run;
 	const char *const *partition_filters; /* "col=value", ANDed */
 	size_t n_partition_filters;
-	const loom_table_location *loc;   /* may be NULL */
-	const loom_secrets *secrets;      /* masked in commitInfo; may be NULL */
-	const loom_cancel *cancel;        /* may be NULL */
 	size_t threads;                   /* 0: one per CPU */
 	int64_t copy_row_group_min_size;  /* loom_compact_opts' field */
-	const loom_clock *clock;          /* NULL: system */
-	/* Test hook: called after the new files are written, right before the
-	 * commit (a test commits a concurrent change there). */
-	void (*before_commit)(void *ctx);
-	void *hook_ctx;
 	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
 	                 int64_t bytes_done, int64_t bytes_total);
 	void *progress_ctx;

@@ -190,7 +190,7 @@ static int plan_zorder(char **out, const char *uri, loom_store *store, const loo
 
 	memset(&plan, 0, sizeof(plan));
 	zorder_params_from_opts(&zp, opts, loc);
-	zp.dry_run = 0;
+	zp.common.dry_run = 0;
 	LOOM_TRY(zrun_init(&run, &zp));
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
 		goto done;
@@ -206,8 +206,8 @@ static int plan_zorder(char **out, const char *uri, loom_store *store, const loo
 	conf = json_object();
 	cols = json_array();
 	samples = json_array();
-	for (i = 0; i < run.n; i++)
-		json_array_append_new(cols, json_string(run.names[i]));
+	for (i = 0; i < run.cols.n; i++)
+		json_array_append_new(cols, json_string(run.cols.names[i]));
 	json_object_set_new(conf, "columns", cols);
 	json_object_set_new(conf, "curve", json_string(run.cols.curve == ZC_CURVE_Z ? "z" : "hilbert"));
 	json_object_set_new(conf, "full", json_boolean(opts->full));
@@ -227,7 +227,7 @@ static int plan_zorder(char **out, const char *uri, loom_store *store, const loo
 		if ((rc = pipe_exec_new(&x, &set, 0,
 		                        opts->memory_budget > 0 ? opts->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
 			goto done;
-		if ((rc = zorder_sample(&run, &plan, x, units, samplers)) < 0)
+		if ((rc = zorder_sample(&run.cols, &plan, x, units, samplers)) < 0)
 			goto done;
 		for (i = 0; i < n && rc == 0; i++) {
 			const compact_bin *b = &plan.bins[i];

@@ -75,6 +75,45 @@ typedef struct optimize_job {
 	void *hook_ctx;
 } optimize_job;
 
+/* What every flavour's caller sets the same way (a flavour's own
+ * parameters keep these fields under the same names). */
+typedef struct optimize_common {
+	int dry_run;
+	const loom_table_location *loc;   /* may be NULL */
+	const loom_clock *clock;          /* NULL: system */
+	const loom_cancel *cancel;
+	const loom_secrets *secrets;      /* may be NULL */
+	void (*before_commit)(void *ctx); /* test hook, or NULL */
+	void *hook_ctx;
+} optimize_common;
+
+/* A job named `name` (a flavour then sets its tags and parameters). */
+void optimize_job_init(optimize_job *job, const char *name, const optimize_common *c);
+
+/* ---- the driver (ops/optimize/optimize_run.c) -----------------------------
+ *
+ * One run of any OPTIMIZE on a loaded snapshot:
+ *
+ *     check    the flavour's arguments against the table (optional)
+ *     gate     the protocol gate for the flavour's operation
+ *     plan     the flavour's units of work at the target size
+ *     execute  the flavour's stages over the plan, ending in
+ *              optimize_execute_commit; skipped for a dry run or an
+ *              empty plan, which report the plan only
+ *
+ * `ctx` is the flavour's own state, passed to each step. */
+typedef struct optimize_flavour {
+	int op;                           /* DELTA_OP_* for the gate */
+	int (*check)(void *ctx, const delta_snapshot *snap);
+	int (*plan)(void *ctx, compact_plan *plan, const delta_snapshot *snap, int64_t target);
+	int (*execute)(void *ctx, loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+	               const compact_plan *plan, const optimize_job *job);
+} optimize_flavour;
+
+/* `target_size`: the requested size, or 0 (see optimize_target). */
+int optimize_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                 const optimize_flavour *fl, void *ctx, const optimize_job *job, int64_t target_size);
+
 /* The target size: requested (> 0), else the location's, else the
  * table's delta.targetFileSize, else COMPACT_DEFAULT_TARGET. */
 #define COMPACT_DEFAULT_TARGET (100LL * 1024 * 1024)

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "delta/log_temps.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
 #include "loom/metrics.h"
@@ -135,7 +134,7 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 			if (i)
 				loom_buf_puts(&list, ", ");
 			loom_buf_puts(&list, one.ptr ? one.ptr : "");
-			if (i >= run->n || !one.ptr || strcmp(one.ptr, run->phys[i]) != 0)
+			if (i >= run->cols.n || !one.ptr || strcmp(one.ptr, run->cols.phys[i]) != 0)
 				same = 0;
 			loom_buf_dispose(&one);
 		}
@@ -143,7 +142,7 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 		same = 0;
 	}
 	json_decref(root);
-	if (same && n == run->n && n > 0) {
+	if (same && n == run->cols.n && n > 0) {
 		loom_buf_dispose(&list);
 		return 0;
 	}
@@ -161,10 +160,10 @@ static int check_clustering(const delta_snapshot *snap, const zrun *run)
 int zorder_validate(zrun *run, const delta_snapshot *snap)
 {
 	size_t i;
-	for (i = 0; i < run->n; i++) {
+	for (i = 0; i < run->cols.n; i++) {
 		loom_free(run->phys[i]);
 		run->phys[i] = NULL;
-		LOOM_TRY(resolve_column(snap, run->names[i], &run->phys[i]));
+		LOOM_TRY(resolve_column(snap, run->cols.names[i], &run->phys[i]));
 	}
 	return check_clustering(snap, run);
 }
@@ -259,16 +258,7 @@ int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapsh
 	                        zp->memory_budget > 0 ? zp->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
 		goto done;
 	/* pass 1: the key columns of each bin, sampled */
-	for (i = 0; i < n; i++) {
-		samplers[i].cols = zp->cols;
-		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
-		units[i].files = plan->bins[i].files;
-		units[i].num_files = plan->bins[i].num_files;
-		units[i].bytes = plan->bins[i].bytes;
-		units[i].ops = &zsampler_ops;
-		units[i].stage = &samplers[i];
-	}
-	if ((rc = pipe_exec_run(x, units, n, NULL, NULL)) < 0)
+	if ((rc = zorder_sample(zp->cols, plan, x, units, samplers)) < 0)
 		goto done;
 	/* pass 2: every column, sorted by key, written */
 	for (i = 0; i < n; i++) {
@@ -297,12 +287,12 @@ done:
 	return rc;
 }
 
-int zorder_sample(const zrun *run, const compact_plan *plan, pipe_exec *x, pipe_unit *units,
+int zorder_sample(const zorder_columns *cols, const compact_plan *plan, pipe_exec *x, pipe_unit *units,
                   zsampler *samplers)
 {
 	size_t i, n = plan->num_bins;
 	for (i = 0; i < n; i++) {
-		samplers[i].cols = &run->cols;
+		samplers[i].cols = cols;
 		samplers[i].seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(i + 1);
 		units[i].files = plan->bins[i].files;
 		units[i].num_files = plan->bins[i].num_files;
@@ -313,58 +303,53 @@ int zorder_sample(const zrun *run, const compact_plan *plan, pipe_exec *x, pipe_
 	return pipe_exec_run(x, units, n, NULL, NULL);
 }
 
+/* ---- the Z-order flavour of the OPTIMIZE driver (ops/optimize/optimize.h) ---- */
+
+static int zorder_flavour_check(void *ctx, const delta_snapshot *snap)
+{
+	return zorder_validate(ctx, snap);
+}
+
+static int zorder_flavour_plan(void *ctx, compact_plan *plan, const delta_snapshot *snap, int64_t target)
+{
+	return zorder_plan(ctx, plan, snap, target);
+}
+
 /* Sample every planned partition, then sort and write them, then commit:
  * the stages of zorder_stages_run with this run's settings. */
-static int zorder_execute(loom_op_result *out, loom_store *store, const delta_snapshot *snap, zrun *run,
-                          const compact_plan *plan, const optimize_job *job)
+static int zorder_flavour_execute(void *ctx, loom_op_result *out, loom_store *store,
+                                  const delta_snapshot *snap, const compact_plan *plan,
+                                  const optimize_job *job)
 {
+	zrun *run = ctx;
 	zorder_stage_params zp;
 	zp.cols = &run->cols;
 	zp.spill = &run->spill;
-	zp.loc = run->p->loc;
-	zp.cancel = run->p->cancel;
+	zp.loc = run->p->common.loc;
+	zp.cancel = run->p->common.cancel;
 	zp.threads = run->p->threads;
 	zp.memory_budget = run->p->memory_budget;
 	return zorder_stages_run(out, store, snap, &zp, plan, job);
 }
 
-/* ---- entry points -------------------------------------------------------- */
+static const optimize_flavour zorder_flavour = {
+	DELTA_OP_ZORDER, zorder_flavour_check, zorder_flavour_plan, zorder_flavour_execute,
+};
 
 static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 {
-	const zorder_params *p = run->p;
 	delta_snapshot *snap = NULL;
-	compact_plan plan;
 	optimize_job job;
 	int rc;
 
-	memset(&plan, 0, sizeof(plan));
-	memset(&job, 0, sizeof(job));
-	job.name = "Z-order";
-	job.dry_run = p->dry_run;
-	job.loc = p->loc;
-	job.cancel = p->cancel;
-	job.secrets = p->secrets;
+	optimize_job_init(&job, "Z-order", &run->p->common);
 	job.tag_key = ZORDER_TAG;
 	job.tag_value = run->tag;
 	job.param_key = "zOrderBy";
 	job.param_value = run->param;
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
-		goto done;
-	/* a bad column is reported before any protocol refusal */
-	if ((rc = zorder_validate(run, snap)) < 0 || (rc = optimize_gate(snap, DELTA_OP_ZORDER, job.name)) < 0)
-		goto done;
-	if ((rc = zorder_plan(run, &plan, snap, optimize_target(p->target_size, p->loc, snap))) < 0)
-		goto done;
-	if (p->dry_run || plan.num_bins == 0) {
-		/* nothing to rewrite (maybe a killed run committed it already) */
-		if (!p->dry_run)
-			delta_log_sweep_temps(store, job.clock);
-		rc = optimize_result_plan_only(out, &plan, &job);
-	} else
-		rc = zorder_execute(out, store, snap, run, &plan, &job);
-done:
-	compact_plan_dispose(&plan);
+		return rc;
+	rc = optimize_run(out, store, snap, &zorder_flavour, run, &job, run->p->target_size);
 	delta_snapshot_free(snap);
 	return rc;
 }
@@ -381,20 +366,18 @@ int zrun_init(zrun *run, const zorder_params *p)
 	if (p->n_columns > ZO_MAX_COLUMNS)
 		return OPS_ERR(LOOM_EINVAL, "Z-order by %zu columns: at most %d", p->n_columns, ZO_MAX_COLUMNS);
 	run->p = p;
-	run->n = p->n_columns;
-	run->names = p->columns;
 	run->cols.curve = p->curve == LOOM_ZORDER_CURVE_Z ? ZC_CURVE_Z : ZC_CURVE_HILBERT;
-	run->cols.bits = zorder_key_bits(run->n);
-	run->phys = loom_calloc(run->n, sizeof(char *));
+	run->cols.bits = zorder_key_bits(p->n_columns);
+	run->phys = loom_calloc(p->n_columns, sizeof(char *));
 	if (!run->phys)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	run->cols.names = p->columns;
 	run->cols.phys = (const char *const *)run->phys;
-	run->cols.n = run->n;
+	run->cols.n = p->n_columns;
 	rc = loom_buf_puts(&tag, run->cols.curve == ZC_CURVE_Z ? "z:" : "hilbert:");
 	if (rc == 0)
 		rc = loom_buf_putc(&param, '[');
-	for (i = 0; i < run->n && rc == 0; i++) {
+	for (i = 0; i < run->cols.n && rc == 0; i++) {
 		if (i) {
 			loom_buf_putc(&tag, ',');
 			loom_buf_putc(&param, ',');
@@ -416,7 +399,7 @@ int zrun_init(zrun *run, const zorder_params *p)
 void zrun_dispose(zrun *run)
 {
 	size_t i;
-	for (i = 0; run->phys && i < run->n; i++)
+	for (i = 0; run->phys && i < run->cols.n; i++)
 		loom_free(run->phys[i]);
 	loom_free(run->phys);
 	loom_free(run->tag);
@@ -448,12 +431,12 @@ void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, con
 	p->n_columns = opts->n_columns;
 	p->curve = opts->curve;
 	p->full = opts->full;
-	p->dry_run = opts->dry_run;
+	p->common.dry_run = opts->dry_run;
 	p->target_size = opts->target_size;
 	p->memory_budget = opts->memory_budget;
 	p->temp_dir = opts->temp_dir;
 	p->spill_limit = opts->spill_limit;
-	p->loc = loc;
+	p->common.loc = loc;
 }
 
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
@@ -465,9 +448,9 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_ta
 
 	LOOM_TRY(loom_zorder_opts_check(opts));
 	zorder_params_from_opts(&p, opts, loc);
-	p.cancel = cancel;
+	p.common.cancel = cancel;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "z-order"));
-	p.secrets = &t.secrets;
+	p.common.secrets = &t.secrets;
 	rc = zorder_run(out, t.store, &p);
 	return ops_table_close(&t, rc, "z-order");
 }

@@ -20,18 +20,16 @@
 #define ZORDER_TAG "loom.zorder"
 
 typedef struct zorder_params {
+	optimize_common common;       /* dry run, location, cancel, secrets */
 	const char *const *columns;
 	size_t n_columns;
 	int curve;                    /* loom_zorder_curve */
-	int full, dry_run;
+	int full;
 	int64_t target_size;          /* 0: loc, table property, default */
 	int64_t memory_budget;        /* 0: ZORDER_DEFAULT_BUDGET */
 	const char *temp_dir;         /* spills; NULL: zspill_budget_init's */
 	int64_t spill_limit;          /* 0: 90 % of the free temp space */
 	size_t threads;               /* 0: one per CPU */
-	const loom_table_location *loc;
-	const loom_secrets *secrets;  /* masked in commitInfo; may be NULL */
-	const loom_cancel *cancel;
 } zorder_params;
 
 int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p);
@@ -67,10 +65,8 @@ void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, con
  * ("hilbert:a,b", on every add) and zOrderBy parameter (["a","b"]). */
 typedef struct zrun {
 	const zorder_params *p;
-	const char *const *names;    /* as given */
-	char **phys;                 /* dotted physical paths in the files */
-	size_t n;
-	zorder_columns cols;
+	zorder_columns cols;         /* names as given, physical paths, curve */
+	char **phys;                 /* owns the strings of cols.phys */
 	char *tag;                   /* "hilbert:a,b" */
 	char *param;                 /* ["a","b"] */
 	zspill_budget spill;         /* temp space shared by every partition */
@@ -91,7 +87,7 @@ int zorder_plan(const zrun *run, compact_plan *plan, const delta_snapshot *snap,
 /* The sampling pass: samplers[i] samples plan->bins[i] (units[0..num_bins)
  * are filled in and run on `x`); each sampler's keys then hold its sample
  * and boundaries. */
-int zorder_sample(const zrun *run, const compact_plan *plan, pipe_exec *x, pipe_unit *units,
+int zorder_sample(const zorder_columns *cols, const compact_plan *plan, pipe_exec *x, pipe_unit *units,
                   zsampler *samplers);
 
 #endif
