@@ -28,5 +28,6 @@
 #include "loom/plan.h"
 #include "loom/distributed.h"
 #include "loom/metrics.h"
+#include "loom/health.h"
 
 #endif

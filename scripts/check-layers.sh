@@ -29,6 +29,7 @@ declare -A folder_deps=(
 	[ops/dist]="pipeline optimize zorder compact"
 	[ops/log]=""
 	[ops/vacuum]=""
+	[ops/health]="optimize compact log"
 	[store/http]=""
 	[store/s3]="http"
 	[store/azure]="http"

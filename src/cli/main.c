@@ -17,6 +17,8 @@ static const cli_command commands[] = {
 	{ "commit", "commit the results of a plan's units in one commit", cmd_commit },
 	{ "convert", "make a Delta table of a directory of Parquet files", cmd_convert },
 	{ "maintain", "run the maintenance plan of a storage YAML", cmd_maintain },
+	{ "health", "what a table's log says it needs: files, DVs, tombstones, log, clustering", cmd_health },
+	{ "advise", "what the maintenance policy recommends for a table, and why (changes nothing)", cmd_advise },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,245 @@
+/* cli/cmd_health.c - `loom health` and `loom advise`: what a table (or every
+ * table of a storage YAML) needs, from its log alone. Both only read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+#include "loom/health.h"
+
+typedef struct health_args {
+	const char *table, *config;
+	int json;
+	loom_health_policy policy;
+} health_args;
+
+static void health_usage(FILE *o, const char *verb)
+{
+	fprintf(o,
+	        "usage: loom %s TABLE [--config FILE] [--json] [policy options]\n"
+	        "       loom %s --config FILE [--json] [policy options]   (every table of the YAML)\n"
+	        "\n"
+	        "%s\n"
+	        "Reads the log only (no data file). Policy options (docs/health.md):\n"
+	        "  --target-size S  --min-small-files N  --dv-purge-ratio R  --min-dv-files N\n"
+	        "  --max-clustering-depth D  --checkpoint-commits N  --checkpoint-json-bytes S\n"
+	        "  --min-vacuum-files N  --min-expired-logs N  --zorder-columns a,b\n",
+	        verb, verb,
+	        strcmp(verb, "health") == 0
+	                ? "Per table and partition: files, bytes, size histogram, small files,\n"
+	                  "deletion vectors, tombstones, log since the checkpoint, clustering depth."
+	                : "What the policy recommends for each table, with the figure that decided;\n"
+	                  "changes nothing.");
+}
+
+static int num(const char *verb, const char *opt, const char *v, int64_t *out)
+{
+	if (loom_parse_size(v, out) < 0) {
+		fprintf(stderr, "loom %s: %s takes a number, not '%s'\n", verb, opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+static int ratio(const char *verb, const char *opt, const char *v, double *out)
+{
+	char *end;
+	*out = strtod(v, &end);
+	if (!*v || *end) {
+		fprintf(stderr, "loom %s: %s takes a number, not '%s'\n", verb, opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+static char *zcols_buf;
+static const char *zcols[64];
+
+static int parse(int argc, char **argv, const char *verb, health_args *a)
+{
+	int i;
+	memset(a, 0, sizeof(*a));
+	loom_health_policy_init(&a->policy, LOOM_HEALTH_POLICY_VERSION);
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc = 0;
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			health_usage(stdout, verb);
+			return 1;
+		} else if (!strcmp(o, "--json")) {
+			a->json = 1;
+			continue;
+		} else if (o[0] != '-') {
+			if (a->table) {
+				fprintf(stderr, "loom %s: one TABLE only ('%s')\n", verb, o);
+				return -1;
+			}
+			a->table = o;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "loom %s: %s needs a value\n", verb, o);
+			return -1;
+		}
+		i++;
+		if (!strcmp(o, "--config"))
+			a->config = v;
+		else if (!strcmp(o, "--target-size"))
+			rc = num(verb, o, v, &a->policy.target_size);
+		else if (!strcmp(o, "--min-small-files"))
+			rc = num(verb, o, v, &a->policy.min_small_files);
+		else if (!strcmp(o, "--dv-purge-ratio"))
+			rc = ratio(verb, o, v, &a->policy.dv_purge_ratio);
+		else if (!strcmp(o, "--min-dv-files"))
+			rc = num(verb, o, v, &a->policy.min_dv_files);
+		else if (!strcmp(o, "--max-clustering-depth"))
+			rc = ratio(verb, o, v, &a->policy.max_clustering_depth);
+		else if (!strcmp(o, "--checkpoint-commits"))
+			rc = num(verb, o, v, &a->policy.checkpoint_commits);
+		else if (!strcmp(o, "--checkpoint-json-bytes"))
+			rc = num(verb, o, v, &a->policy.checkpoint_json_bytes);
+		else if (!strcmp(o, "--min-vacuum-files"))
+			rc = num(verb, o, v, &a->policy.min_vacuum_files);
+		else if (!strcmp(o, "--min-expired-logs"))
+			rc = num(verb, o, v, &a->policy.min_expired_logs);
+		else if (!strcmp(o, "--zorder-columns")) {
+			char *save = NULL, *tok;
+			size_t n = 0;
+			free(zcols_buf);
+			if (!(zcols_buf = strdup(v)))
+				return -1;
+			for (tok = strtok_r(zcols_buf, ",", &save); tok && n < 64; tok = strtok_r(NULL, ",", &save))
+				zcols[n++] = tok;
+			a->policy.zorder_columns = zcols;
+			a->policy.n_zorder_columns = n;
+		} else {
+			fprintf(stderr, "loom %s: unknown option '%s'\n", verb, o);
+			return -1;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (!a->table && !a->config) {
+		fprintf(stderr, "loom %s: give a TABLE or --config FILE\n", verb);
+		return -1;
+	}
+	if (loom_health_policy_check(&a->policy) < 0) {
+		cli_print_error(verb);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_human(const char *shown, const loom_health *h, int advice_only)
+{
+	const loom_health_table *t = loom_health_summary(h);
+	size_t i;
+	char b[32], sb[32];
+	printf("%s (version %lld)\n", shown, (long long)t->version);
+	if (!advice_only) {
+		loom_format_size(t->files.bytes, b, sizeof(b));
+		loom_format_size(t->files.small_bytes, sb, sizeof(sb));
+		printf("  files %lld (%s) in %lld partition(s); small %lld (%s); without stats %lld\n",
+		       (long long)t->files.files, b, (long long)t->num_partitions,
+		       (long long)t->files.small_files, sb, (long long)t->files.files_without_stats);
+		printf("  deletion vectors: %lld files, %lld rows deleted, %lld above the purge ratio\n",
+		       (long long)t->files.dv_files, (long long)t->files.dv_deleted_rows,
+		       (long long)t->files.dv_purge_files);
+		printf("  tombstones: %lld past the retention (%lld since the last vacuum), %lld within\n",
+		       (long long)t->tombstones_expired, (long long)t->tombstones_unvacuumed,
+		       (long long)t->tombstones_retained);
+		printf("  log: %lld commits since the checkpoint, %lld JSON bytes, %lld expired files\n",
+		       (long long)t->commits_since_checkpoint, (long long)t->json_bytes_since_checkpoint,
+		       (long long)t->expired_log_files);
+		for (i = 0; i < t->n_columns; i++)
+			printf("  clustering (%s) '%s': depth %.2f over %lld files\n", t->clustering_source,
+			       t->columns[i].column, t->columns[i].depth, (long long)t->columns[i].files);
+	}
+	for (i = 0; i < loom_health_advice_count(h); i++) {
+		const loom_advice *a = loom_health_advice(h, i);
+		printf("  %-12s %s: %s\n", a->op, a->recommended ? "RECOMMENDED" : "not needed",
+		       a->reason);
+	}
+}
+
+/* One table: 0 ok, 1 failed (reported). */
+static int one(const health_args *a, const char *verb, const char *uri, const char *shown,
+               const loom_table_location *loc)
+{
+	loom_health *h = NULL;
+	char *json = NULL;
+	if (loom_table_health(&h, uri, loc, &a->policy) < 0) {
+		cli_print_error(verb);
+		return 1;
+	}
+	if (a->json) {
+		int what = !strcmp(verb, "health") ? LOOM_HEALTH_JSON_HEALTH | LOOM_HEALTH_JSON_ADVICE
+		                                   : LOOM_HEALTH_JSON_ADVICE;
+		if (loom_health_to_json(h, shown, what, &json) < 0) {
+			cli_print_error(verb);
+			loom_health_free(h);
+			return 1;
+		}
+		printf("%s\n", json);
+		loom_string_free(json);
+	} else {
+		print_human(shown, h, strcmp(verb, "advise") == 0);
+	}
+	loom_health_free(h);
+	return 0;
+}
+
+static int run(int argc, char **argv, const char *verb)
+{
+	health_args a;
+	cli_table t;
+	int rc = parse(argc, argv, verb, &a), failed = 0;
+	if (rc != 0) {
+		free(zcols_buf);
+		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	}
+	if (a.table) {
+		if ((rc = cli_table_resolve(&t, verb, a.table, a.config)) != 0)
+			return rc;
+		failed = one(&a, verb, t.uri, t.shown, t.loc);
+		cli_table_release(&t);
+	} else {
+		loom_config *cfg = NULL;
+		size_t i;
+		if (loom_config_load_file(&cfg, a.config) < 0) {
+			cli_print_error(verb);
+			return CLI_EXIT_USAGE;
+		}
+		for (i = 0; i < loom_config_table_count(cfg); i++) {
+			loom_table_location *loc = NULL;
+			char shown[1024];
+			if (!loom_config_table_has_path(cfg, i))
+				continue;
+			if (loom_config_locate(cfg, loom_config_table_name(cfg, i), &loc) < 0) {
+				cli_print_error(verb);
+				failed = 1;
+				continue;
+			}
+			loom_config_mask(cfg, loc->uri, shown, sizeof(shown));
+			if (!a.json)
+				printf("%s: ", loom_config_table_name(cfg, i));
+			failed |= one(&a, verb, loc->uri, shown, loc);
+			loom_table_location_free(loc);
+		}
+		loom_config_free(cfg);
+	}
+	free(zcols_buf);
+	zcols_buf = NULL;
+	return failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}
+
+int cmd_health(int argc, char **argv)
+{
+	return run(argc, argv, "health");
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	return run(argc, argv, "advise");
+}

@@ -1,0 +1,438 @@
+/* ops/health/health.c - loom_table_health: the snapshot's live files by
+ * partition (the grouping compaction uses), their clustering depth on the
+ * table's Z-order or clustering columns, the tombstones, the log; then the
+ * advice. Reads the log only. */
+#include <string.h>
+
+#include "delta/props.h"
+#include "ops/health/health_int.h"
+#include "ops/location.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/percent.h"
+
+#define DEFAULT_TARGET (128LL << 20)
+#define HERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+LOOM_EXTERN(int) loom_health_policy_init(loom_health_policy *p, unsigned int version)
+{
+	const loom_health_policy d = LOOM_HEALTH_POLICY_INIT;
+	if (!p || version != LOOM_HEALTH_POLICY_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "loom_health_policy_init: unknown version %u", version);
+	*p = d;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_health_policy_check(const loom_health_policy *p)
+{
+	const char *bad = NULL;
+	if (!p)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "health policy: NULL");
+	if (p->version != LOOM_HEALTH_POLICY_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "health policy: version %u; initialise it with LOOM_HEALTH_POLICY_INIT",
+		                p->version);
+	if (p->target_size < 0)
+		bad = "target_size must be >= 0 (0: the table's)";
+	else if (p->min_small_files < 2)
+		bad = "min_small_files must be >= 2 (compaction packs two files or more)";
+	else if (!(p->dv_purge_ratio >= 0.05 && p->dv_purge_ratio <= 1.0))
+		bad = "dv_purge_ratio must be in [0.05, 1] (compaction purges files above 0.05)";
+	else if (p->min_dv_files < 1)
+		bad = "min_dv_files must be >= 1";
+	else if (!(p->max_clustering_depth >= 1.0))
+		bad = "max_clustering_depth must be >= 1.0";
+	else if (p->checkpoint_commits < 0)
+		bad = "checkpoint_commits must be >= 0 (0: delta.checkpointInterval)";
+	else if (p->checkpoint_json_bytes < 0)
+		bad = "checkpoint_json_bytes must be >= 0 (0: no trigger)";
+	else if (p->min_vacuum_files < 1)
+		bad = "min_vacuum_files must be >= 1";
+	else if (p->min_expired_logs < 1)
+		bad = "min_expired_logs must be >= 1";
+	return bad ? loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "health policy: %s", bad) : 0;
+}
+
+const char *health_keep(loom_health *h, const char *s)
+{
+	char **grown = loom_reallocarray(h->strings, h->n_strings + 1, sizeof(*grown));
+	if (!grown)
+		return NULL;
+	h->strings = grown;
+	if (!(grown[h->n_strings] = loom_strdup(s)))
+		return NULL;
+	return grown[h->n_strings++];
+}
+
+/* "k=v/k2=v2" as Hive writes directories; null values as Spark's marker. */
+static int partition_name(const delta_snapshot *snap, const delta_file *f, loom_buf *out)
+{
+	uint32_t i;
+	loom_buf_clear(out);
+	for (i = 0; i < snap->metadata.num_partition_columns; i++) {
+		const char *col = snap->metadata.partition_columns[i];
+		const char *v = delta_kv_get(f->partition_values, f->num_partition_values, col, NULL);
+		if (i)
+			LOOM_TRY(loom_buf_putc(out, '/'));
+		LOOM_TRY(loom_buf_puts(out, col));
+		LOOM_TRY(loom_buf_putc(out, '='));
+		if (v)
+			LOOM_TRY(loom_hive_escape(out, v, strlen(v)));
+		else
+			LOOM_TRY(loom_buf_puts(out, "__HIVE_DEFAULT_PARTITION__"));
+	}
+	return loom_buf_puts(out, "");
+}
+
+/* The stats path of a logical column: physical names under column
+ * mapping (each struct level mapped), the logical path otherwise. */
+static char *physical_path(const delta_snapshot *snap, const char *logical)
+{
+	int cm = delta_snapshot_column_mapping(snap);
+	const delta_type *st = &snap->schema.root;
+	loom_buf b = LOOM_BUF_INIT;
+	const char *p = logical;
+	if (!cm)
+		return loom_strdup(logical);
+	while (*p) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p), i;
+		const delta_field *hit = NULL;
+		for (i = 0; st && st->kind == DELTA_T_STRUCT && i < st->num_fields; i++)
+			if (strlen(st->fields[i].name) == n && strncmp(st->fields[i].name, p, n) == 0)
+				hit = &st->fields[i];
+		if (b.size)
+			loom_buf_putc(&b, '.');
+		if (hit)
+			loom_buf_puts(&b, delta_field_physical_name(hit, cm));
+		else
+			loom_buf_put(&b, p, n);
+		st = hit ? hit->type : NULL;
+		p = dot ? dot + 1 : p + n;
+	}
+	if (!b.ptr) {
+		loom_buf_dispose(&b);
+		return NULL;
+	}
+	return b.ptr;
+}
+
+/* The columns clustering is judged on: the policy's (declared Z-order
+ * columns), else the table's clustering columns, else the last Z-order's
+ * (zOrderBy of the last OPTIMIZE after the checkpoint, else the
+ * loom.zorder tag the live files carry most). */
+static int pick_columns(loom_health *h, const delta_snapshot *snap, const health_log_scan *scan,
+                        const char *const *declared, size_t n_declared)
+{
+	const char *const *cols = NULL;
+	size_t n = 0, i;
+	const char *source = NULL;
+	char **tag_cols = NULL;
+	size_t n_tag = 0;
+	int rc = 0;
+
+	if (snap->sysdom.clustering_columns && snap->sysdom.num_clustering_columns) {
+		cols = snap->sysdom.clustering_logical;
+		n = snap->sysdom.num_clustering_columns;
+		source = "clustering";
+	} else if (n_declared) {
+		cols = declared;
+		n = n_declared;
+		source = "zorder";
+	} else if (scan->n_zorder_columns) {
+		cols = (const char *const *)scan->zorder_columns;
+		n = scan->n_zorder_columns;
+		source = "zorder";
+	} else {
+		/* the loom.zorder tag of the first tagged file: "curve:a,b" */
+		for (i = 0; i < snap->num_files && !tag_cols; i++) {
+			const char *v = delta_kv_get(snap->files[i]->tags, snap->files[i]->num_tags,
+			                             "loom.zorder", NULL);
+			const char *c = v ? strchr(v, ':') : NULL;
+			if (c && c[1]) {
+				char *copy = loom_strdup(c + 1), *tok, *save = NULL;
+				if (!copy)
+					return HERR(LOOM_ENOMEM, "out of memory");
+				for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+					char **g = loom_reallocarray(tag_cols, n_tag + 1, sizeof(*g));
+					if (!g || !(g[n_tag] = loom_strdup(tok))) {
+						if (g)
+							tag_cols = g;
+						rc = HERR(LOOM_ENOMEM, "out of memory");
+						break;
+					}
+					tag_cols = g;
+					n_tag++;
+				}
+				loom_free(copy);
+			}
+		}
+		cols = (const char *const *)tag_cols;
+		n = n_tag;
+		source = n ? "zorder" : NULL;
+	}
+	if (rc == 0 && n) {
+		h->columns = loom_calloc(n, sizeof(*h->columns));
+		h->physical = loom_calloc(n, sizeof(char *));
+		if (!h->columns || !h->physical || !(h->clustering_source = loom_strdup(source)))
+			rc = HERR(LOOM_ENOMEM, "out of memory");
+		for (i = 0; rc == 0 && i < n; i++) {
+			const char *logical = cols[i] ? cols[i] : snap->sysdom.clustering_columns[i];
+			h->n_columns++;
+			if (!(h->columns[i].column = loom_strdup(logical)))
+				rc = HERR(LOOM_ENOMEM, "out of memory");
+			else if (!strcmp(source, "clustering"))
+				h->physical[i] = loom_strdup(snap->sysdom.clustering_columns[i]);
+			else
+				h->physical[i] = physical_path(snap, logical);
+			if (rc == 0 && !h->physical[i])
+				rc = HERR(LOOM_ENOMEM, "out of memory");
+		}
+		/* files written by the last Z-order with these columns carry
+		 * "<curve>:<cols>"; remember the columns part to tell them apart */
+		if (rc == 0 && !strcmp(source, "zorder")) {
+			loom_buf b = LOOM_BUF_INIT;
+			for (i = 0; i < n; i++) {
+				if (i)
+					loom_buf_putc(&b, ',');
+				loom_buf_puts(&b, h->columns[i].column);
+			}
+			h->zorder_tag = b.ptr;
+			if (!h->zorder_tag)
+				rc = HERR(LOOM_ENOMEM, "out of memory");
+		}
+	}
+	for (i = 0; i < n_tag; i++)
+		loom_free(tag_cols[i]);
+	loom_free(tag_cols);
+	return rc;
+}
+
+static int is_clustered_file(const loom_health *h, const delta_file *f)
+{
+	const char *v, *c;
+	if (!strcmp(h->clustering_source, "clustering"))
+		return f->clustering_provider != NULL;
+	v = delta_kv_get(f->tags, f->num_tags, "loom.zorder", NULL);
+	c = v ? strchr(v, ':') : NULL;
+	return c && strcmp(c + 1, h->zorder_tag) == 0;
+}
+
+static int fill_partitions(loom_health *h, const delta_snapshot *snap, const partition_groups *pg)
+{
+	loom_buf name = LOOM_BUF_INIT;
+	size_t g, i, c;
+	int rc = 0;
+	double *depth_sum = loom_calloc(h->n_columns + 1, sizeof(double));
+
+	h->parts = loom_calloc(pg->num_groups + 1, sizeof(*h->parts));
+	if (!h->parts || !depth_sum) {
+		loom_free(depth_sum);
+		return HERR(LOOM_ENOMEM, "out of memory");
+	}
+	h->n_parts = pg->num_groups;
+	for (g = 0; g < pg->num_groups && rc == 0; g++) {
+		const delta_file *const *files = pg->files + pg->begin[g];
+		size_t n = pg->begin[g + 1] - pg->begin[g];
+		health_part *p = &h->parts[g];
+		int64_t unclustered = 0;
+		if ((rc = partition_name(snap, files[0], &name)) < 0)
+			break;
+		if (!(p->name = loom_strdup(name.ptr ? name.ptr : "")) ||
+		    (h->n_columns && !(p->columns = loom_calloc(h->n_columns, sizeof(*p->columns))))) {
+			rc = HERR(LOOM_ENOMEM, "out of memory");
+			break;
+		}
+		p->pub.name = p->name;
+		p->pub.columns = p->columns;
+		p->pub.n_columns = h->n_columns;
+		for (i = 0; i < n; i++) {
+			health_files_add(&p->pub.files, files[i], h->t.target_size, h->policy.dv_purge_ratio);
+			if (h->n_columns && !is_clustered_file(h, files[i]))
+				unclustered++;
+		}
+		for (c = 0; c < h->n_columns && rc == 0; c++) {
+			p->columns[c].column = h->columns[c].column;
+			p->columns[c].unclustered_files = unclustered;
+			rc = health_depth(files, n, h->physical[c], &p->columns[c].depth,
+			                  &p->columns[c].files);
+			depth_sum[c] += p->columns[c].depth * (double)p->columns[c].files;
+			h->columns[c].files += p->columns[c].files;
+			h->columns[c].unclustered_files += unclustered;
+		}
+	}
+	for (c = 0; rc == 0 && c < h->n_columns; c++)
+		h->columns[c].depth = h->columns[c].files ? depth_sum[c] / (double)h->columns[c].files : 0;
+	loom_free(depth_sum);
+	loom_buf_dispose(&name);
+	return rc;
+}
+
+static void fill_tombstones(loom_health *h, const delta_snapshot *snap)
+{
+	int64_t r = h->t.deleted_file_retention_ms;
+	size_t i;
+	for (i = 0; i < snap->num_tombstones; i++) {
+		const delta_file *f = snap->tombstones[i];
+		int64_t size = f->size > 0 ? f->size : 0;
+		if (!delta_tombstone_expired(f, h->t.now_ms, r)) {
+			h->t.tombstones_retained++;
+			h->t.tombstones_retained_bytes += size;
+			continue;
+		}
+		h->t.tombstones_expired++;
+		h->t.tombstones_expired_bytes += size;
+		/* a VACUUM at time T (never below the table's retention under
+		 * loom) took every tombstone deleted before T - retention */
+		if (h->t.last_vacuum_ms < 0 || f->deletion_timestamp >= h->t.last_vacuum_ms - r) {
+			h->t.tombstones_unvacuumed++;
+			h->t.tombstones_unvacuumed_bytes += size;
+		}
+	}
+}
+
+static int compute(loom_health *h, loom_store *store, const char *uri,
+                   const loom_table_location *loc, const char *const *declared, size_t n_declared)
+{
+	delta_snapshot *snap = NULL;
+	delta_table_props props;
+	health_log_scan scan;
+	partition_groups pg;
+	size_t g;
+	int rc;
+
+	memset(&scan, 0, sizeof(scan));
+	memset(&pg, 0, sizeof(pg));
+	LOOM_TRY(delta_snapshot_load(&snap, store, -1, NULL));
+	if ((rc = delta_props_parse(&snap->metadata, &props)) < 0)
+		goto done;
+	h->t.version = snap->version;
+	h->t.now_ms = loom_clock_wall_ms(NULL);
+	h->t.deleted_file_retention_ms = props.deleted_file_retention_ms;
+	h->t.log_retention_ms = props.log_retention_ms;
+	h->t.checkpoint_interval = props.checkpoint_interval;
+	h->t.checkpoint_version = snap->checkpoint_version;
+	h->t.last_vacuum_ms = -1;
+	h->t.target_size = h->policy.target_size > 0 ? h->policy.target_size
+	                   : loc && loc->target_file_size > 0 ? loc->target_file_size
+	                   : props.target_file_size > 0 ? props.target_file_size : DEFAULT_TARGET;
+	if ((rc = health_log_scan_run(store, snap, &h->t, &scan)) < 0)
+		goto done;
+	h->t.last_vacuum_ms = scan.last_vacuum_ms;
+	if ((rc = pick_columns(h, snap, &scan, declared, n_declared)) < 0)
+		goto done;
+	if ((rc = partition_groups_build(&pg, snap, NULL, 0)) < 0 ||
+	    (rc = fill_partitions(h, snap, &pg)) < 0 || (rc = health_compactable(h, snap, &pg)) < 0)
+		goto done;
+	for (g = 0; g < h->n_parts; g++)
+		health_files_merge(&h->t.files, &h->parts[g].pub.files);
+	h->t.num_partitions = (int64_t)h->n_parts;
+	h->t.clustering_source = h->clustering_source;
+	h->t.columns = h->columns;
+	h->t.n_columns = h->n_columns;
+	fill_tombstones(h, snap);
+	rc = health_expired_logs(&h->t, uri, loc);
+done:
+	partition_groups_dispose(&pg);
+	health_log_scan_dispose(&scan);
+	delta_snapshot_free(snap);
+	return rc;
+}
+
+LOOM_EXTERN(int) loom_table_health(loom_health **out, const char *uri,
+                                   const loom_table_location *loc,
+                                   const loom_health_policy *policy)
+{
+	const loom_health_policy defaults = LOOM_HEALTH_POLICY_INIT;
+	loom_health *h;
+	ops_table t;
+	int rc;
+
+	if (!out || !uri)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "loom_table_health: NULL argument");
+	*out = NULL;
+	if (!policy)
+		policy = &defaults;
+	LOOM_TRY(loom_health_policy_check(policy));
+	if (!(h = loom_calloc(1, sizeof(*h))))
+		return HERR(LOOM_ENOMEM, "out of memory");
+	h->policy = *policy;
+	h->policy.zorder_columns = NULL;   /* borrowed for the call only */
+	h->policy.n_zorder_columns = 0;
+	if ((rc = ops_table_open(&t, uri, loc, "health")) < 0) {
+		loom_health_free(h);
+		return rc;
+	}
+	rc = compute(h, t.store, uri, loc, policy->zorder_columns, policy->n_zorder_columns);
+	if (rc == 0)
+		rc = health_advise(h);
+	rc = ops_table_close(&t, rc, "health");
+	if (rc < 0) {
+		loom_health_free(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+LOOM_EXTERN(void) loom_health_free(loom_health *h)
+{
+	size_t i;
+	if (!h)
+		return;
+	for (i = 0; i < h->n_parts; i++) {
+		loom_free(h->parts[i].name);
+		loom_free(h->parts[i].columns);
+	}
+	loom_free(h->parts);
+	for (i = 0; i < h->n_columns; i++) {
+		loom_free((char *)h->columns[i].column);
+		loom_free(h->physical[i]);
+	}
+	loom_free(h->columns);
+	loom_free(h->physical);
+	loom_free(h->clustering_source);
+	loom_free(h->zorder_tag);
+	for (i = 0; i < h->n_strings; i++)
+		loom_free(h->strings[i]);
+	loom_free(h->strings);
+	loom_free(h->advice);
+	loom_free(h);
+}
+
+LOOM_EXTERN(const loom_health_table *) loom_health_summary(const loom_health *h)
+{
+	return h ? &h->t : NULL;
+}
+
+LOOM_EXTERN(size_t) loom_health_partition_count(const loom_health *h)
+{
+	return h ? h->n_parts : 0;
+}
+
+LOOM_EXTERN(const loom_health_partition *) loom_health_partition_at(const loom_health *h, size_t i)
+{
+	return h && i < h->n_parts ? &h->parts[i].pub : NULL;
+}
+
+LOOM_EXTERN(size_t) loom_health_advice_count(const loom_health *h)
+{
+	return h ? h->n_advice : 0;
+}
+
+LOOM_EXTERN(const loom_advice *) loom_health_advice(const loom_health *h, size_t i)
+{
+	return h && i < h->n_advice ? &h->advice[i] : NULL;
+}
+
+LOOM_EXTERN(const loom_advice *) loom_health_advice_for(const loom_health *h, const char *op)
+{
+	size_t i;
+	for (i = 0; h && op && i < h->n_advice; i++)
+		if (strcmp(h->advice[i].op, op) == 0)
+			return &h->advice[i];
+	return NULL;
+}
