@@ -29,5 +29,6 @@
 #include "loom/distributed.h"
 #include "loom/metrics.h"
 #include "loom/health.h"
+#include "loom/auto.h"
 
 #endif

@@ -9,6 +9,7 @@
 #include "loom.h"
 #include "loom/config.h"
 #include "loom/plan.h"
+#include "loom/auto.h"
 
 static loom_runner *volatile running;
 
@@ -36,6 +37,9 @@ static void maintain_usage(FILE *out)
 	        "                      first and start no table after it\n"
 	        "  --jobs N            tables maintained concurrently (default 1, 0 = CPUs)\n"
 	        "  --explain           print what would run and exit; touches nothing\n"
+	        "  --auto              each table of the maintenance block gets only what the\n"
+	        "                      health policy recommends (loom advise), with the block's\n"
+	        "                      vacuum / compact / z_order_by as the declared settings\n"
 	        "  --json              machine-readable output (docs/report-schema.md)\n"
 	        "\n"
 	        "exit status: 0 all tables ok or skipped, 1 a table failed or the run could\n"
@@ -44,7 +48,7 @@ static void maintain_usage(FILE *out)
 
 typedef struct maintain_args {
 	const char *config, *plan, *step;
-	int policy, json, explain;
+	int policy, json, explain, automatic;
 	size_t jobs;
 } maintain_args;
 
@@ -63,6 +67,8 @@ static int parse_args(int argc, char **argv, maintain_args *a)
 			a->json = 1;
 		} else if (strcmp(arg, "--explain") == 0) {
 			a->explain = 1;
+		} else if (strcmp(arg, "--auto") == 0) {
+			a->automatic = 1;
 		} else if (strcmp(arg, "--config") == 0 || strcmp(arg, "--plan") == 0 ||
 		           strcmp(arg, "--step") == 0 || strcmp(arg, "--jobs") == 0 ||
 		           strcmp(arg, "--policy") == 0) {
@@ -106,6 +112,10 @@ static int parse_args(int argc, char **argv, maintain_args *a)
 		fprintf(stderr, "loom maintain: --config is required\n");
 		return -1;
 	}
+	if (a->automatic && a->plan) {
+		fprintf(stderr, "loom maintain: --auto runs the config's maintenance block, not --plan\n");
+		return -1;
+	}
 	if (a->step && !a->plan) {
 		fprintf(stderr, "loom maintain: --step needs --plan\n");
 		return -1;
@@ -119,6 +129,42 @@ static int print_and_free(char *s, FILE *out)
 	if (s[0] && s[strlen(s) - 1] != '\n')
 		fputc('\n', out);
 	loom_string_free(s);
+	return 0;
+}
+
+/* --auto: one auto declaration per schema of the maintenance block (every
+ * tables[] route when it lists none), the block's ops as declared settings. */
+static int auto_step(loom_step **out, const loom_config *cfg)
+{
+	loom_auto_opts ao = LOOM_AUTO_OPTS_INIT;
+	loom_vacuum_opts v;
+	loom_compact_opts c;
+	loom_zorder_opts z;
+	size_t i, n = loom_config_maintenance_schema_count(cfg);
+	int rc;
+	if (loom_config_maintenance_vacuum(cfg, &v) == 0)
+		ao.vacuum = &v;
+	if (loom_config_maintenance_compact(cfg, &c) == 0)
+		ao.compact = &c;
+	if (loom_config_maintenance_zorder(cfg, &z) == 0)
+		ao.zorder = &z;
+	if ((rc = loom_step_new(out, "auto")) < 0)
+		return rc;
+	for (i = 0; i < (n ? n : loom_config_table_count(cfg)); i++) {
+		loom_decl *d = NULL;
+		if (n)
+			rc = loom_maintain_schema(&d, loom_config_maintenance_schema(cfg, i));
+		else if (!loom_config_table_has_path(cfg, i))
+			continue;
+		else
+			rc = loom_maintain_table(&d, loom_config_table_name(cfg, i));
+		if (rc < 0 || (rc = loom_decl_auto(d, &ao)) < 0) {
+			loom_decl_free(d);
+			return rc;
+		}
+		if ((rc = loom_step_add(*out, d)) < 0)   /* frees d on failure */
+			return rc;
+	}
 	return 0;
 }
 
@@ -167,6 +213,12 @@ int cmd_maintain(int argc, char **argv)
 			cli_print_error("maintain");
 			goto out;
 		}
+	} else if (a.automatic) {
+		if (auto_step(&config_step, cfg) < 0) {
+			cli_print_error("maintain");
+			goto out;
+		}
+		step = config_step;
 	} else {
 		if (loom_step_from_config(&config_step, cfg) < 0) {
 			cli_print_error("maintain");

@@ -1,6 +1,8 @@
 /* plan/report.c - the maintenance report and its JSON form
  * (docs/report-schema.md, "loom.report/1"). */
 #include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,37 @@ int report_add_warning(loom_report *r, const char *w)
 	return 0;
 }
 
+static _Thread_local char **tl_notes;
+static _Thread_local size_t tl_n_notes;
+
+int plan_note(const char *fmt, ...)
+{
+	char msg[1024];
+	char **grown;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	grown = loom_reallocarray(tl_notes, tl_n_notes + 1, sizeof(*grown));
+	if (!grown)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	tl_notes = grown;
+	if (!(grown[tl_n_notes] = loom_strdup(msg)))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	tl_n_notes++;
+	return 0;
+}
+
+void plan_notes_clear(void)
+{
+	size_t i;
+	for (i = 0; i < tl_n_notes; i++)
+		loom_free(tl_notes[i]);
+	loom_free(tl_notes);
+	tl_notes = NULL;
+	tl_n_notes = 0;
+}
+
 int report_table_add_op(loom_table_result *t, const char *name, loom_op_result *res)
 {
 	report_op *grown = loom_reallocarray(t->ops, t->n_ops + 1, sizeof(*grown));
@@ -49,6 +82,10 @@ int report_table_add_op(loom_table_result *t, const char *name, loom_op_result *
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 	grown[t->n_ops].name = n;
 	grown[t->n_ops].result = *res;
+	grown[t->n_ops].notes = tl_notes;      /* the op's notes move over */
+	grown[t->n_ops].n_notes = tl_n_notes;
+	tl_notes = NULL;
+	tl_n_notes = 0;
 	memset(res, 0, sizeof(*res));
 	t->n_ops++;
 	return 0;
@@ -62,6 +99,10 @@ LOOM_EXTERN(void) loom_report_free(loom_report *rep)
 	for (i = 0; i < rep->n_tables; i++) {
 		loom_table_result *t = &rep->tables[i];
 		for (j = 0; j < t->n_ops; j++) {
+			size_t k;
+			for (k = 0; k < t->ops[j].n_notes; k++)
+				loom_free(t->ops[j].notes[k]);
+			loom_free(t->ops[j].notes);
 			loom_free(t->ops[j].name);
 			loom_op_result_clear(&t->ops[j].result);
 		}
@@ -253,8 +294,17 @@ static json_t *table_json(const loom_table_result *t)
 		json_object_set_new(o, "error", json_null());
 	}
 	json_object_set_new(o, "duration_seconds", json_real(t->duration_seconds));
-	for (i = 0; i < t->n_ops; i++)
-		json_object_set_new(ops, t->ops[i].name, op_json(&t->ops[i].result));
+	for (i = 0; i < t->n_ops; i++) {
+		json_t *op = op_json(&t->ops[i].result);
+		if (t->ops[i].n_notes) {
+			json_t *notes = json_array();
+			size_t k;
+			for (k = 0; k < t->ops[i].n_notes; k++)
+				json_array_append_new(notes, plan_json_str(t->ops[i].notes[k]));
+			json_object_set_new(op, "decisions", notes);
+		}
+		json_object_set_new(ops, t->ops[i].name, op);
+	}
 	json_object_set_new(o, "ops", ops);
 	return o;
 }

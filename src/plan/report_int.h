@@ -10,6 +10,8 @@
 typedef struct report_op {
 	char *name;
 	loom_op_result result;
+	char **notes;         /* why sub-operations ran or were skipped (auto) */
+	size_t n_notes;
 } report_op;
 
 struct loom_table_result {
@@ -42,5 +44,12 @@ int report_new(loom_report **out, const char *step, size_t n_tables);
 int report_add_warning(loom_report *r, const char *w);
 /* Take over `res` (zeroed afterwards) as op `name` of table t. */
 int report_table_add_op(loom_table_result *t, const char *name, loom_op_result *res);
+
+/* Notes an op leaves while it executes (auto mode: "compact: ran: ...").
+ * They are kept per thread and join the op's entry when the runner adds
+ * its result on the same worker thread (report_table_add_op); an op that
+ * fails drops them with plan_notes_clear. */
+int plan_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void plan_notes_clear(void);
 
 #endif

@@ -69,7 +69,7 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 LOOM_EXTERN(int) loom_report_to_text(const loom_report *rep, char **out)
 {
 	loom_buf b = LOOM_BUF_INIT;
-	size_t i, j, w = 5, ok = 0, failed = 0, skipped = 0;
+	size_t i, j, k, w = 5, ok = 0, failed = 0, skipped = 0;
 	int brc = 0;
 
 	if (!rep || !out)
@@ -92,6 +92,8 @@ LOOM_EXTERN(int) loom_report_to_text(const loom_report *rep, char **out)
 			if (j)
 				loom_buf_puts(&b, "; ");
 			op_summary(&brc, &b, t->ops[j].name, &t->ops[j].result);
+			for (k = 0; k < t->ops[j].n_notes; k++)
+				plan_bprintf(&brc, &b, "\n    %s", t->ops[j].notes[k]);
 		}
 		if (t->error_code)
 			plan_bprintf(&brc, &b, "%s%s%s%s: %s", t->n_ops ? "; " : "",

@@ -1,0 +1,59 @@
+/*
+ * loom/auto.h - automatic maintenance (issue 28): each table gets only what
+ * the health policy (loom/health.h) recommends.
+ *
+ *   loom_auto_opts a = LOOM_AUTO_OPTS_INIT;      // policy defaults
+ *   loom_vacuum_opts v = LOOM_VACUUM_OPTS_INIT;
+ *   v.dry_run = 0;
+ *   a.vacuum = &v;                                // the declared vacuum rules
+ *   loom_decl *d;
+ *   loom_maintain_schema(&d, "raw");
+ *   loom_decl_auto(d, &a);                        // MaintainSchema("raw").auto()
+ *
+ * Per table the "auto" op computes the health (the log only), then, in this
+ * order and each only when recommended: Z-order (z_order advice: declared
+ * columns, else the columns of the table's last Z-order) or compaction
+ * (compact, purge_dvs or cluster advice; a clustered table is clustered by
+ * compaction); vacuum with the declared options (never below the table's
+ * retention: the retention check stays on; a dry run unless declared
+ * otherwise, as for `vacuum`); a checkpoint; log cleanup (expired log files
+ * only, as Delta's own writers clean up after a checkpoint). After an op
+ * that commits, the health is read again before the next decision. The
+ * report's "auto" entry lists for every operation whether it ran or was
+ * skipped and the figure that decided ("decisions"), and its metrics carry
+ * "<op>.ran" and each sub-operation's metrics as "<op>.<metric>".
+ */
+#ifndef LOOM_AUTO_H
+#define LOOM_AUTO_H
+
+#include "common.h"
+#include "health.h"
+#include "ops.h"
+#include "plan.h"
+
+LOOM_BEGIN_DECL
+
+#define LOOM_AUTO_OPTS_VERSION 1
+typedef struct loom_auto_opts {
+	unsigned int version;            /* LOOM_AUTO_OPTS_VERSION */
+	loom_health_policy policy;       /* thresholds (its zorder_columns are
+	                                  * ignored: declare `zorder` instead) */
+	const loom_vacuum_opts *vacuum;  /* declared vacuum; NULL = defaults (dry run) */
+	const loom_compact_opts *compact;/* declared compaction; NULL = defaults with
+	                                  * the policy's target size */
+	const loom_zorder_opts *zorder;  /* declared Z-order (columns and options);
+	                                  * NULL = the last Z-order's columns */
+} loom_auto_opts;
+#define LOOM_AUTO_OPTS_INIT { LOOM_AUTO_OPTS_VERSION, LOOM_HEALTH_POLICY_INIT, NULL, NULL, NULL }
+
+/** The "auto" op (options checked and copied, with the strings they point
+ *  to). *out starts with one reference: loom_op_free. */
+LOOM_EXTERN(int) loom_op_auto(loom_op **out, const loom_auto_opts *opts);
+/** MaintainTable(...).auto() / MaintainSchema(...).auto(): append the auto
+ *  op to a table or schema declaration. Declare vacuum / Z-order settings in
+ *  `opts`, not as separate ops (those would run unconditionally). */
+LOOM_EXTERN(int) loom_decl_auto(loom_decl *d, const loom_auto_opts *opts);
+
+LOOM_END_DECL
+
+#endif
