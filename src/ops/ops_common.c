@@ -37,6 +37,18 @@ LOOM_EXTERN(int) loom_zorder_opts_init(loom_zorder_opts *o, unsigned int version
 	return 0;
 }
 
+/* A switch of an options struct: 0 or 1. Bindings fill the structs from
+ * their own values (ctypes, cffi ...); anything else is a conversion bug
+ * upstream, and guessing (any non-zero = on) could delete files the
+ * caller meant to keep, so it is refused. */
+static int check_switch(const char *op, const char *field, int value)
+{
+	if (value != 0 && value != 1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s: %s must be 0 or 1, got %d",
+		                op, field, value);
+	return 0;
+}
+
 LOOM_EXTERN(int) loom_vacuum_opts_check(const loom_vacuum_opts *o)
 {
 	if (!o)
@@ -49,11 +61,9 @@ LOOM_EXTERN(int) loom_vacuum_opts_check(const loom_vacuum_opts *o)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "vacuum: retention_hours %lld is negative",
 		                (long long)o->retention_hours);
-	if (o->dry_run != 0 && o->dry_run != 1)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "vacuum: dry_run must be 0 or 1");
-	if (o->full != 0 && o->full != 1)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "vacuum: full must be 0 or 1");
-	return 0;
+	LOOM_TRY(check_switch("vacuum", "dry_run", o->dry_run));
+	LOOM_TRY(check_switch("vacuum", "full", o->full));
+	return check_switch("vacuum", "retention_check", o->retention_check);
 }
 
 LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o)
@@ -72,7 +82,7 @@ LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "compact: copy_row_group_min_size %lld is negative",
 		                (long long)o->copy_row_group_min_size);
-	return 0;
+	return check_switch("compact", "dry_run", o->dry_run);
 }
 
 LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
@@ -107,8 +117,8 @@ LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
 		                (long long)o->spill_limit);
 	if (o->curve < LOOM_ZORDER_CURVE_AUTO || o->curve > LOOM_ZORDER_CURVE_HILBERT)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order_by: unknown curve %d", o->curve);
-	if ((o->full != 0 && o->full != 1) || (o->dry_run != 0 && o->dry_run != 1))
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order_by: full and dry_run must be 0 or 1");
+	LOOM_TRY(check_switch("z_order_by", "full", o->full));
+	LOOM_TRY(check_switch("z_order_by", "dry_run", o->dry_run));
 	if (o->memory_budget < 0)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "z_order_by: memory_budget %lld is negative", (long long)o->memory_budget);
@@ -190,6 +200,29 @@ LOOM_EXTERN(int) loom_op_result_set_metric(loom_op_result *r, const char *name, 
 	return 0;
 }
 
+LOOM_EXTERN(int) loom_op_result_add_upload(loom_op_result *r, const char *key,
+                                           int64_t initiated_ms, int64_t bytes)
+{
+	loom_upload_info *grown;
+	char *copy;
+	if (!r || !key)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "add_upload: NULL argument");
+	copy = loom_strdup(key);
+	if (!copy)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	grown = loom_reallocarray(r->uploads, r->n_uploads + 1, sizeof(*grown));
+	if (!grown) {
+		loom_free(copy);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	}
+	grown[r->n_uploads].key = copy;
+	grown[r->n_uploads].initiated_ms = initiated_ms;
+	grown[r->n_uploads].bytes = bytes;
+	r->n_uploads++;
+	r->uploads = grown;
+	return 0;
+}
+
 LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *name,
                                           int64_t dflt)
 {
@@ -213,6 +246,9 @@ LOOM_EXTERN(void) loom_op_result_clear(loom_op_result *r)
 	for (i = 0; i < r->n_metrics; i++)
 		loom_free(r->metrics[i].name);
 	loom_free(r->metrics);
+	for (i = 0; i < r->n_uploads; i++)
+		loom_free(r->uploads[i].key);
+	loom_free(r->uploads);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -225,6 +261,10 @@ LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *
 			goto fail;
 	for (i = 0; i < src->n_metrics; i++)
 		if (loom_op_result_set_metric(dst, src->metrics[i].name, src->metrics[i].value) < 0)
+			goto fail;
+	for (i = 0; i < src->n_uploads; i++)
+		if (loom_op_result_add_upload(dst, src->uploads[i].key, src->uploads[i].initiated_ms,
+		                              src->uploads[i].bytes) < 0)
 			goto fail;
 	dst->kind = src->kind;
 	dst->dry_run = src->dry_run;

@@ -376,6 +376,14 @@ static int bool_form(ydoc *d, yaml_node_t *v, const char *what, int *on, int *rc
 	return 0;
 }
 
+/* An op of the maintenance block given as a scalar that is neither a
+ * boolean nor null ("compact: yes please"): name every form it takes. */
+static int op_form_err(ydoc *d, yaml_node_t *v, const char *what, const char *keys)
+{
+	return ydoc_err(d, v, "%s: expected true, false or a mapping {%s} (or nothing for the "
+	                "defaults), got '%s'", what, keys, ydoc_raw(v) ? ydoc_raw(v) : "");
+}
+
 /* The maintenance block, in every form loom's Python ETL (loom-py's
  * MaintenanceConfig) accepts, plus loom's richer ones:
  *   schemas:    a list of prefixes; empty, null or absent = every route
@@ -384,7 +392,9 @@ static int bool_form(ydoc *d, yaml_node_t *v, const char *what, int *on, int *rc
  *               compact with those options / the defaults (loom)
  *   z_order_by: a list of columns; empty or null = no Z-order (loom-py);
  *               a mapping with every Z-order option (loom)
- * compact and z_order_by exclude each other only when both are on. */
+ * compact and z_order_by exclude each other only when both are on, and
+ * only when the block runs (loom_step_from_config), as in loom-py: the
+ * file still loads for the steps of a plan. */
 static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 {
 	static const char *const top[] = { "schemas", "vacuum", "compact", "z_order_by", NULL };
@@ -423,6 +433,8 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 	if ((v = ydoc_get(d, n, "vacuum", NULL)) && !ydoc_is_null(v)) {
 		if (bool_form(d, v, "maintenance.vacuum", &on, &rc))
 			cfg->has_vacuum = on;
+		else if (ydoc_is_scalar(v))
+			rc = op_form_err(d, v, "maintenance.vacuum", "retention_hours, dry_run, full");
 		else if ((rc = yopts_vacuum(d, v, "maintenance.vacuum", &cfg->vacuum)) == 0)
 			cfg->has_vacuum = 1;
 		if (rc < 0)
@@ -431,6 +443,8 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 	if ((v = ydoc_get(d, n, "compact", &kc))) {
 		if (bool_form(d, v, "maintenance.compact", &on, &rc))
 			cfg->has_compact = on;
+		else if (ydoc_is_scalar(v) && !ydoc_is_null(v))
+			rc = op_form_err(d, v, "maintenance.compact", "target_size");
 		else if ((rc = yopts_compact(d, v, "maintenance.compact", &cfg->compact)) == 0)
 			cfg->has_compact = 1;
 		if (rc < 0)
@@ -444,10 +458,9 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 		cfg->has_zorder = 1;
 	}
 	if (cfg->has_compact && cfg->has_zorder) {
-		rc = ydoc_err(d, ydoc_line(kc) > ydoc_line(kz) ? kc : kz,
-		              "maintenance: compact and z_order_by are mutually exclusive "
-		              "(Z-order already rewrites and bin-packs the files)");
-		goto done;
+		yaml_node_t *later = ydoc_line(kc) > ydoc_line(kz) ? kc : kz;
+		cfg->exclusive_line = ydoc_line(later);
+		cfg->exclusive_col = ydoc_col(later);
 	}
 done:
 	loom_buf_dispose(&b);

@@ -43,6 +43,10 @@ struct loom_config {
 	char **schemas;
 	size_t n_schemas;
 	int has_vacuum, has_compact, has_zorder;
+	/* compact and z_order_by both on: the file loads (a plan step may use
+	 * it), the block cannot run; where the later of the two keys is, for
+	 * the message of loom_step_from_config */
+	int exclusive_line, exclusive_col;
 	loom_vacuum_opts vacuum;
 	loom_compact_opts compact;
 	zorder_yaml zorder;

@@ -191,6 +191,7 @@ enum { DECL_TABLE, DECL_SCHEMA, DECL_ALL, DECL_CUSTOM };
 
 struct loom_decl {
 	int type;
+	int no_ops_ok;         /* plan_decl_allow_no_ops */
 	char *target;          /* ref or schema prefix */
 	loom_op **ops;
 	size_t n_ops;
@@ -240,6 +241,11 @@ int plan_maintain_all(loom_decl **out)
 	if (rc == 0)
 		(*out)->type = DECL_ALL;
 	return rc;
+}
+
+void plan_decl_allow_no_ops(loom_decl *d)
+{
+	d->no_ops_ok = 1;
 }
 
 LOOM_EXTERN(int) loom_decl_new(loom_decl **out, loom_decl_resolve_fn resolve, void *payload,
@@ -366,7 +372,7 @@ LOOM_EXTERN(int) loom_decl_validate(const loom_decl *d)
 	if (d->type == DECL_CUSTOM)
 		return 0;
 	describe(d, where, sizeof(where));
-	if (d->n_ops == 0)
+	if (d->n_ops == 0 && !d->no_ops_ok)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s declares no operations", where);
 	for (i = 0; i < d->n_ops; i++)
 		for (j = 0; j < i; j++) {

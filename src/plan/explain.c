@@ -16,6 +16,30 @@ int plan_config_schedules_ops(const loom_config *cfg)
 	return cfg->has_maintenance && (cfg->has_vacuum || cfg->has_compact || cfg->has_zorder);
 }
 
+int plan_config_block_runs(const loom_config *cfg)
+{
+	return plan_config_schedules_ops(cfg) || (cfg->has_maintenance && cfg->n_schemas);
+}
+
+/* The declaration of one schema of the block (every route when it lists
+ * none), with the block's ops. Schemas without ops still list their
+ * tables, each with no results, as loom-py's run_from_config does. */
+static int block_decl(loom_step *step, const loom_config *cfg, size_t i)
+{
+	loom_decl *d;
+	LOOM_TRY(cfg->n_schemas ? loom_maintain_schema(&d, cfg->schemas[i]) : plan_maintain_all(&d));
+	LOOM_TRY(loom_step_add(step, d));   /* the step owns it now (freed if adding fails) */
+	if (!plan_config_schedules_ops(cfg))
+		plan_decl_allow_no_ops(d);
+	if (cfg->has_vacuum)
+		LOOM_TRY(loom_decl_vacuum(d, &cfg->vacuum));
+	if (cfg->has_compact)
+		LOOM_TRY(loom_decl_compact(d, &cfg->compact));
+	if (cfg->has_zorder)
+		LOOM_TRY(loom_decl_zorder(d, &cfg->zorder.opts));
+	return 0;
+}
+
 LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
 {
 	loom_step *step;
@@ -24,32 +48,26 @@ LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
 	if (!out || !cfg)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_step_from_config: NULL argument");
 	*out = NULL;
+	if (cfg->exclusive_line)   /* loaded, but the block cannot run (loom-py's rule) */
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
+		                "%s:%d:%d: maintenance: compact and z_order_by are mutually "
+		                "exclusive (Z-order already rewrites and bin-packs the files); "
+		                "schedule one of them", cfg->source, cfg->exclusive_line,
+		                cfg->exclusive_col);
 	LOOM_TRY(loom_step_new(&step, "maintenance"));
-	if (!plan_config_schedules_ops(cfg)) {
+	if (!plan_config_block_runs(cfg)) {
 		*out = step;
 		return 0;
 	}
 	/* no schemas: every tables[] route, as loom's Python ETL reads it */
-	for (i = 0; i < (cfg->n_schemas ? cfg->n_schemas : 1); i++) {
-		loom_decl *d;
-		rc = cfg->n_schemas ? loom_maintain_schema(&d, cfg->schemas[i]) : plan_maintain_all(&d);
-		if (rc < 0)
-			goto fail;
-		if ((rc = loom_step_add(step, d)) < 0)
-			goto fail;
-		if (cfg->has_vacuum && (rc = loom_decl_vacuum(d, &cfg->vacuum)) < 0)
-			goto fail;
-		if (cfg->has_compact && (rc = loom_decl_compact(d, &cfg->compact)) < 0)
-			goto fail;
-		if (cfg->has_zorder && (rc = loom_decl_zorder(d, &cfg->zorder.opts)) < 0)
-			goto fail;
-	}
+	for (i = 0; i < (cfg->n_schemas ? cfg->n_schemas : 1); i++)
+		if ((rc = block_decl(step, cfg, i)) < 0) {
+			loom_err_wrap("%s: maintenance block", cfg->source);
+			loom_step_free(step);
+			return rc;
+		}
 	*out = step;
 	return 0;
-fail:
-	loom_err_wrap("%s: maintenance block", cfg->source);
-	loom_step_free(step);
-	return rc;
 }
 
 static json_t *op_json(const loom_op *op)

@@ -11,6 +11,12 @@
 int plan_maintain_all(loom_decl **out);
 /* 1 when the config's maintenance block schedules at least one op. */
 int plan_config_schedules_ops(const loom_config *cfg);
+/* 1 when running the block yields tables: it schedules ops, or names
+ * schemas (their tables are listed with no results, as in loom-py). */
+int plan_config_block_runs(const loom_config *cfg);
+/* Let a built-in declaration have no ops (the maintenance block's schemas
+ * without ops); the public builders still refuse that. */
+void plan_decl_allow_no_ops(loom_decl *d);
 
 /* The kind of a built-in op (ops.c): used to reject compact + z-order. */
 enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER };

@@ -499,13 +499,14 @@ LOOM_EXTERN(int) loom_runner_run_from_config(loom_report **out, loom_runner *r)
 	if (!out || !r)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_run_from_config: NULL argument");
 	*out = NULL;
-	if (!plan_config_schedules_ops(r->cfg)) {
+	if (!plan_config_block_runs(r->cfg)) {
 		/* nothing to run; say why instead of returning a silent empty report */
 		loom_spec_list *empty;
 		LOOM_TRY(loom_spec_list_new(&empty));
 		rc = r->cfg->has_maintenance
 		         ? plan_spec_list_warn(empty, "%s: the maintenance block schedules no operation "
-		                               "(vacuum, compact or z_order_by)", r->cfg->source)
+		                               "(vacuum, compact or z_order_by) and names no schemas",
+		                               r->cfg->source)
 		         : plan_spec_list_warn(empty, "%s has no maintenance block", r->cfg->source);
 		if (rc == 0)
 			rc = run_specs(out, r, "maintenance", empty);

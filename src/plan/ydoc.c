@@ -296,10 +296,14 @@ int ydoc_bool(ydoc *d, yaml_node_t *n, const char *what, int *out)
 	static const char *no[] = { "false", "no", "off" };
 	loom_buf b = LOOM_BUF_INIT;
 	size_t i;
-	int rc = ydoc_string(d, n, what, &b);
+	int rc = ydoc_string(d, n, what, &b), quoted;
 	if (rc < 0)
 		goto done;
-	for (i = 0; i < 3; i++) {
+	/* A quoted 'false' is a string, in YAML and in the JSON a parsed
+	 * mapping arrives as ({"dry_run": "false"}): these switches decide
+	 * what gets deleted, so a string is refused rather than read. */
+	quoted = n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+	for (i = 0; i < 3 && !quoted; i++) {
 		if (strcasecmp(b.ptr, yes[i]) == 0) {
 			*out = 1;
 			goto done;
@@ -309,7 +313,8 @@ int ydoc_bool(ydoc *d, yaml_node_t *n, const char *what, int *out)
 			goto done;
 		}
 	}
-	rc = ydoc_err(d, n, "%s: expected true or false, got '%s'", what, b.ptr);
+	rc = ydoc_err(d, n, "%s: expected true or false, got %s'%s'", what,
+	              quoted ? "the string " : "", b.ptr);
 done:
 	loom_buf_dispose(&b);
 	return rc;

@@ -8,6 +8,18 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+/* The switch `key` of the mapping `v`, if present: plain true or false
+ * only (ydoc_bool); messages name it "section.key". */
+static int read_switch(ydoc *d, yaml_node_t *v, const char *section, const char *key, int *out)
+{
+	char what[128];
+	yaml_node_t *x = ydoc_get(d, v, key, NULL);
+	if (!x)
+		return 0;
+	snprintf(what, sizeof(what), "%s.%s", section, key);
+	return ydoc_bool(d, x, what, out);
+}
+
 int yopts_vacuum(ydoc *d, yaml_node_t *v, const char *section, loom_vacuum_opts *out)
 {
 	static const char *const keys[] = { "retention_hours", "dry_run", "full", NULL };
@@ -23,11 +35,8 @@ int yopts_vacuum(ydoc *d, yaml_node_t *v, const char *section, loom_vacuum_opts 
 		if (out->retention_hours < 0)
 			return ydoc_err(d, x, "%s.retention_hours must be >= 0", section);
 	}
-	if ((x = ydoc_get(d, v, "dry_run", NULL)))
-		LOOM_TRY(ydoc_bool(d, x, "dry_run", &out->dry_run));
-	if ((x = ydoc_get(d, v, "full", NULL)))
-		LOOM_TRY(ydoc_bool(d, x, "full", &out->full));
-	return 0;
+	LOOM_TRY(read_switch(d, v, section, "dry_run", &out->dry_run));
+	return read_switch(d, v, section, "full", &out->full);
 }
 
 int yopts_compact(ydoc *d, yaml_node_t *v, const char *section, loom_compact_opts *out)
@@ -78,10 +87,8 @@ static int zorder_settings(ydoc *d, yaml_node_t *v, const char *section, zorder_
 	snprintf(what, sizeof(what), "%s.spill_limit", section);
 	if ((x = ydoc_get(d, v, "spill_limit", NULL)) && !ydoc_is_null(x))
 		LOOM_TRY(ydoc_size(d, x, what, &z->opts.spill_limit));
-	if ((x = ydoc_get(d, v, "full", NULL)))
-		LOOM_TRY(ydoc_bool(d, x, "full", &z->opts.full));
-	if ((x = ydoc_get(d, v, "dry_run", NULL)))
-		LOOM_TRY(ydoc_bool(d, x, "dry_run", &z->opts.dry_run));
+	LOOM_TRY(read_switch(d, v, section, "full", &z->opts.full));
+	LOOM_TRY(read_switch(d, v, section, "dry_run", &z->opts.dry_run));
 	if ((x = ydoc_get(d, v, "curve", NULL)) && !ydoc_is_null(x)) {
 		snprintf(what, sizeof(what), "%s.curve", section);
 		if ((rc = ydoc_string(d, x, what, &b)) == 0 &&

@@ -218,14 +218,6 @@ TEST(validation_errors_have_lines)
 	                 "    table_path: {uri: /lake}\n"
 	                 "  maintenance:\n"
 	                 "    schemas: [raw]\n"
-	                 "    compact: {}\n"
-	                 "    z_order_by: [a, b]\n",
-	                 7, "mutually exclusive");
-	CHECK_CONFIG_ERR("storage:\n"
-	                 "  defaults:\n"
-	                 "    table_path: {uri: /lake}\n"
-	                 "  maintenance:\n"
-	                 "    schemas: [raw]\n"
 	                 "    vacum: {}\n",
 	                 6, "unknown key 'vacum' in maintenance");
 	CHECK_CONFIG_ERR("storage:\n"
@@ -242,13 +234,14 @@ TEST(validation_errors_have_lines)
 	                 3, "empty");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
-	                 "    compact: true\n"
-	                 "    z_order_by: [a]\n",
-	                 4, "mutually exclusive");
+	                 "    compact: yes please\n",
+	                 3, "maintenance.compact: expected true, false or a mapping {target_size} "
+	                    "(or nothing for the defaults), got 'yes please'");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
-	                 "    compact: maybe\n",
-	                 3, "expected a mapping");
+	                 "    vacuum: weekly\n",
+	                 3, "maintenance.vacuum: expected true, false or a mapping {retention_hours, "
+	                    "dry_run, full}");
 	CHECK_CONFIG_ERR("storage:\n"
 	                 "  maintenance:\n"
 	                 "    z_order_by: {columns: [a], curve: peano}\n",
@@ -290,7 +283,49 @@ TEST(validation_errors_have_lines)
 	                 "  maintenance:\n"
 	                 "    vacuum:\n"
 	                 "      dry_run: maybe\n",
-	                 4, "true or false");
+	                 4, "maintenance.vacuum.dry_run: expected true or false");
+	/* a quoted switch is a string (so is "false" in a parsed mapping's JSON) */
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    vacuum:\n"
+	                 "      dry_run: 'false'\n",
+	                 4, "maintenance.vacuum.dry_run: expected true or false, got the string 'false'");
+	CHECK_CONFIG_ERR("storage:\n"
+	                 "  maintenance:\n"
+	                 "    z_order_by: {columns: [a], full: \"true\"}\n",
+	                 3, "maintenance.z_order_by.full: expected true or false");
+}
+
+/* compact together with z_order_by: the file loads (a plan's steps may
+ * use it), the block itself cannot run -- loom-py's rule, raised where
+ * loom-py raises it (run_from_config), with the line of the later key. */
+TEST(compact_with_zorder_loads_but_the_block_cannot_run)
+{
+	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "none", NULL, NULL, NULL, NULL };
+	loom_config *cfg = NULL;
+	loom_step *step = NULL;
+	loom_runner *r = NULL;
+	loom_report *rep = NULL;
+	loom_compact_opts c;
+	loom_zorder_opts z;
+
+	CHECK_OK(load(&cfg, "storage:\n"
+	                    "  defaults: {table_path: {uri: /lake}}\n"
+	                    "  maintenance:\n"
+	                    "    schemas: [raw]\n"
+	                    "    compact: {}\n"
+	                    "    z_order_by: [a, b]\n"));
+	CHECK_OK(loom_config_maintenance_compact(cfg, &c));
+	CHECK_OK(loom_config_maintenance_zorder(cfg, &z));
+	CHECK_ERR(loom_step_from_config(&step, cfg), LOOM_EINVAL);
+	CHECK(step == NULL);
+	CHECK(strstr(loom_error_last()->message, "t.yaml:6:5: maintenance: compact and z_order_by "
+	                                         "are mutually exclusive"));
+	CHECK_OK(loom_runner_from_config(&r, cfg, &m, LOOM_MISSING_SKIP));
+	CHECK_ERR(loom_runner_run_from_config(&rep, r), LOOM_EINVAL);
+	CHECK(rep == NULL);
+	loom_runner_free(r);
+	loom_config_free(cfg);
 }
 
 TEST(catalog_only_config_has_no_path_routes)
@@ -549,7 +584,11 @@ TEST(loom_py_maintenance_forms)
 		  "raw.a[vacuum,compact] staging.b[vacuum,compact] raw.c[vacuum,compact]" },
 		{ "    schemas: [staging]\n    compact: false\n    z_order_by: [a, b]\n",
 		  "staging.b[z_order]" },
-		{ "    schemas: [raw]\n", "" },
+		/* schemas without ops: their tables, with no ops (loom-py) */
+		{ "    schemas: [raw]\n", "raw.a[] raw.c[]" },
+		{ "    schemas: [raw]\n    z_order_by: []\n", "raw.a[] raw.c[]" },
+		{ "    schemas: [raw, staging]\n    vacuum: null\n    compact: false\n",
+		  "raw.a[] raw.c[] staging.b[]" },
 		{ "    {}\n", "" },
 		{ "    schemas: [nothere]\n    compact: true\n", "" },
 		/* loom's extensions */
@@ -611,6 +650,7 @@ int main(void)
 	RUN(env_interpolation);
 	RUN(sizes);
 	RUN(validation_errors_have_lines);
+	RUN(compact_with_zorder_loads_but_the_block_cannot_run);
 	RUN(catalog_only_config_has_no_path_routes);
 	RUN(secrets_are_masked);
 	RUN(minimal_and_no_maintenance);

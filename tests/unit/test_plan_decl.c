@@ -324,6 +324,35 @@ TEST(op_results)
 		v.dry_run = 2;
 		CHECK_ERR(loom_vacuum_opts_check(&v), LOOM_EINVAL);
 	}
+	{
+		/* a binding's switch other than 0 / 1 is refused, never read as
+		 * "on": every switch of every options struct, named */
+		loom_vacuum_opts v;
+		loom_compact_opts c;
+		loom_zorder_opts z;
+		const char *cols[] = { "a" };
+		loom_op *op = NULL;
+		loom_vacuum_opts_init(&v, LOOM_VACUUM_OPTS_VERSION);
+		v.retention_check = 2;
+		CHECK_ERR(loom_vacuum_opts_check(&v), LOOM_EINVAL);
+		CHECK(strstr(loom_error_last()->message, "vacuum: retention_check must be 0 or 1"));
+		CHECK_ERR(loom_op_vacuum(&op, &v), LOOM_EINVAL);
+		CHECK(op == NULL);
+		v.retention_check = 1;
+		v.full = -1;
+		CHECK_ERR(loom_vacuum_opts_check(&v), LOOM_EINVAL);
+		CHECK(strstr(loom_error_last()->message, "vacuum: full must be 0 or 1, got -1"));
+		loom_compact_opts_init(&c, LOOM_COMPACT_OPTS_VERSION);
+		c.dry_run = 2;
+		CHECK_ERR(loom_compact_opts_check(&c), LOOM_EINVAL);
+		CHECK(strstr(loom_error_last()->message, "compact: dry_run must be 0 or 1"));
+		loom_zorder_opts_init(&z, LOOM_ZORDER_OPTS_VERSION);
+		z.columns = cols;
+		z.n_columns = 1;
+		z.full = 3;
+		CHECK_ERR(loom_zorder_opts_check(&z), LOOM_EINVAL);
+		CHECK(strstr(loom_error_last()->message, "z_order_by: full must be 0 or 1"));
+	}
 }
 
 int main(void)

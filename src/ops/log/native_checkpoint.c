@@ -44,6 +44,16 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 	return ops_table_close(&t, rc, "checkpoint");
 }
 
+/* dry_run and force: 0 or 1. A binding's conversion slip (2, -1) must not
+ * be read as "on": force=2 would delete logs the table protects. */
+static int check_switch(const char *field, int value)
+{
+	if (value != 0 && value != 1)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "cleanup-logs: %s must be 0 or 1, got %d", field, value);
+	return 0;
+}
+
 LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
                                    const loom_table_location *loc,
                                    const loom_cleanup_logs_opts *opts, const loom_cancel *cancel)
@@ -65,6 +75,8 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
 		                "cleanup-logs: retention_hours %lld is negative",
 		                (long long)opts->retention_hours);
+	LOOM_TRY(check_switch("dry_run", opts->dry_run));
+	LOOM_TRY(check_switch("force", opts->force));
 	memset(&p, 0, sizeof(p));
 	p.dry_run = opts->dry_run;
 	p.force = opts->force;
