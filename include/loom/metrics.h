@@ -42,6 +42,11 @@
 #define LOOM_METRIC_NUM_DELETED_FILES "numDeletedFiles"
 #define LOOM_METRIC_SIZE_OF_DATA_TO_DELETE "sizeOfDataToDelete"
 #define LOOM_METRIC_NUM_VACUUMED_DIRECTORIES "numVacuumedDirectories"
+/* VACUUM: incomplete multipart uploads under the table root (S3) aborted,
+ * or that a dry run would abort, and the bytes of their parts */
+#define LOOM_METRIC_NUM_ABORTED_UPLOADS "numAbortedMultipartUploads"
+#define LOOM_METRIC_NUM_UPLOADS_TO_ABORT "numMultipartUploadsToAbort"
+#define LOOM_METRIC_SIZE_OF_UPLOADS "sizeOfMultipartUploads"
 /* cleanup-logs: how many of the deleted were temp files killed writers
  * left in _delta_log/ */
 #define LOOM_METRIC_NUM_STALE_TEMP_FILES "numStaleTempFiles"

@@ -188,6 +188,15 @@ typedef struct loom_metric {
 	int64_t value;
 } loom_metric;
 
+/* An incomplete multipart upload under a table's root (S3) that VACUUM
+ * aborted, or would abort in a dry run. */
+typedef struct loom_upload_info {
+	char *key;             /* the object it would have become, relative to
+	                        * the table root; owned by the result */
+	int64_t initiated_ms;  /* when it was started, ms since the Unix epoch */
+	int64_t bytes;         /* bytes of its parts; -1 when not listed */
+} loom_upload_info;
+
 /* The result of one operation on one table. The runner zero-fills it,
  * the operation sets `kind` and fills the matching part with the helper
  * functions below (which allocate with loom's allocator), and the runner
@@ -205,10 +214,20 @@ typedef struct loom_op_result {
 	/* Extensions, in insertion order. */
 	loom_metric *metrics;
 	size_t n_metrics;
+	/* Appended (issue 34); like the option structs the result only grows
+	 * at the end. LOOM_RESULT_VACUUM: the incomplete multipart uploads
+	 * under the table root started before the retention horizon, aborted
+	 * (or that would be, when the run was dry), sorted by key. Only stores
+	 * that keep such uploads (S3) have any. */
+	loom_upload_info *uploads;
+	size_t n_uploads;
 } loom_op_result;
 
 /** Set kind = LOOM_RESULT_VACUUM and append one deleted path (copied). */
 LOOM_EXTERN(int) loom_op_result_add_deleted(loom_op_result *r, const char *path);
+/** Append one incomplete upload (the key copied). */
+LOOM_EXTERN(int) loom_op_result_add_upload(loom_op_result *r, const char *key,
+                                           int64_t initiated_ms, int64_t bytes);
 /** Append (or replace) a named metric; the name is copied. */
 LOOM_EXTERN(int) loom_op_result_set_metric(loom_op_result *r, const char *name, int64_t value);
 /** The value of a metric, or `dflt` when absent. */
@@ -250,7 +269,12 @@ struct loom_maintainer {
  *  deleted, or that a dry run would delete, relative to the table root,
  *  sorted, and the metrics numDeletedFiles (or numFilesToDelete for dry
  *  runs), sizeOfDataToDelete (bytes), numVacuumedDirectories and version
- *  (the VACUUM END commit, -1 when nothing was committed). `loc` (may be
+ *  (the VACUUM END commit, -1 when nothing was committed). On stores that
+ *  keep incomplete multipart uploads (S3), the uploads under the table
+ *  root started before the retention horizon are aborted (dry: listed)
+ *  and reported in out->uploads with the metrics
+ *  numAbortedMultipartUploads (numMultipartUploadsToAbort for dry runs)
+ *  and sizeOfMultipartUploads (bytes of their parts). `loc` (may be
  *  NULL) supplies the storage options and the commit metadata; `cancel`
  *  may be NULL.
  *  LOOM_EINVAL for a retention below the table's with the check on,

@@ -46,8 +46,9 @@
  *
  * Implementations embed `loom_store` as their first member and set
  * `version` to the LOOM_STORE_VERSION they were built with. Members after
- * "version 2" exist only when version >= 2; loom's helpers below check
- * before using them and fall back to the version 1 methods.
+ * "version 2" exist only when version >= 2 (after "version 3" only when
+ * version >= 3); loom's helpers below check before using them and fall
+ * back to the version 1 methods.
  */
 #ifndef LOOM_STORE_H
 #define LOOM_STORE_H
@@ -56,7 +57,7 @@
 
 LOOM_BEGIN_DECL
 
-#define LOOM_STORE_VERSION 2
+#define LOOM_STORE_VERSION 3 /* 3: list_uploads, abort_upload */
 
 /* Capability bits. */
 #define LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT 0x1u /* put-if-absent is atomic across processes,
@@ -106,6 +107,23 @@ typedef struct loom_store_stats {
 	uint64_t bytes_read;       /* object bytes received */
 	uint64_t bytes_written;    /* object bytes sent */
 } loom_store_stats;
+
+/* An incomplete multipart upload: an object store (S3) keeps the parts of
+ * an upload that was started and never completed nor aborted - a writer
+ * killed mid-object - and bills them until someone aborts it. No reader
+ * ever sees it: it is not an object. */
+typedef struct loom_store_upload {
+	const char *key;        /* the object it would become, relative to the
+	                         * store root; borrowed for the callback */
+	const char *upload_id;  /* the service's id of the upload; borrowed */
+	int64_t initiated_ms;   /* when it was started, ms since the Unix epoch */
+	int64_t bytes;          /* bytes of the parts stored so far (S3
+	                         * ListParts), -1 when the service lists none */
+} loom_store_upload;
+
+/* As loom_store_list_cb: 0 continues, anything else stops the listing and
+ * is returned from list_uploads unchanged. */
+typedef int (*loom_store_upload_cb)(const loom_store_upload *upload, void *payload);
 
 typedef struct loom_store_writer loom_store_writer;
 typedef struct loom_store loom_store;
@@ -197,6 +215,21 @@ struct loom_store {
 	int (*key_of)(loom_store *s, const char *location, const char **key);
 	/* Copy the request counters into `out` (its version set by the caller). */
 	int (*stats)(loom_store *s, loom_store_stats *out);
+
+	/* ---- version 3 (NULL: the store keeps no incomplete uploads) ------ */
+
+	/* Call `cb` for every incomplete multipart upload whose key starts
+	 * with `prefix` ("" : every one under the root, never one outside it),
+	 * in the service's order (S3: by key, then by start time), pages
+	 * fetched as the callback consumes them. Uploads whose key is not a
+	 * valid store key are skipped (they cannot be named to abort_upload).
+	 * Only S3 has them: Azure drops uncommitted blocks itself after 7 days
+	 * and GCS resumable sessions expire, so their stores leave it NULL. */
+	int (*list_uploads)(loom_store *s, const char *prefix, loom_store_upload_cb cb,
+	                    void *payload);
+	/* Abort one upload, deleting its parts. One already gone (completed or
+	 * aborted meanwhile) is not an error. */
+	int (*abort_upload)(loom_store *s, const char *key, const char *upload_id);
 };
 
 /* ---- opening ------------------------------------------------------------ */
@@ -259,6 +292,13 @@ LOOM_EXTERN(int) loom_store_read_tail(loom_store *s, const char *key, size_t len
 /** remove_many, or remove per key on stores without it (same results). */
 LOOM_EXTERN(int) loom_store_remove_many(loom_store *s, const char *const *keys,
                                         size_t n, int *results);
+
+/** list_uploads, or nothing listed (0) on stores without it. */
+LOOM_EXTERN(int) loom_store_list_uploads(loom_store *s, const char *prefix,
+                                         loom_store_upload_cb cb, void *payload);
+
+/** abort_upload, or LOOM_EUNSUPPORTED on stores without it. */
+LOOM_EXTERN(int) loom_store_abort_upload(loom_store *s, const char *key, const char *upload_id);
 
 /** The store's request counters (all zero for a store that keeps none).
  *  out->version must be LOOM_STORE_STATS_VERSION. */

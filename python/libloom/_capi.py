@@ -181,6 +181,10 @@ class loom_metric(Structure):
     _fields_ = [("name", c_char_p), ("value", c_int64)]
 
 
+class loom_upload_info(Structure):
+    _fields_ = [("key", c_char_p), ("initiated_ms", c_int64), ("bytes", c_int64)]
+
+
 class loom_op_result(Structure):
     _fields_ = [
         ("kind", c_int),
@@ -191,6 +195,8 @@ class loom_op_result(Structure):
         ("num_files_removed", c_int64),
         ("metrics", POINTER(loom_metric)),
         ("n_metrics", c_size_t),
+        ("uploads", POINTER(loom_upload_info)),
+        ("n_uploads", c_size_t),
     ]
 
 
@@ -334,6 +340,7 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     # results
     "loom_op_result_add_deleted": (c_int, [POINTER(loom_op_result), c_char_p]),
     "loom_op_result_set_metric": (c_int, [POINTER(loom_op_result), c_char_p, c_int64]),
+    "loom_op_result_add_upload": (c_int, [POINTER(loom_op_result), c_char_p, c_int64, c_int64]),
     "loom_op_result_clear": (None, [POINTER(loom_op_result)]),
     # single-table operations: (out, uri, loc, opts, cancel)
     "loom_vacuum": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(loom_table_location),

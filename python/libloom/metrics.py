@@ -49,6 +49,11 @@ NUM_FILES_TO_DELETE: Final = "numFilesToDelete"
 NUM_DELETED_FILES: Final = "numDeletedFiles"
 SIZE_OF_DATA_TO_DELETE: Final = "sizeOfDataToDelete"
 NUM_VACUUMED_DIRECTORIES: Final = "numVacuumedDirectories"
+# VACUUM: incomplete multipart uploads under the table root (S3) aborted,
+# or that a dry run would abort, and the bytes of their parts
+NUM_ABORTED_UPLOADS: Final = "numAbortedMultipartUploads"
+NUM_UPLOADS_TO_ABORT: Final = "numMultipartUploadsToAbort"
+SIZE_OF_UPLOADS: Final = "sizeOfMultipartUploads"
 # expired-log cleanup: how many of the deleted were temp files killed
 # writers left in _delta_log/
 NUM_STALE_TEMP_FILES: Final = "numStaleTempFiles"

@@ -13,7 +13,8 @@ static void vacuum_usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: loom vacuum TABLE [options]\n\n"
-	        "Delete data files that no retained table version needs. Dry run by default.\n"
+	        "Delete data files that no retained table version needs, and abort the incomplete\n"
+	        "multipart uploads (S3) under the table started before the retention. Dry run by default.\n"
 	        "TABLE is a path or URI, or with --config a table name like raw.events.\n\n"
 	        "  --config FILE           the loom storage YAML that names the table\n"
 	        "  --retention-hours N     keep files removed less than N hours ago\n"
@@ -24,6 +25,25 @@ static void vacuum_usage(FILE *out)
 	        "  --no-dry-run            delete the files\n"
 	        "  --no-retention-check    allow a retention below the table's configured one\n"
 	        "  --json                  machine-readable output\n");
+}
+
+/* The incomplete multipart uploads aborted (dry: to abort): count, bytes
+ * of their parts, and each one (bytes null where the store lists none). */
+static void print_uploads_json(const loom_op_result *r)
+{
+	size_t i;
+	printf("{\"count\":%zu,\"bytes\":%lld,\"uploads\":[", r->n_uploads,
+	       (long long)loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_UPLOADS, 0));
+	for (i = 0; i < r->n_uploads; i++) {
+		printf("%s{\"key\":", i ? "," : "");
+		cli_print_json_string(r->uploads[i].key);
+		printf(",\"initiated_ms\":%lld,\"bytes\":", (long long)r->uploads[i].initiated_ms);
+		if (r->uploads[i].bytes >= 0)
+			printf("%lld}", (long long)r->uploads[i].bytes);
+		else
+			printf("null}");
+	}
+	printf("]}");
 }
 
 static void print_json(const char *uri, const loom_op_result *r)
@@ -40,8 +60,10 @@ static void print_json(const char *uri, const loom_op_result *r)
 			putchar(',');
 		cli_print_json_string(r->files_deleted[i]);
 	}
-	printf("],\"directories_removed\":%lld}\n",
+	printf("],\"directories_removed\":%lld,\"multipart_uploads\":",
 	       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_VACUUMED_DIRECTORIES, 0));
+	print_uploads_json(r);
+	printf("}\n");
 }
 
 int cmd_vacuum(int argc, char **argv)

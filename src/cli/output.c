@@ -52,7 +52,27 @@ void cli_print_optimize_json(const char *uri, const loom_op_result *r)
 	printf("}}\n");
 }
 
-/* VACUUM: the files, then one summary line. */
+/* VACUUM's incomplete multipart uploads (S3): one line each, then a
+ * summary; nothing when there were none. */
+static void print_vacuum_uploads(const char *uri, const loom_op_result *r)
+{
+	size_t i;
+	char size[32];
+	if (!r->n_uploads)
+		return;
+	for (i = 0; i < r->n_uploads; i++) {
+		const loom_upload_info *u = &r->uploads[i];
+		if (u->bytes >= 0)
+			loom_format_size(u->bytes, size, sizeof(size));
+		printf("%s multipart upload %s (%s of parts)\n", r->dry_run ? "would abort" : "aborted",
+		       u->key, u->bytes >= 0 ? size : "unknown size");
+	}
+	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_UPLOADS, 0), size, sizeof(size));
+	printf("%s: %zu incomplete multipart upload%s (%s of parts) %s\n", uri, r->n_uploads,
+	       r->n_uploads == 1 ? "" : "s", size, r->dry_run ? "would be aborted" : "aborted");
+}
+
+/* VACUUM: the files, the uploads, then one summary line. */
 static void print_vacuum(const char *uri, const loom_op_result *r)
 {
 	size_t i;
@@ -60,6 +80,7 @@ static void print_vacuum(const char *uri, const loom_op_result *r)
 	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
 	for (i = 0; i < r->n_files_deleted; i++)
 		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
+	print_vacuum_uploads(uri, r);
 	if (r->dry_run)
 		printf("%s: %zu files (%s) would be deleted; run with --no-dry-run to delete them\n", uri,
 		       r->n_files_deleted, size);

@@ -200,6 +200,29 @@ LOOM_EXTERN(int) loom_op_result_set_metric(loom_op_result *r, const char *name, 
 	return 0;
 }
 
+LOOM_EXTERN(int) loom_op_result_add_upload(loom_op_result *r, const char *key,
+                                           int64_t initiated_ms, int64_t bytes)
+{
+	loom_upload_info *grown;
+	char *copy;
+	if (!r || !key)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "add_upload: NULL argument");
+	copy = loom_strdup(key);
+	if (!copy)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	grown = loom_reallocarray(r->uploads, r->n_uploads + 1, sizeof(*grown));
+	if (!grown) {
+		loom_free(copy);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	}
+	grown[r->n_uploads].key = copy;
+	grown[r->n_uploads].initiated_ms = initiated_ms;
+	grown[r->n_uploads].bytes = bytes;
+	r->n_uploads++;
+	r->uploads = grown;
+	return 0;
+}
+
 LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *name,
                                           int64_t dflt)
 {
@@ -223,6 +246,9 @@ LOOM_EXTERN(void) loom_op_result_clear(loom_op_result *r)
 	for (i = 0; i < r->n_metrics; i++)
 		loom_free(r->metrics[i].name);
 	loom_free(r->metrics);
+	for (i = 0; i < r->n_uploads; i++)
+		loom_free(r->uploads[i].key);
+	loom_free(r->uploads);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -235,6 +261,10 @@ LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *
 			goto fail;
 	for (i = 0; i < src->n_metrics; i++)
 		if (loom_op_result_set_metric(dst, src->metrics[i].name, src->metrics[i].value) < 0)
+			goto fail;
+	for (i = 0; i < src->n_uploads; i++)
+		if (loom_op_result_add_upload(dst, src->uploads[i].key, src->uploads[i].initiated_ms,
+		                              src->uploads[i].bytes) < 0)
 			goto fail;
 	dst->kind = src->kind;
 	dst->dry_run = src->dry_run;

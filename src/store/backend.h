@@ -41,7 +41,9 @@ const char *store_opt(const store_config *c, const char *key, const char *env);
  * not parse is LOOM_EINVAL naming the key (and the value, unless the key is
  * a secret).
  *  - bool: true/false, yes/no, on/off, 1/0 (any case);
- *  - uint: a whole number <= max;
+ *  - uint: a whole number <= max (counts: retries, concurrency);
+ *  - size: bytes <= max, as loom_parse_size reads every size of loom
+ *    (8388608, "8MiB", "5 MB"); every byte size goes through it;
  *  - duration: a number with a unit, ms s m h ("250ms", "30s", "1.5m"); a
  *    bare number is seconds; the result in milliseconds, <= max_ms. */
 int store_opt_bool(const store_config *c, const char *key, const char *env, int dflt, int *out);
@@ -49,6 +51,8 @@ int store_opt_bool(const store_config *c, const char *key, const char *env, int 
  * message). */
 int store_parse_bool(const store_config *c, const char *key, const char *value, int *out);
 int store_opt_uint(const store_config *c, const char *key, const char *env, uint64_t dflt,
+                   uint64_t max, uint64_t *out);
+int store_opt_size(const store_config *c, const char *key, const char *env, uint64_t dflt,
                    uint64_t max, uint64_t *out);
 int store_opt_duration_ms(const store_config *c, const char *key, const char *env,
                           int64_t dflt, int64_t max_ms, int64_t *out);

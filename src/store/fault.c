@@ -439,6 +439,27 @@ static int f_stats(loom_store *s, loom_store_stats *out)
 	return INNER(s)->stats(INNER(s), out);
 }
 
+/* ---- version 3 members: listing counts as a list, aborting as a delete */
+
+static int f_list_uploads(loom_store *s, const char *prefix, loom_store_upload_cb cb,
+                          void *payload)
+{
+	const fault_rule *r = enter(K_LIST);
+	if (fails_before(r))
+		return injected(r, "listing of uploads under", prefix);
+	return after_call(r, INNER(s)->list_uploads(INNER(s), prefix, cb, payload),
+	                  "listing of uploads under", prefix);
+}
+
+static int f_abort_upload(loom_store *s, const char *key, const char *upload_id)
+{
+	const fault_rule *r = enter(K_DELETE);
+	if (fails_before(r))
+		return injected(r, "abort of the upload of", key);
+	return after_call(r, INNER(s)->abort_upload(INNER(s), key, upload_id),
+	                  "abort of the upload of", key);
+}
+
 static void f_free(loom_store *s)
 {
 	write_tally();
@@ -473,6 +494,10 @@ int loom_fault_store_wrap(loom_store **out, loom_store *inner)
 		fs->base.remove_many = inner->remove_many ? f_remove_many : NULL;
 		fs->base.key_of = inner->key_of ? f_key_of : NULL;
 		fs->base.stats = inner->stats ? f_stats : NULL;
+	}
+	if (inner->version >= 3) {
+		fs->base.list_uploads = inner->list_uploads ? f_list_uploads : NULL;
+		fs->base.abort_upload = inner->abort_upload ? f_abort_upload : NULL;
 	}
 	*out = &fs->base;
 	return 0;

@@ -9,6 +9,7 @@
 
 #include "store/backend.h"
 #include "util/error.h"
+#include "util/size.h"
 
 #define OPT_ERR(...) loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, __VA_ARGS__)
 
@@ -67,6 +68,26 @@ int store_opt_uint(const store_config *c, const char *key, const char *env, uint
 		return OPT_ERR("%s: option %s is \"%s\", expected a whole number from 0 to %llu", c->uri,
 		               key, shown(key, v), (unsigned long long)max);
 	*out = n;
+	return 0;
+}
+
+int store_opt_size(const store_config *c, const char *key, const char *env, uint64_t dflt,
+                   uint64_t max, uint64_t *out)
+{
+	const char *v = store_opt(c, key, env);
+	int64_t n = 0;
+	*out = dflt;
+	if (!v)
+		return 0;
+	/* loom_parse_size, the one parser of sizes: "5MiB" here as in
+	 * --target-size and the YAML */
+	if (loom_parse_size(v, &n) < 0 || (uint64_t)n > max) {
+		loom_error_clear();
+		return OPT_ERR("%s: option %s is \"%s\", expected a size from 0 to %llu bytes "
+		               "(bytes, or a number with a unit: 8MiB, 5MB)", c->uri, key, shown(key, v),
+		               (unsigned long long)max);
+	}
+	*out = (uint64_t)n;
 	return 0;
 }
 

@@ -126,3 +126,20 @@ LOOM_EXTERN(int) loom_store_remove_many(loom_store *s, const char *const *keys, 
 		loom_err(first.code, first.klass, "%s", first.message);
 	return rc;
 }
+
+LOOM_EXTERN(int) loom_store_list_uploads(loom_store *s, const char *prefix,
+                                         loom_store_upload_cb cb, void *payload)
+{
+	if (s->version >= 3 && s->list_uploads)
+		return s->list_uploads(s, prefix ? prefix : "", cb, payload);
+	return 0; /* a store without uploads has none open */
+}
+
+LOOM_EXTERN(int) loom_store_abort_upload(loom_store *s, const char *key, const char *upload_id)
+{
+	if (s->version >= 3 && s->abort_upload)
+		return s->abort_upload(s, key, upload_id);
+	return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_STORE,
+	                "abort upload of %s: the %s store at %s has no multipart uploads", key,
+	                s->name ? s->name : "?", loom_store_root(s));
+}

@@ -45,10 +45,13 @@ int main(void)
 	FIELD(loom_table_location, commit); FIELD(loom_table_location, n_commit);
 	FIELD(loom_table_location, target_file_size); END();
 	STRUCT(loom_metric); FIELD(loom_metric, name); FIELD(loom_metric, value); END();
+	STRUCT(loom_upload_info); FIELD(loom_upload_info, key);
+	FIELD(loom_upload_info, initiated_ms); FIELD(loom_upload_info, bytes); END();
 	STRUCT(loom_op_result); FIELD(loom_op_result, kind); FIELD(loom_op_result, files_deleted);
 	FIELD(loom_op_result, n_files_deleted); FIELD(loom_op_result, dry_run);
 	FIELD(loom_op_result, num_files_added); FIELD(loom_op_result, num_files_removed);
-	FIELD(loom_op_result, metrics); FIELD(loom_op_result, n_metrics); END();
+	FIELD(loom_op_result, metrics); FIELD(loom_op_result, n_metrics);
+	FIELD(loom_op_result, uploads); FIELD(loom_op_result, n_uploads); END();
 	STRUCT(loom_maintainer); FIELD(loom_maintainer, version); FIELD(loom_maintainer, name);
 	FIELD(loom_maintainer, vacuum); FIELD(loom_maintainer, compact);
 	FIELD(loom_maintainer, z_order); FIELD(loom_maintainer, payload); END();

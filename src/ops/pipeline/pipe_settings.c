@@ -88,7 +88,10 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 		LOOM_TRY(parse_count("row_group_size", v, &set->row_group_rows));
 	if ((v = kv_find(loc->writer, loc->n_writer, "row_group_bytes")) != NULL) {
 		int64_t b = 0;
-		LOOM_TRY(parse_count("row_group_bytes", v, &b));
+		/* a size like every other: "16MiB" as well as 16777216 */
+		if (loom_parse_size(v, &b) < 0 || b <= 0)
+			return OPS_ERR(LOOM_EINVAL, "writer setting row_group_bytes: '%s' is not a size "
+			               "(like 16MiB)", v);
 		set->wopts.row_group_bytes = (size_t)b;
 	}
 	/* Copy-through keeps an input row group's size: keep those within 8x

@@ -31,6 +31,16 @@ typedef struct candidate {
 	int deleted;           /* set once the store deleted it */
 } candidate;
 
+/* An incomplete multipart upload under the root, started before the
+ * retention horizon: garbage a killed writer left (S3 only). */
+typedef struct old_upload {
+	const char *key;       /* arena strings */
+	const char *id;
+	int64_t initiated_ms;
+	int64_t bytes;         /* -1: not listed */
+	int aborted;
+} old_upload;
+
 /* Keys per delete request: S3's DeleteObjects takes at most 1,000, and the
  * cancel token is polled between batches. */
 #define VACUUM_DELETE_BATCH 1000
@@ -46,6 +56,7 @@ typedef struct vacuum_state {
 	loom_vec candidates;       /* candidate */
 	uint64_t candidate_bytes;
 	size_t skipped_outside;    /* log paths outside the root, never touched */
+	loom_vec uploads;          /* old_upload, sorted by key */
 } vacuum_state;
 
 int vacuum_is_hidden(const char *key, const char *const *part_cols, size_t n_part_cols)
@@ -280,6 +291,85 @@ static int consider_listed(const loom_store_entry *e, void *payload)
 	return add_candidate(fc->st, e->key, e->size);
 }
 
+/* ---- incomplete multipart uploads -------------------------------------- */
+
+typedef struct upload_ctx {
+	vacuum_state *st;
+	const loom_cancel *cancel;
+} upload_ctx;
+
+static int consider_upload(const loom_store_upload *u, void *payload)
+{
+	upload_ctx *uc = payload;
+	old_upload o;
+	if (loom_cancel_requested(uc->cancel))
+		return OPS_ERR(LOOM_ECANCELLED, "vacuum cancelled while listing multipart uploads");
+	/* one started after the horizon may be a writer still at work: kept,
+	 * as a file that recent would be */
+	if (u->initiated_ms >= uc->st->cutoff_ms)
+		return 0;
+	o.key = loom_arena_strdup(&uc->st->arena, u->key);
+	o.id = loom_arena_strdup(&uc->st->arena, u->upload_id);
+	if (!o.key || !o.id)
+		return LOOM_ENOMEM;
+	o.initiated_ms = u->initiated_ms;
+	o.bytes = u->bytes;
+	o.aborted = 0;
+	return loom_vec_push(&uc->st->uploads, &o);
+}
+
+static int cmp_uploads(const void *a, const void *b)
+{
+	const old_upload *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : strcmp(x->id, y->id);
+}
+
+/* The uploads under the table root (the store lists nothing outside it)
+ * older than the horizon; stores without multipart uploads list none. */
+static int find_uploads(vacuum_state *st, const loom_cancel *cancel)
+{
+	upload_ctx uc = { st, cancel };
+	LOOM_TRY(loom_store_list_uploads(st->store, "", consider_upload, &uc));
+	loom_vec_sort(&st->uploads, cmp_uploads);
+	return 0;
+}
+
+/* Abort them all; the first failure is returned (the rest are still
+ * tried: each abort stands alone) and *aborted counts those gone. */
+static int abort_uploads(vacuum_state *st, const vacuum_params *p, size_t *aborted)
+{
+	loom_error first;
+	size_t i;
+	int rc = 0;
+	*aborted = 0;
+	for (i = 0; i < st->uploads.len; i++) {
+		old_upload *u = &LOOM_VEC_AT(&st->uploads, old_upload, i);
+		int arc;
+		if (loom_cancel_requested(p->cancel)) {
+			if (rc == 0)
+				rc = OPS_ERR(LOOM_ECANCELLED, "vacuum cancelled after aborting %zu of %zu "
+				             "multipart uploads", *aborted, st->uploads.len);
+			return rc;
+		}
+		if ((arc = loom_store_abort_upload(st->store, u->key, u->id)) < 0) {
+			if (rc == 0) {
+				rc = arc;
+				loom_err_copy(&first);
+			}
+			continue;
+		}
+		u->aborted = 1;
+		(*aborted)++;
+	}
+	if (rc < 0) {
+		loom_err(first.code, first.klass, "%s", first.message);
+		loom_err_wrap("vacuum aborted %zu of %zu multipart uploads, then failed", *aborted,
+		              st->uploads.len);
+	}
+	return rc;
+}
+
 static int cmp_candidates(const void *a, const void *b)
 {
 	return strcmp(((const candidate *)a)->key, ((const candidate *)b)->key);
@@ -350,6 +440,25 @@ static size_t remove_empty_parents(loom_store *store, const char *key)
 	return removed;
 }
 
+/* The uploads aborted (or, dry, listed) into the result. */
+static int fill_uploads(loom_op_result *out, vacuum_state *st, const vacuum_params *p)
+{
+	int64_t bytes = 0;
+	size_t i, n = 0;
+	for (i = 0; i < st->uploads.len; i++) {
+		const old_upload *u = &LOOM_VEC_AT(&st->uploads, old_upload, i);
+		if (!p->dry_run && !u->aborted)
+			continue;
+		LOOM_TRY(loom_op_result_add_upload(out, u->key, u->initiated_ms, u->bytes));
+		bytes += u->bytes > 0 ? u->bytes : 0;
+		n++;
+	}
+	LOOM_TRY(loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_UPLOADS_TO_ABORT
+	                                                   : LOOM_METRIC_NUM_ABORTED_UPLOADS,
+	                                   (int64_t)n));
+	return loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_UPLOADS, bytes);
+}
+
 static int fill_result(loom_op_result *out, vacuum_state *st, const vacuum_params *p, size_t deleted,
                        size_t dirs, int64_t version)
 {
@@ -366,7 +475,7 @@ static int fill_result(loom_op_result *out, vacuum_state *st, const vacuum_param
 	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, (int64_t)st->candidate_bytes));
 	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_NUM_VACUUMED_DIRECTORIES, (int64_t)dirs));
 	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_VERSION, version));
-	return 0;
+	return fill_uploads(out, st, p);
 }
 
 static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p,
@@ -377,7 +486,7 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 	const char *keys[VACUUM_DELETE_BATCH];
 	int results[VACUUM_DELETE_BATCH];
 	loom_error del_err;
-	size_t deleted = 0, dirs = 0, i;
+	size_t deleted = 0, dirs = 0, aborted = 0, i;
 	int rc, del_rc = 0;
 
 	json_object_set_new(params, "retentionCheckEnabled", json_boolean(p->retention_check));
@@ -386,6 +495,9 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 		json_object_set_new(params, "specifiedRetentionMillis", json_integer(use_ms));
 	json_object_set_new(metrics, "numFilesToDelete", json_integer((json_int_t)st->candidates.len));
 	json_object_set_new(metrics, "sizeOfDataToDelete", json_integer((json_int_t)st->candidate_bytes));
+	if (st->uploads.len) /* only then: commits stay as Delta writes them */
+		json_object_set_new(metrics, LOOM_METRIC_NUM_UPLOADS_TO_ABORT,
+		                    json_integer((json_int_t)st->uploads.len));
 	rc = commit_marker(st, p, st->snap->version, "VACUUM START", params, metrics, &start_version);
 	json_decref(params);
 	json_decref(metrics);
@@ -423,11 +535,17 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 		}
 	}
 
+	if (del_rc == 0)
+		del_rc = abort_uploads(st, p, &aborted);
+
 	params = json_object();
 	metrics = json_object();
 	json_object_set_new(params, "status", json_string(del_rc < 0 ? "FAILED" : "COMPLETED"));
 	json_object_set_new(metrics, "numDeletedFiles", json_integer((json_int_t)deleted));
 	json_object_set_new(metrics, "numVacuumedDirectories", json_integer((json_int_t)dirs));
+	if (st->uploads.len)
+		json_object_set_new(metrics, LOOM_METRIC_NUM_ABORTED_UPLOADS,
+		                    json_integer((json_int_t)aborted));
 	{
 		loom_error saved;
 		loom_err_copy(&saved);
@@ -456,6 +574,7 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 	st.store = store;
 	loom_arena_init(&st.arena, 0);
 	loom_vec_init(&st.candidates, sizeof(candidate));
+	loom_vec_init(&st.uploads, sizeof(old_upload));
 
 	if ((rc = delta_snapshot_load(&st.snap, store, -1, NULL)) < 0)
 		goto done;
@@ -487,16 +606,23 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 		full_ctx fc = { &st, pcols, npc, p->cancel };
 		rc = store->list(store, "", NULL, LOOM_LIST_RECURSIVE, consider_listed, &fc);
 	}
+	if (rc == 0)
+		rc = find_uploads(&st, p->cancel);
 	if (rc < 0)
 		goto done;
 	loom_vec_sort(&st.candidates, cmp_candidates);
 
 	if (p->dry_run || st.candidates.len == 0) {
 		/* Nothing to delete writes no commit: a second run changes nothing
-		 * but the log temp files a killed run left. */
-		if (!p->dry_run)
+		 * but the log temp files a killed run left and the open uploads -
+		 * neither is part of the table, so neither needs a commit. */
+		size_t aborted = 0;
+		if (!p->dry_run) {
 			delta_log_sweep_temps(store, p->clock);
-		rc = fill_result(out, &st, p, 0, 0, -1);
+			rc = abort_uploads(&st, p, &aborted);
+		}
+		if (fill_result(out, &st, p, 0, 0, -1) < 0 && rc == 0)
+			rc = LOOM_ENOMEM;
 		goto done;
 	}
 	rc = execute(out, &st, p, table_ms, use_ms);
@@ -505,6 +631,7 @@ done:
 	loom_map_dispose(&st.protected_keys);
 	loom_map_dispose(&st.candidate_keys);
 	loom_vec_dispose(&st.candidates);
+	loom_vec_dispose(&st.uploads);
 	loom_arena_dispose(&st.arena);
 	return rc;
 }

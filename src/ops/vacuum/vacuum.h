@@ -13,7 +13,14 @@
  * window, anything outside the table root, anything under a path component
  * starting with '_' or '.' (so _delta_log and a=1/_SUCCESS are kept; the
  * exceptions, as in Spark, are _change_data*, _delta_index* and partition
- * directories like _p=1 of a partition column _p). */
+ * directories like _p=1 of a partition column _p).
+ *
+ * Both modes, dry runs included, also find the incomplete multipart
+ * uploads under the table root (store list_uploads: S3; a killed writer
+ * leaves one open and its parts are billed until aborted) started before
+ * the retention horizon, and abort them (dry runs list them). They are no
+ * part of any table version, so aborting one needs no commit; when files
+ * are deleted too, VACUUM START/END count them. */
 #ifndef LOOM_OPS_VACUUM_H
 #define LOOM_OPS_VACUUM_H
 
@@ -39,7 +46,10 @@ typedef struct vacuum_params {
 /* Run VACUUM on the table in `store`. Fills `out` (kind VACUUM): the paths
  * deleted (or that a dry run would delete), sorted, and the metrics
  * numDeletedFiles/numFilesToDelete, sizeOfDataToDelete (bytes),
- * numVacuumedDirectories, version (of VACUUM END, -1 for dry runs).
+ * numVacuumedDirectories, version (of VACUUM END, -1 for dry runs); the
+ * uploads aborted (dry: to abort) in out->uploads with
+ * numAbortedMultipartUploads / numMultipartUploadsToAbort and
+ * sizeOfMultipartUploads.
  * Errors leave the table as it was, except that files already deleted
  * stay deleted (then VACUUM END records FAILED). */
 int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p);

@@ -550,7 +550,7 @@ static int setup_http(azure_store *s, const store_config *cfg)
 static int setup_upload(azure_store *s, const store_config *cfg)
 {
 	uint64_t par;
-	LOOM_TRY(store_opt_uint(cfg, "multipart_part_size", "LOOM_MULTIPART_PART_SIZE",
+	LOOM_TRY(store_opt_size(cfg, "multipart_part_size", "LOOM_MULTIPART_PART_SIZE",
 	                        DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE, &s->block_size));
 	if (s->block_size < MIN_BLOCK_SIZE)
 		return OPEN_ERR("%s: option multipart_part_size is %llu, at least %llu bytes", s->root_uri,

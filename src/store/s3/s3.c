@@ -2,7 +2,8 @@
  * MinIO, R2): opening from an s3:// or s3a:// URI and options, signed
  * requests, ranged and suffix reads, HEAD, single PUTs (create-only with
  * If-None-Match: *), deletes, key_of. Listings and batch deletes are in
- * s3_list.c, multipart uploads in s3_writer.c.
+ * s3_list.c, multipart uploads in s3_writer.c, the incomplete uploads
+ * killed writers leave in s3_uploads.c.
  *
  * Options (storage_options, keys case-insensitive, else the environment;
  * the spellings delta-rs reads):
@@ -17,7 +18,7 @@
  *   AWS_VIRTUAL_HOSTED_STYLE_REQUEST  bucket.host/key instead of host/bucket/key (false)
  *   AWS_SKIP_SIGNATURE                unsigned requests (false)
  *   AWS_UNSIGNED_PAYLOAD              no SHA-256 of bodies (false)
- *   multipart_part_size (LOOM_MULTIPART_PART_SIZE)     bytes, default 8 MiB, >= 5 MiB
+ *   multipart_part_size (LOOM_MULTIPART_PART_SIZE)     a size (8388608, 8MiB), default 8 MiB, >= 5 MiB
  *   multipart_concurrency (LOOM_MULTIPART_CONCURRENCY) parts in flight per upload, default 4
  * and the HTTP client's timeouts and retry options (store/http/http.h). */
 #include "store/s3/s3_int.h"
@@ -685,7 +686,7 @@ static int configure(s3_store *s, const char *uri, const store_config *cfg)
 	LOOM_TRY(store_opt_bool(cfg, "AWS_ALLOW_HTTP", NULL, 0, &allow_http));
 	LOOM_TRY(store_opt_bool(cfg, "AWS_VIRTUAL_HOSTED_STYLE_REQUEST", NULL, 0, &virtual_hosted));
 	LOOM_TRY(store_opt_bool(cfg, "AWS_UNSIGNED_PAYLOAD", NULL, 0, &s->unsigned_payload));
-	LOOM_TRY(store_opt_uint(cfg, "multipart_part_size", "LOOM_MULTIPART_PART_SIZE",
+	LOOM_TRY(store_opt_size(cfg, "multipart_part_size", "LOOM_MULTIPART_PART_SIZE",
 	                        S3_DEFAULT_PART_SIZE, S3_MAX_PART_SIZE, &s->part_size));
 	if (s->part_size < S3_MIN_PART_SIZE)
 		return S3_ERR(LOOM_EINVAL, "%s: option multipart_part_size is %llu, below S3's minimum part "
@@ -745,6 +746,8 @@ int store_s3_open(loom_store **out, const char *uri, const store_config *cfg)
 	s->base.remove_many = s3_remove_many;
 	s->base.key_of = s3_key_of;
 	s->base.stats = s3_stats;
+	s->base.list_uploads = s3_list_uploads;
+	s->base.abort_upload = s3_abort_upload_key;
 	*out = &s->base;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* store/s3/s3_int.h - what the files of the S3 backend share (s3.c: opening,
  * requests, reads and puts; s3_list.c: listings and batch deletes;
- * s3_writer.c: multipart uploads). */
+ * s3_writer.c: multipart uploads; s3_uploads.c: listing and aborting the
+ * incomplete uploads killed writers leave). */
 #ifndef LOOM_STORE_S3_INT_H
 #define LOOM_STORE_S3_INT_H
 
@@ -76,6 +77,12 @@ int s3_list(loom_store *st, const char *prefix, const char *start_after, unsigne
             loom_store_list_cb cb, void *payload);
 int s3_remove_many(loom_store *st, const char *const *keys, size_t n, int *results);
 int s3_writer_open(loom_store *st, const char *key, unsigned int flags, loom_store_writer **out);
+int s3_list_uploads(loom_store *st, const char *prefix, loom_store_upload_cb cb, void *payload);
+int s3_abort_upload_key(loom_store *st, const char *key, const char *upload_id);
+
+/* AbortMultipartUpload of the object key `obj` (s3_uploads.c); an upload
+ * already gone is not an error. */
+int s3_abort_upload(s3_store *s, const char *obj, const char *upload_id);
 
 /* The part-upload pool (created on first use). NULL with an error set. */
 loom_threadpool *s3_upload_pool(s3_store *s);

@@ -101,26 +101,6 @@ static int create_upload(s3_writer *w)
 	return rc;
 }
 
-static int abort_upload(s3_store *s, const char *obj, const char *upload_id)
-{
-	http_response resp = HTTP_RESPONSE_INIT;
-	loom_kv q[1] = { { "uploadId", upload_id } };
-	s3_call call;
-	int rc;
-	memset(&call, 0, sizeof(call));
-	call.method = "DELETE";
-	call.key = obj;
-	call.query = q;
-	call.n_query = 1;
-	call.idempotent = 1;
-	call.kind = LOOM_STORE_REQ_OTHER;
-	rc = s3_send(s, &call, &resp);
-	if (rc == 0 && resp.status != 204 && resp.status != 200 && resp.status != 404)
-		rc = s3_status_error(s, &call, &resp, 0);
-	http_response_dispose(&resp);
-	return rc;
-}
-
 typedef struct stray_list {
 	const char *obj;
 	const char *keep;      /* an upload id not to abort, or NULL */
@@ -180,7 +160,7 @@ static int abort_strays(s3_writer *w, const char *keep)
 		rc = xml_walk(resp.body.ptr ? resp.body.ptr : "", resp.body.size,
 		              "S3 ListMultipartUploads", on_uploads_xml, &l);
 	for (i = 0; i < l.n; i++) {
-		int arc = rc == 0 ? abort_upload(w->s, w->obj, l.ids[i]) : 0;
+		int arc = rc == 0 ? s3_abort_upload(w->s, w->obj, l.ids[i]) : 0;
 		if (arc < 0 && rc == 0)
 			rc = arc;
 		loom_free(l.ids[i]);
@@ -412,7 +392,7 @@ static void abort_all(s3_writer *w)
 	loom_err_copy(&saved);
 	wait_parts(w, 0);
 	if (w->upload_id)
-		abort_upload(w->s, w->obj, w->upload_id);
+		s3_abort_upload(w->s, w->obj, w->upload_id);
 	if (w->created)
 		abort_strays(w, NULL);
 	if (had)
