@@ -10,12 +10,14 @@ import inspect
 import json
 import os
 import pickle
+import re
 import shutil
+import subprocess
 import time
 import unittest
 from pathlib import Path
 
-from support import SOURCE_DIR, LakeTest, TempDirTest, fingerprint, oracle
+from support import BUILD_DIR, SOURCE_DIR, LakeTest, TempDirTest, fingerprint, oracle
 
 import libloom
 from libloom.maintenance import (
@@ -145,6 +147,19 @@ class BuilderRules(unittest.TestCase):
         z = MaintainTable("t.x").z_order_by(("a", "b"), 1 << 20, curve="z", memory="64MiB")
         self.assertEqual(z.operations, (ZOrderSpec(["a", "b"], 1 << 20, "z", "64MiB"),))
 
+    def test_option_errors_name_the_declaration(self) -> None:
+        """Every builder error starts with the declaration, the binding's
+        own checks (a negative retention) as the C library's."""
+        for decl, owner in ((MaintainTable("a.b"), "MaintainTable('a.b')"),
+                            (MaintainSchema("raw"), "MaintainSchema('raw')")):
+            with self.assertRaisesRegex(ValueError, rf"^{re.escape(owner)}: retention_hours -1 "
+                                                    r"is negative"):
+                decl.vacuum(-1)
+            with self.assertRaisesRegex(ValueError, rf"^{re.escape(owner)}: target_size"):
+                decl.compact(-5)
+            with self.assertRaisesRegex(TypeError, rf"^{re.escape(owner)}: full must be a bool"):
+                decl.z_order_by(["a"], full="yes")
+
     def test_vacuum_and_compact_options(self) -> None:
         with self.assertRaisesRegex(ValueError, "negative"):
             MaintainTable("t.x").vacuum(retention_hours=-1)
@@ -234,6 +249,56 @@ class ConfigForms(TempDirTest):
             self.assertEqual(runner.config.tables[0].name, "raw.events")
         with self.assertRaises(TypeError):
             MaintenanceRunner.from_config(42)
+
+    def test_plain_objects(self) -> None:
+        """The module's word: any object with tables / defaults attributes
+        (a caller's own classes, SimpleNamespace, slotted classes), not
+        only dataclasses and msgspec structs."""
+        from types import SimpleNamespace
+
+        class PathObj:
+            def __init__(self, uri: str) -> None:
+                self.uri = uri
+                self.writer = {"compression": "zstd"}
+                self._cache = object()   # private: not read
+
+        class Route:
+            __slots__ = ("name", "path", "ref")
+
+            def __init__(self, name: str, path: PathObj | None = None, ref: str = "") -> None:
+                self.name, self.path, self.ref = name, path, ref
+
+        class Plain:
+            def __init__(self) -> None:
+                self.defaults = SimpleNamespace(table_path=PathObj("/lake"))
+                self.tables = [Route("raw.events", PathObj("/lake/raw/events")),
+                               Route("gold.x", ref="main.gold.x")]
+
+        class WithProperties:   # loom-py-like: sections as read-only properties
+            @property
+            def tables(self) -> list:
+                return [SimpleNamespace(name="raw.events", path="/lake/raw/events")]
+
+            @property
+            def maintenance(self) -> SimpleNamespace:
+                return SimpleNamespace(schemas=["raw"], vacuum=None, compact=True, z_order_by=[])
+
+        for form in (Plain(), SimpleNamespace(tables=Plain().tables, defaults=Plain().defaults),
+                     WithProperties()):
+            config = MaintenanceRunner.from_config(form).config
+            self.assertEqual([t.name for t in config.tables][0], "raw.events", form)
+            self.assertEqual(config.locate("raw.events").uri, "/lake/raw/events", form)
+        plain = StorageConfig.coerce(Plain())
+        self.assertEqual(plain.locate("raw.events").writer, {"compression": "zstd"})
+        self.assertEqual(plain.locate("raw.other").uri, "/lake/raw/other")
+        self.assertEqual(StorageConfig.coerce(WithProperties()).maintenance.compact, True)
+
+    def test_op_forms_name_every_form(self) -> None:
+        with self.assertRaises(libloom.LoomValueError) as cm:
+            StorageConfig.from_yaml("storage:\n  maintenance:\n    compact: yes please\n")
+        self.assertIn("<string>:3:14: maintenance.compact: expected true, false or a mapping "
+                      "{target_size} (or nothing for the defaults), got 'yes please'",
+                      str(cm.exception))
 
     def test_no_path_routes_is_a_value_error(self) -> None:
         with self.assertRaisesRegex(ValueError, "no path routes") as cm:
@@ -494,6 +559,87 @@ class RunnerOnTheLake(LakeTest):
         # the compact: true run did compact every table (oracle)
         self.assertEqual(oracle("snapshot", str(lake / "raw/events"))["numFiles"], 10)
         self.assertEqual(oracle("snapshot", str(lake / "staging/orders"))["numFiles"], 1)
+
+
+class MaintenanceBlockAsLoomPy(LakeTest):
+    """The maintenance block means what loom-py's run_from_config makes of
+    it, judged against the loom-py stand-in's own runner."""
+
+    def write_config(self, block: str) -> Path:
+        base = self.config_path.read_text().split("  maintenance:")[0]
+        path = self.tmp / "storage.yaml"
+        path.write_text(base + block)
+        return path
+
+    def loompy_run_from_config(self, config: StorageConfig) -> list[tuple[str, dict]]:
+        """loom-py's runner (the stand-in) over libloom's config object."""
+        import sys
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "loompy_standin"))
+        from loom.etl import maintenance as loompy
+        runner = loompy.MaintenanceRunner(NativeMaintainer(), config.to_path_locator(), config)
+        return [(r.table_ref, r.op_results) for r in runner.run_from_config().results]
+
+    def test_compact_with_z_order_loads_and_is_refused_when_run(self) -> None:
+        lake = self.make_lake()
+        before = self.fingerprints()
+        files = {t: oracle("snapshot", str(lake / t))["numFiles"] for t in self.TABLES}
+        path = self.write_config("  maintenance:\n    schemas: [raw]\n    compact: true\n"
+                                 "    z_order_by: [run_date]\n")
+        runner = MaintenanceRunner.from_config(path)   # loads
+        m = runner.config.maintenance
+        self.assertEqual((m.compact, m.z_order_by), (True, ("run_date",)))
+
+        class Step(MaintenanceStep[None]):
+            operations = [MaintainTable("raw.orders").vacuum()]
+
+        report = runner.run(Step)   # a step runs on it
+        report.raise_if_errors()
+        self.assertEqual(len(report.results[0].vacuum.files_deleted), 20)
+        # the block itself: refused before any table, as loom-py refuses it
+        with self.assertRaisesRegex(ValueError, "compact and z_order_by are mutually exclusive"):
+            runner.run_from_config()
+
+        class PythonBackend(NativeMaintainer):
+            pass
+
+        with self.assertRaisesRegex(ValueError, "mutually exclusive"):
+            MaintenanceRunner(PythonBackend(), None, path).run_from_config()
+        with self.assertRaisesRegex(ValueError, "mutually exclusive"):
+            self.loompy_run_from_config(runner.config)
+        # the C runner and the CLI refuse it too, with the line
+        cli = subprocess.run([str(BUILD_DIR / "loom"), "maintain", "--config", str(path)],
+                             capture_output=True, text=True)
+        self.assertEqual(cli.returncode, 2, cli.stdout + cli.stderr)
+        self.assertIn(f"{path}:28:5: maintenance: compact and z_order_by are mutually exclusive",
+                      cli.stderr)
+        cli = subprocess.run([str(BUILD_DIR / "loom"), "maintain", "--config", str(path),
+                              "--plan", str(SOURCE_DIR / "examples/plan.yaml"), "--step",
+                              "nightly", "--explain"], capture_output=True, text=True)
+        self.assertEqual(cli.returncode, 0, cli.stdout + cli.stderr)
+        self.assertEqual(self.fingerprints(), before)
+        self.assertEqual({t: oracle("snapshot", str(lake / t))["numFiles"] for t in self.TABLES},
+                         files)
+
+    def test_schemas_without_ops_list_their_tables(self) -> None:
+        self.make_lake()
+        before = self.fingerprints()
+        for block in ("  maintenance:\n    schemas: [raw]\n",
+                      "  maintenance:\n    schemas: [raw]\n    z_order_by: []\n",
+                      "  maintenance:\n    schemas: [raw]\n    vacuum: null\n    compact: false\n"):
+            path = self.write_config(block)
+            report = MaintenanceRunner.from_config(path).run_from_config()
+            got = [(r.table_ref, r.op_results) for r in report.results]
+            self.assertEqual(got, [("raw.events", {}), ("raw.orders", {})], block)
+            self.assertTrue(all(r.ok and not r.skipped for r in report.results), block)
+            self.assertEqual(report.warnings, [], block)
+            self.assertEqual(got, self.loompy_run_from_config(StorageConfig.load(path)), block)
+        # nothing at all: still an empty report, with the warning
+        path = self.write_config("  maintenance:\n    z_order_by: []\n")
+        report = MaintenanceRunner.from_config(path).run_from_config()
+        self.assertEqual(report.results, [])
+        self.assertIn("schedules no operation", report.warnings[0])
+        self.assertEqual(self.loompy_run_from_config(StorageConfig.load(path)), [])
+        self.assertEqual(self.fingerprints(), before)
 
 
 if __name__ == "__main__":
