@@ -68,7 +68,8 @@ typedef struct unit_run {
 	size_t workers;
 	int64_t memory;
 	pipe_schema os;
-	pipe_footers fc;
+	pipe_footers own_fc;          /* when the unit keeps none */
+	pipe_footers *fc;             /* the unit's or own_fc */
 	pipe_env env;
 	pq_writer_opts wopts;
 	uint8_t *mask;                /* output leaves to read */
@@ -101,7 +102,7 @@ static size_t reader_batch_bytes(const unit_run *ur, size_t readers)
  * first file's footer. */
 static void size_row_groups(unit_run *ur)
 {
-	const pq_file_meta *m = pq_footer_meta(ur->fc.footers[0]);
+	const pq_file_meta *m = pq_footer_meta(ur->fc->footers[0]);
 	int64_t rows = 0, bytes = 0;
 	size_t g;
 	if (ur->x->set->row_group_rows <= 0)
@@ -122,7 +123,15 @@ static int unit_begin(unit_run *ur)
 	pipe_unit *u = ur->u;
 	size_t i, nleaves;
 	LOOM_TRY(pipe_schema_init(&ur->os, set->snap));
-	LOOM_TRY(pipe_footers_load(&ur->fc, set->store, u->files, u->num_files, ur->x->pool, &ur->os));
+	ur->fc = u->footers ? u->footers : &ur->own_fc;
+	if (!ur->fc->footers) {
+		int rc = pipe_footers_load(ur->fc, set->store, u->files, u->num_files, ur->x->pool);
+		if (rc < 0) {
+			pipe_footers_dispose(ur->fc); /* a kept set is whole or empty */
+			return rc;
+		}
+	}
+	LOOM_TRY(pipe_footers_merge_schemas(ur->fc, u->files, &ur->os));
 	LOOM_TRY(pipe_schema_finish(&ur->os));
 	ur->wopts = set->wopts;
 	size_row_groups(ur);
@@ -138,8 +147,8 @@ static int unit_begin(unit_run *ur)
 	memset(ur->mask, 1, nleaves + 1);
 	ur->env.set = set;
 	ur->env.schema = ur->os.schema;
-	ur->env.input_bytes = ur->fc.input_bytes;
-	ur->env.input_rows = ur->fc.input_rows;
+	ur->env.input_bytes = ur->fc->input_bytes;
+	ur->env.input_rows = ur->fc->input_rows;
 	ur->env.input_file_bytes = (uint64_t)(u->bytes > 0 ? u->bytes : 0);
 	ur->env.num_files = u->num_files;
 	ur->env.workers = ur->workers;
@@ -155,7 +164,7 @@ static int unit_begin(unit_run *ur)
 
 static void unit_dispose(unit_run *ur)
 {
-	pipe_footers_dispose(&ur->fc);
+	pipe_footers_dispose(&ur->own_fc);
 	pipe_schema_dispose(&ur->os);
 	loom_free(ur->mask);
 }
@@ -188,18 +197,18 @@ static int copy_unit(unit_run *ur)
 	copy_sink cs;
 	size_t i, depth = pipe_ahead_depth(ur->x->set->store, u->num_files, ur->memory);
 	int rc = 0;
-	if (depth && (rc = pipe_ahead_new(&ahead, ur->x->set->store, &ur->fc, ur->x->pool, depth)) < 0)
+	if (depth && (rc = pipe_ahead_new(&ahead, ur->x->set->store, ur->fc, ur->x->pool, depth)) < 0)
 		return rc;
 	pipe_reader_init(&rd, ur->x->set, &ur->os, NULL);
 	rd.batch_bytes = reader_batch_bytes(ur, 1);
 	unit_writer(ur, &cs.pw, &u->result, ur->workers > 1);
 	cs.pw.in_left = (double)(u->bytes > 0 ? u->bytes : 0);
 	for (i = 0; i < u->num_files && rc == 0; i++) {
-		const pq_file_meta *m = pq_footer_meta(ur->fc.footers[i]);
-		cs.in_per_row = m->num_rows > 0 ? (double)pq_footer_file_size(ur->fc.footers[i]) / (double)m->num_rows : 0;
+		const pq_file_meta *m = pq_footer_meta(ur->fc->footers[i]);
+		cs.in_per_row = m->num_rows > 0 ? (double)pq_footer_file_size(ur->fc->footers[i]) / (double)m->num_rows : 0;
 		if (ahead)
 			pipe_ahead_take(ahead, i, &rd.r);
-		rc = pipe_reader_file(&rd, u->files[i], ur->fc.footers[i], emit_to_writer,
+		rc = pipe_reader_file(&rd, u->files[i], ur->fc->footers[i], emit_to_writer,
 		                      ur->x->set->copy_min_bytes ? copy_to_writer : NULL, &cs, &u->result);
 	}
 	pipe_ahead_free(ahead); /* before the writer's end: no fetch outlives a failure */
@@ -240,7 +249,7 @@ static void read_task_run(void *arg)
 		size_t i = atomic_fetch_add(t->next, t->stride);
 		if (i >= ur->u->num_files || atomic_load(t->failed))
 			break;
-		t->rc = pipe_reader_file(&rd, ur->u->files[i], ur->fc.footers[i], emit_to_stage, NULL, t,
+		t->rc = pipe_reader_file(&rd, ur->u->files[i], ur->fc->footers[i], emit_to_stage, NULL, t,
 		                         &t->counts);
 		if (t->rc < 0) {
 			loom_err_copy(&t->err);

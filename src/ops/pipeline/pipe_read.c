@@ -56,7 +56,7 @@ static int fetch_footers(pipe_footers *fc, loom_store *store, const delta_file *
 }
 
 int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *const *files, size_t n,
-                      loom_threadpool *pool, pipe_schema *os)
+                      loom_threadpool *pool)
 {
 	size_t i, g;
 	memset(fc, 0, sizeof(*fc));
@@ -70,7 +70,6 @@ int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *con
 		const pq_file_meta *m;
 		if (!fc->footers[i])
 			LOOM_TRY(load_footer(store, files[i], &fc->footers[i]));
-		LOOM_TRY(pipe_schema_merge(os, pq_footer_schema(fc->footers[i]), files[i]->path));
 		m = pq_footer_meta(fc->footers[i]);
 		for (g = 0; g < m->num_row_groups; g++) {
 			const pq_row_group *rg = &m->row_groups[g];
@@ -78,6 +77,14 @@ int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *con
 			fc->input_rows += (uint64_t)(rg->num_rows > 0 ? rg->num_rows : 0);
 		}
 	}
+	return 0;
+}
+
+int pipe_footers_merge_schemas(const pipe_footers *fc, const delta_file *const *files, pipe_schema *os)
+{
+	size_t i;
+	for (i = 0; i < fc->num; i++)
+		LOOM_TRY(pipe_schema_merge(os, pq_footer_schema(fc->footers[i]), files[i]->path));
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * deletion vectors delete dropped.
  *
  * Footers are loaded once per unit (pipe_footers) and shared by every
- * reading thread and pass. Memory: one decoded input row group per
+ * reading thread and pass; a unit run twice (Z-order's sampling and
+ * sorting passes) may keep them between its runs (pipe_unit.footers). Memory: one decoded input row group per
  * reading thread; a unit's files are never loaded whole. */
 #ifndef LOOM_OPS_PIPE_READ_H
 #define LOOM_OPS_PIPE_READ_H
@@ -26,11 +27,14 @@ typedef struct pipe_footers {
 } pipe_footers;
 
 /* Load every file's footer (LOOM_EUNSUPPORTED for a file outside the
- * table root) and merge its schema into `os`, in file order. On a store
- * whose reads are requests the footers are fetched at once on `pool`
- * (NULL: one after another); errors are reported in file order. */
+ * table root). On a store whose reads are requests the footers are
+ * fetched at once on `pool` (NULL: one after another); errors are
+ * reported in file order. */
 int pipe_footers_load(pipe_footers *fc, loom_store *store, const delta_file *const *files, size_t n,
-                      loom_threadpool *pool, pipe_schema *os);
+                      loom_threadpool *pool);
+/* Merge every footer's schema into `os`, in file order (each run of a
+ * unit builds its output schema anew from footers it may have kept). */
+int pipe_footers_merge_schemas(const pipe_footers *fc, const delta_file *const *files, pipe_schema *os);
 void pipe_footers_dispose(pipe_footers *fc);
 
 /* One reading thread's state (buffers reused from file to file). */

@@ -1,6 +1,6 @@
 /* ops/pipeline/pipeline.h - the rewrite pipeline every data-rewriting operation
- * runs (compaction, Z-order; later clustering, row tracking, type
- * widening):
+ * runs (compaction, Z-order, liquid clustering; row tracking and type
+ * widening ride along in the reader and writer):
  *
  *     reader stage  ->  [transform stage]  ->  writer stage
  *     (pipe_read.h)     (pipe_stage_ops)       (pipe_write.h)
@@ -9,7 +9,7 @@
  * table schema (pipe_schema.h), with deletion-vector rows dropped; each
  * footer is read once per unit and cached. A transform stage takes those
  * batches and hands back batches in a new order (Z-order's sorter,
- * ops/zorder_sort.h) or nothing at all (Z-order's sampler); without one the
+ * ops/zorder/zorder_sort.c) or nothing at all (Z-order's sampler); without one the
  * reader feeds the writer directly (compaction). The writer cuts the
  * batches into files of at most the target size, with Delta stats.
  *
@@ -130,6 +130,11 @@ typedef struct pipe_unit {
 	int64_t bytes;                /* the files' sizes */
 	const pipe_stage_ops *ops;    /* NULL: reader -> writer */
 	void *stage;
+	/* The files' footers, kept by the caller from one run of the unit to
+	 * the next (loaded by the first run; the caller disposes them with
+	 * pipe_footers_dispose, ops/pipeline/pipe_read.h). NULL: each run
+	 * loads them and drops them at its end. */
+	struct pipe_footers *footers;
 	pipe_result result;           /* filled by execution */
 	int rc;
 	loom_error err;

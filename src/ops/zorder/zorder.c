@@ -16,6 +16,7 @@
 #include "ops/location.h"
 #include "ops/optimize/optimize.h"
 #include "ops/optimize/partition_groups.h"
+#include "ops/pipeline/pipe_read.h"
 #include "ops/pipeline/pipeline.h"
 #include "ops/zorder/zorder_stages.h"
 #include "util/alloc.h"
@@ -240,6 +241,7 @@ int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapsh
 	pipe_unit *units = NULL;
 	zsampler *samplers = NULL;
 	zsorter *sorters = NULL;
+	pipe_footers *footers = NULL;
 	size_t i, n = plan->num_bins;
 	int rc;
 
@@ -250,10 +252,17 @@ int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapsh
 	units = loom_calloc(n, sizeof(*units));
 	samplers = loom_calloc(n, sizeof(*samplers));
 	sorters = loom_calloc(n, sizeof(*sorters));
-	if (!units || !samplers || !sorters) {
+	footers = loom_calloc(n, sizeof(*footers));
+	if (!units || !samplers || !sorters || !footers) {
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
 		goto done;
 	}
+	/* each footer read once: the sorting pass reuses the sampling pass's
+	 * (one GET per file on an object store), unless the run has so many
+	 * files that keeping every footer between the passes would outweigh
+	 * reading them again */
+	for (i = 0; i < n && plan->files_in_bins <= ZORDER_KEEP_FOOTERS_MAX_FILES; i++)
+		units[i].footers = &footers[i];
 	if ((rc = pipe_exec_new(&x, &set, zp->threads,
 	                        zp->memory_budget > 0 ? zp->memory_budget : ZORDER_DEFAULT_BUDGET)) < 0)
 		goto done;
@@ -280,7 +289,10 @@ done:
 			zsorter_dispose(&sorters[i]);
 		if (samplers)
 			zsampler_dispose(&samplers[i]);
+		if (footers)
+			pipe_footers_dispose(&footers[i]);
 	}
+	loom_free(footers);
 	loom_free(units);
 	loom_free(samplers);
 	loom_free(sorters);

@@ -18,6 +18,9 @@
 
 #define ZORDER_DEFAULT_BUDGET (1024LL * 1024 * 1024)
 #define ZORDER_TAG "loom.zorder"
+/* Above this many files in a run the sorting pass reads the footers again
+ * instead of keeping every one from the sampling pass. */
+#define ZORDER_KEEP_FOOTERS_MAX_FILES 65536
 
 typedef struct zorder_params {
 	optimize_common common;       /* dry run, location, cancel, secrets */
