@@ -82,6 +82,41 @@ typedef struct cli_table {
 int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const char *config_path);
 void cli_table_release(cli_table *t);
 
+/* ---- what every single-table verb shares (cli/table_run.c) -------------- */
+
+/* The arguments every table verb takes: --help, --config FILE, --json and
+ * the one TABLE. */
+typedef struct cli_table_args {
+	const char *verb;                 /* "vacuum" */
+	void (*usage)(FILE *out);
+	const char *table;
+	const char *config;
+	int json;
+} cli_table_args;
+
+/* argv[*i] after the verb's own options: CLI_ARG_TAKEN when it was one of
+ * the shared arguments (*i moved past its value), else the exit status to
+ * return at once (--help printed: CLI_EXIT_OK; an unknown option or a
+ * second table: CLI_EXIT_USAGE, said why). */
+#define CLI_ARG_TAKEN (-1)
+int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i);
+/* After the arguments: the usage without a TABLE, else cli_table_resolve. */
+int cli_table_args_end(cli_table_args *a, cli_table *t);
+
+/* The library call of a verb, with its options. */
+typedef int (*cli_table_op)(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel);
+/* How a verb prints its result (`shown`: the table with secrets masked). */
+typedef void (*cli_result_printer)(const char *shown, const loom_op_result *r, int json);
+/* Run `op` under a Ctrl-C cancel token, print its error (exit 2 for
+ * LOOM_EINVAL, else 1) or its result; release the result and `t`. */
+int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *opts, cli_result_printer print);
+
+/* --plan-out: plan with `planner`, write the plan to `plan_out` and say so;
+ * releases `t`. */
+typedef int (*cli_table_planner)(char **plan, const cli_table *t, void *opts, size_t units);
+int cli_table_plan(cli_table *t, const cli_table_args *a, cli_table_planner planner, void *opts, size_t units,
+                   const char *plan_out);
+
 /* A cancel token that SIGINT / SIGTERM request until cli_cancel_end
  * (which restores the default handlers and frees it). NULL when it could
  * not be made: the command then runs uncancellable. */

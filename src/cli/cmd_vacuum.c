@@ -66,21 +66,29 @@ static void print_json(const char *uri, const loom_op_result *r)
 	printf("}\n");
 }
 
+static void print_result(const char *shown, const loom_op_result *r, int json)
+{
+	if (json)
+		print_json(shown, r);
+	else
+		cli_print_result_human("vacuum", shown, r);
+}
+
+static int run_vacuum(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
+{
+	return loom_vacuum(out, t->uri, t->loc, opts, cancel);
+}
+
 int cmd_vacuum(int argc, char **argv)
 {
 	loom_vacuum_opts opts = LOOM_VACUUM_OPTS_INIT;
-	loom_cancel *cancel;
-	loom_op_result result;
-	const char *uri = NULL, *config = NULL;
+	cli_table_args args = { "vacuum", vacuum_usage, NULL, NULL, 0 };
 	cli_table table;
-	int json = 0, i, rc;
+	int i, rc;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			vacuum_usage(stdout);
-			return CLI_EXIT_OK;
-		} else if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
+		if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
 			char *end;
 			opts.retention_hours = strtoll(argv[++i], &end, 10);
 			if (*end || opts.retention_hours < 0) {
@@ -88,8 +96,6 @@ int cmd_vacuum(int argc, char **argv)
 				        argv[i]);
 				return CLI_EXIT_USAGE;
 			}
-		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
 		} else if (strcmp(a, "--full") == 0) {
 			opts.full = 1;
 		} else if (strcmp(a, "--dry-run") == 0) {
@@ -98,40 +104,11 @@ int cmd_vacuum(int argc, char **argv)
 			opts.dry_run = 0;
 		} else if (strcmp(a, "--no-retention-check") == 0) {
 			opts.retention_check = 0;
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "loom vacuum: unknown option '%s'\n", a);
-			vacuum_usage(stderr);
-			return CLI_EXIT_USAGE;
-		} else if (!uri) {
-			uri = a;
-		} else {
-			fprintf(stderr, "loom vacuum: one table at a time (got '%s' and '%s')\n", uri, a);
-			return CLI_EXIT_USAGE;
+		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
+			return rc;
 		}
 	}
-	if (!uri) {
-		vacuum_usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if ((rc = cli_table_resolve(&table, "vacuum", uri, config)) != 0)
+	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
-	memset(&result, 0, sizeof(result));
-	cancel = cli_cancel_begin();
-	rc = loom_vacuum(&result, table.uri, table.loc, &opts, cancel);
-	cli_cancel_end(cancel);
-	if (rc < 0) {
-		cli_print_error("vacuum");
-		loom_op_result_clear(&result);
-		cli_table_release(&table);
-		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
-	}
-	if (json)
-		print_json(table.shown, &result);
-	else
-		cli_print_result_human("vacuum", table.shown, &result);
-	loom_op_result_clear(&result);
-	cli_table_release(&table);
-	return CLI_EXIT_OK;
+	return cli_table_run(&table, &args, run_vacuum, &opts, print_result);
 }

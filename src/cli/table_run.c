@@ -1,0 +1,88 @@
+/* cli/table_run.c - what every single-table verb does the same way: the
+ * arguments all of them take (--help, --config, --json, TABLE), and the run
+ * of the operation itself (a Ctrl-C cancel token around it, the error or
+ * the result printed, the result and the table released). A verb keeps its
+ * own options, its library call and how it prints its result. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+
+int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+		a->usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (strcmp(arg, "--config") == 0 && *i + 1 < argc) {
+		a->config = argv[++*i];
+		return CLI_ARG_TAKEN;
+	}
+	if (strcmp(arg, "--json") == 0) {
+		a->json = 1;
+		return CLI_ARG_TAKEN;
+	}
+	if (arg[0] == '-') {
+		fprintf(stderr, "loom %s: unknown option '%s'\n", a->verb, arg);
+		a->usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (a->table) {
+		fprintf(stderr, "loom %s: one table at a time (got '%s' and '%s')\n", a->verb, a->table, arg);
+		return CLI_EXIT_USAGE;
+	}
+	a->table = arg;
+	return CLI_ARG_TAKEN;
+}
+
+int cli_table_args_end(cli_table_args *a, cli_table *t)
+{
+	if (!a->table) {
+		a->usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return cli_table_resolve(t, a->verb, a->table, a->config);
+}
+
+/* A failed call: its error printed, what it held released. */
+static int failed(const char *verb, int rc, cli_table *t)
+{
+	cli_print_error(verb);
+	cli_table_release(t);
+	return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+}
+
+int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *opts, cli_result_printer print)
+{
+	loom_op_result result;
+	loom_cancel *cancel;
+	int rc;
+
+	memset(&result, 0, sizeof(result));
+	cancel = cli_cancel_begin();
+	rc = op(&result, t, opts, cancel);
+	cli_cancel_end(cancel);
+	if (rc < 0) {
+		loom_op_result_clear(&result);
+		return failed(a->verb, rc, t);
+	}
+	print(t->shown, &result, a->json);
+	loom_op_result_clear(&result);
+	cli_table_release(t);
+	return CLI_EXIT_OK;
+}
+
+int cli_table_plan(cli_table *t, const cli_table_args *a, cli_table_planner planner, void *opts, size_t units,
+                   const char *plan_out)
+{
+	char *plan = NULL;
+	int rc = planner(&plan, t, opts, units);
+	if (rc < 0)
+		return failed(a->verb, rc, t);
+	rc = cli_write_plan(a->verb, t->shown, plan_out, plan, a->json);
+	loom_string_free(plan);
+	cli_table_release(t);
+	return rc;
+}
