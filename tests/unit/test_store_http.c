@@ -558,6 +558,37 @@ TEST(client_options_from_storage_options_and_env)
 	CHECK(strstr(loom_error_last()->message, "sekrit-value") == NULL);
 }
 
+/* Sizes in options and the environment take the units of every other size
+ * (loom_parse_size): "5MiB" as well as 5242880 (issue 34). */
+TEST(size_options_take_units)
+{
+	loom_kv kv[] = { { "multipart_part_size", "5MiB" }, { "other_size", "1.5 GB" },
+		             { "bad_size", "5 parsecs" }, { "big_size", "6GiB" }, { "my_secret_size", "x1" } };
+	store_config cfg = { "s3://b/t", kv, 5, 1 };
+	uint64_t v;
+	CHECK_OK(store_opt_size(&cfg, "MULTIPART_PART_SIZE", "LOOM_MULTIPART_PART_SIZE", 1, 1ULL << 40, &v));
+	CHECK(v == 5ULL << 20);
+	CHECK_OK(store_opt_size(&cfg, "other_size", NULL, 1, 1ULL << 40, &v));
+	CHECK(v == 1500000000ULL);
+	/* unset: the environment, then the default */
+	setenv("LOOM_TEST_PART_SIZE", "8MiB", 1);
+	CHECK_OK(store_opt_size(&cfg, "test_part_size", "LOOM_TEST_PART_SIZE", 1, 1ULL << 40, &v));
+	CHECK(v == 8ULL << 20);
+	setenv("LOOM_TEST_PART_SIZE", "6291456", 1);
+	CHECK_OK(store_opt_size(&cfg, "test_part_size", "LOOM_TEST_PART_SIZE", 1, 1ULL << 40, &v));
+	CHECK(v == 6291456ULL);
+	unsetenv("LOOM_TEST_PART_SIZE");
+	CHECK_OK(store_opt_size(&cfg, "test_part_size", "LOOM_TEST_PART_SIZE", 77, 1ULL << 40, &v));
+	CHECK(v == 77);
+	/* bad and too large: named, with the value (not a secret's) */
+	CHECK_ERR(store_opt_size(&cfg, "bad_size", NULL, 1, 1ULL << 40, &v), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "option bad_size is \"5 parsecs\", expected a size") != NULL);
+	CHECK_ERR(store_opt_size(&cfg, "big_size", NULL, 1, 5ULL << 30, &v), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "big_size") != NULL);
+	CHECK_ERR(store_opt_size(&cfg, "my_secret_size", NULL, 1, 10, &v), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "x1") == NULL);
+}
+
 TEST(backoff_has_full_jitter_under_a_cap)
 {
 	retry_policy p = { 10, 100, 1000 };
@@ -600,6 +631,7 @@ int main(void)
 	RUN(messages_carry_no_secret);
 	RUN(tls_verifies_the_server);
 	RUN(client_options_from_storage_options_and_env);
+	RUN(size_options_take_units);
 	RUN(backoff_has_full_jitter_under_a_cap);
 	stop_servers();
 	return test_summary();
