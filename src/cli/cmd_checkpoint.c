@@ -56,67 +56,15 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int64_t *o
 	return 0;
 }
 
-int cmd_checkpoint(int argc, char **argv)
+static void print_checkpoint(const char *uri, const loom_op_result *r, int json)
 {
-	loom_checkpoint_opts opts = LOOM_CHECKPOINT_OPTS_INIT;
-	loom_cancel *cancel;
-	loom_op_result r;
-	const char *uri = NULL, *config = NULL;
-	cli_table table;
-	int json = 0, i, rc;
 	int64_t version, created, kind;
 	const char *kind_name;
 	char path[96];
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			checkpoint_usage(stdout);
-			return CLI_EXIT_OK;
-		} else if (strcmp(a, "--version") == 0 && i + 1 < argc) {
-			if (parse_int("checkpoint", a, argv[++i], &opts.table_version) < 0)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--part-size") == 0 && i + 1 < argc) {
-			if (parse_int("checkpoint", a, argv[++i], &opts.part_size) < 0 || opts.part_size == 0) {
-				if (opts.part_size == 0)
-					fprintf(stderr, "loom checkpoint: --part-size must be at least 1\n");
-				return CLI_EXIT_USAGE;
-			}
-		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "loom checkpoint: unknown option '%s'\n", a);
-			checkpoint_usage(stderr);
-			return CLI_EXIT_USAGE;
-		} else if (!uri) {
-			uri = a;
-		} else {
-			fprintf(stderr, "loom checkpoint: one table at a time (got '%s' and '%s')\n", uri, a);
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (!uri) {
-		checkpoint_usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if ((rc = cli_table_resolve(&table, "checkpoint", uri, config)) != 0)
-		return rc;
-	uri = table.shown;
-	memset(&r, 0, sizeof(r));
-	cancel = cli_cancel_begin();
-	rc = loom_checkpoint(&r, table.uri, table.loc, &opts, cancel);
-	cli_cancel_end(cancel);
-	if (rc < 0) {
-		cli_print_error("checkpoint");
-		loom_op_result_clear(&r);
-		cli_table_release(&table);
-		return CLI_EXIT_FAILED;
-	}
-	version = loom_op_result_metric(&r, LOOM_METRIC_VERSION, -1);
-	created = loom_op_result_metric(&r, "created", 0);
-	kind = loom_op_result_metric(&r, LOOM_METRIC_CHECKPOINT_KIND, 0);
+	version = loom_op_result_metric(r, LOOM_METRIC_VERSION, -1);
+	created = loom_op_result_metric(r, "created", 0);
+	kind = loom_op_result_metric(r, LOOM_METRIC_CHECKPOINT_KIND, 0);
 	kind_name = kind == LOOM_CHECKPOINT_KIND_V2_JSON ? "v2-json" : "classic";
 	/* the UUID name of a V2 checkpoint is not in the result: its kind is */
 	if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
@@ -129,57 +77,146 @@ int cmd_checkpoint(int argc, char **argv)
 		printf(",\"version\":%lld,\"created\":%s", (long long)version, created ? "true" : "false");
 		if (created)
 			printf(",\"kind\":\"%s\",\"num_sidecars\":%lld", kind_name,
-			       (long long)loom_op_result_metric(&r, LOOM_METRIC_NUM_SIDECARS, 0));
+			       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_SIDECARS, 0));
 		if (kind == LOOM_CHECKPOINT_KIND_CLASSIC)
 			printf(",\"path\":\"%s\"", path);
 		printf(",\"num_actions\":%lld,\"size_in_bytes\":%lld,\"num_add_files\":%lld,"
 		       "\"num_remove_files\":%lld,\"num_expired_tombstones\":%lld,\"v2\":%s,"
 		       "\"last_checkpoint_updated\":%s}\n",
-		       (long long)loom_op_result_metric(&r, "numActions", 0),
-		       (long long)loom_op_result_metric(&r, "sizeInBytes", 0),
-		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numExpiredTombstones", 0),
-		       loom_op_result_metric(&r, "v2", 0) ? "true" : "false",
-		       loom_op_result_metric(&r, "lastCheckpointUpdated", 0) ? "true" : "false");
+		       (long long)loom_op_result_metric(r, "numActions", 0),
+		       (long long)loom_op_result_metric(r, "sizeInBytes", 0),
+		       (long long)loom_op_result_metric(r, "numAddFiles", 0),
+		       (long long)loom_op_result_metric(r, "numRemoveFiles", 0),
+		       (long long)loom_op_result_metric(r, "numExpiredTombstones", 0),
+		       loom_op_result_metric(r, "v2", 0) ? "true" : "false",
+		       loom_op_result_metric(r, "lastCheckpointUpdated", 0) ? "true" : "false");
 	} else if (!created) {
 		printf("%s: a checkpoint of version %lld already exists; nothing written\n", uri,
 		       (long long)version);
 	} else {
 		char size[32];
-		int64_t sidecars = loom_op_result_metric(&r, LOOM_METRIC_NUM_SIDECARS, 0);
-		loom_format_size(loom_op_result_metric(&r, "sizeInBytes", 0), size, sizeof(size));
+		int64_t sidecars = loom_op_result_metric(r, LOOM_METRIC_NUM_SIDECARS, 0);
+		loom_format_size(loom_op_result_metric(r, "sizeInBytes", 0), size, sizeof(size));
 		printf("%s: wrote %s (%s", uri, path, size);
 		if (kind == LOOM_CHECKPOINT_KIND_V2_JSON)
 			printf(", V2 with %lld sidecar%s", (long long)sidecars, sidecars == 1 ? "" : "s");
 		printf("): %lld actions, %lld files, %lld tombstones kept, %lld expired dropped\n",
-		       (long long)loom_op_result_metric(&r, "numActions", 0),
-		       (long long)loom_op_result_metric(&r, "numAddFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numRemoveFiles", 0),
-		       (long long)loom_op_result_metric(&r, "numExpiredTombstones", 0));
+		       (long long)loom_op_result_metric(r, "numActions", 0),
+		       (long long)loom_op_result_metric(r, "numAddFiles", 0),
+		       (long long)loom_op_result_metric(r, "numRemoveFiles", 0),
+		       (long long)loom_op_result_metric(r, "numExpiredTombstones", 0));
 	}
-	loom_op_result_clear(&r);
-	cli_table_release(&table);
-	return CLI_EXIT_OK;
+}
+
+static int run_checkpoint(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
+{
+	return loom_checkpoint(out, t->uri, t->loc, opts, cancel);
+}
+
+int cmd_checkpoint(int argc, char **argv)
+{
+	loom_checkpoint_opts opts = LOOM_CHECKPOINT_OPTS_INIT;
+	cli_table_args args = { "checkpoint", checkpoint_usage, NULL, NULL, 0 };
+	cli_table table;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--version") == 0 && i + 1 < argc) {
+			if (parse_int("checkpoint", a, argv[++i], &opts.table_version) < 0)
+				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--part-size") == 0 && i + 1 < argc) {
+			if (parse_int("checkpoint", a, argv[++i], &opts.part_size) < 0 || opts.part_size == 0) {
+				if (opts.part_size == 0)
+					fprintf(stderr, "loom checkpoint: --part-size must be at least 1\n");
+				return CLI_EXIT_USAGE;
+			}
+		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
+			return rc;
+		}
+	}
+	if ((rc = cli_table_args_end(&args, &table)) != 0)
+		return rc;
+	return cli_table_run(&table, &args, run_checkpoint, &opts, print_checkpoint);
+}
+
+static void print_cleanup(const char *uri, const loom_op_result *r, int json)
+{
+	size_t k;
+	int64_t ckpt, temps, protect, blocked;
+
+	ckpt = loom_op_result_metric(r, "checkpointVersion", -1);
+	temps = loom_op_result_metric(r, LOOM_METRIC_NUM_STALE_TEMP_FILES, 0);
+	protect = loom_op_result_metric(r, LOOM_METRIC_CHECKPOINT_PROTECTION_VERSION, -1);
+	blocked = loom_op_result_metric(r, LOOM_METRIC_CHECKPOINT_PROTECTION_BLOCKED, 0);
+	if (json) {
+		printf("{\"table\":");
+		cli_print_json_string(uri);
+		printf(",\"dry_run\":%s,\"checkpoint_version\":%lld,\"cutoff_ms\":%lld,"
+		       "\"cutoff_commit\":%lld,\"in_commit_timestamps\":%s,\"num_files\":%zu,"
+		       "\"num_sidecars\":%lld,\"bytes\":%lld,\"stale_temp_files\":%lld,",
+		       r->dry_run ? "true" : "false", (long long)ckpt,
+		       (long long)loom_op_result_metric(r, "cutoffMs", 0),
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_CUTOFF_COMMIT, -1),
+		       loom_op_result_metric(r, LOOM_METRIC_IN_COMMIT_TIMESTAMPS, 0) ? "true" : "false",
+		       r->n_files_deleted, (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_SIDECARS_DELETED, 0),
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
+		       (long long)temps);
+		if (protect >= 0)
+			printf("\"checkpoint_protection\":{\"before_version\":%lld,\"blocked\":%s},",
+			       (long long)protect, blocked ? "true" : "false");
+		printf("\"compat_checkpoint\":%s,",
+		       loom_op_result_metric(r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0) ? "true" : "false");
+		printf("\"files\":[");
+		for (k = 0; k < r->n_files_deleted; k++) {
+			if (k)
+				putchar(',');
+			cli_print_json_string(r->files_deleted[k]);
+		}
+		printf("]}\n");
+	} else {
+		char size[32];
+		loom_format_size(loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
+		if (loom_op_result_metric(r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0))
+			printf("%s a classic-named copy of the newest (V2) checkpoint, for readers that "
+			       "do not know V2 checkpoints\n", r->dry_run ? "would write" : "wrote");
+		for (k = 0; k < r->n_files_deleted; k++)
+			printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[k]);
+		if (blocked)
+			printf("%s: checkpointProtection keeps every commit and checkpoint: history before "
+			       "version %lld (delta.requireCheckpointProtectionBeforeVersion) may only be "
+			       "removed all at once, and it has not all expired\n", uri, (long long)protect);
+		if (ckpt < 0)
+			printf("%s: no checkpoint at or before the newest commit older than the cutoff; "
+			       "no commit or checkpoint to delete\n", uri);
+		else if (r->dry_run)
+			printf("%s: keeping checkpoint %lld; %zu log files (%s) would be deleted; run with "
+			       "--no-dry-run to delete them\n", uri, (long long)ckpt,
+			       r->n_files_deleted - (size_t)temps, size);
+		else
+			printf("%s: keeping checkpoint %lld; deleted %zu log files (%s)\n", uri,
+			       (long long)ckpt, r->n_files_deleted - (size_t)temps, size);
+		if (temps)
+			printf("%s: %lld temp files killed writers left in _delta_log %s\n", uri,
+			       (long long)temps, r->dry_run ? "would be deleted" : "deleted");
+	}
+}
+
+static int run_cleanup(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
+{
+	return loom_cleanup_logs(out, t->uri, t->loc, opts, cancel);
 }
 
 int cmd_cleanup_logs(int argc, char **argv)
 {
 	loom_cleanup_logs_opts opts = LOOM_CLEANUP_LOGS_OPTS_INIT;
-	loom_cancel *cancel;
-	loom_op_result r;
-	const char *uri = NULL, *config = NULL;
+	cli_table_args args = { "cleanup-logs", cleanup_usage, NULL, NULL, 0 };
 	cli_table table;
-	int json = 0, i, rc;
-	size_t k;
-	int64_t ckpt, temps, protect, blocked;
+	int i, rc;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			cleanup_usage(stdout);
-			return CLI_EXIT_OK;
-		} else if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
+		if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
 			if (parse_int("cleanup-logs", a, argv[++i], &opts.retention_hours) < 0)
 				return CLI_EXIT_USAGE;
 		} else if (strcmp(a, "--dry-run") == 0) {
@@ -188,94 +225,11 @@ int cmd_cleanup_logs(int argc, char **argv)
 			opts.dry_run = 0;
 		} else if (strcmp(a, "--force") == 0) {
 			opts.force = 1;
-		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "loom cleanup-logs: unknown option '%s'\n", a);
-			cleanup_usage(stderr);
-			return CLI_EXIT_USAGE;
-		} else if (!uri) {
-			uri = a;
-		} else {
-			fprintf(stderr, "loom cleanup-logs: one table at a time (got '%s' and '%s')\n", uri, a);
-			return CLI_EXIT_USAGE;
+		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
+			return rc;
 		}
 	}
-	if (!uri) {
-		cleanup_usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if ((rc = cli_table_resolve(&table, "cleanup-logs", uri, config)) != 0)
+	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
-	uri = table.shown;
-	memset(&r, 0, sizeof(r));
-	cancel = cli_cancel_begin();
-	rc = loom_cleanup_logs(&r, table.uri, table.loc, &opts, cancel);
-	cli_cancel_end(cancel);
-	if (rc < 0) {
-		cli_print_error("cleanup-logs");
-		loom_op_result_clear(&r);
-		cli_table_release(&table);
-		return CLI_EXIT_FAILED;
-	}
-	ckpt = loom_op_result_metric(&r, "checkpointVersion", -1);
-	temps = loom_op_result_metric(&r, LOOM_METRIC_NUM_STALE_TEMP_FILES, 0);
-	protect = loom_op_result_metric(&r, LOOM_METRIC_CHECKPOINT_PROTECTION_VERSION, -1);
-	blocked = loom_op_result_metric(&r, LOOM_METRIC_CHECKPOINT_PROTECTION_BLOCKED, 0);
-	if (json) {
-		printf("{\"table\":");
-		cli_print_json_string(uri);
-		printf(",\"dry_run\":%s,\"checkpoint_version\":%lld,\"cutoff_ms\":%lld,"
-		       "\"cutoff_commit\":%lld,\"in_commit_timestamps\":%s,\"num_files\":%zu,"
-		       "\"num_sidecars\":%lld,\"bytes\":%lld,\"stale_temp_files\":%lld,",
-		       r.dry_run ? "true" : "false", (long long)ckpt,
-		       (long long)loom_op_result_metric(&r, "cutoffMs", 0),
-		       (long long)loom_op_result_metric(&r, LOOM_METRIC_CUTOFF_COMMIT, -1),
-		       loom_op_result_metric(&r, LOOM_METRIC_IN_COMMIT_TIMESTAMPS, 0) ? "true" : "false",
-		       r.n_files_deleted, (long long)loom_op_result_metric(&r, LOOM_METRIC_NUM_SIDECARS_DELETED, 0),
-		       (long long)loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
-		       (long long)temps);
-		if (protect >= 0)
-			printf("\"checkpoint_protection\":{\"before_version\":%lld,\"blocked\":%s},",
-			       (long long)protect, blocked ? "true" : "false");
-		printf("\"compat_checkpoint\":%s,",
-		       loom_op_result_metric(&r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0) ? "true" : "false");
-		printf("\"files\":[");
-		for (k = 0; k < r.n_files_deleted; k++) {
-			if (k)
-				putchar(',');
-			cli_print_json_string(r.files_deleted[k]);
-		}
-		printf("]}\n");
-	} else {
-		char size[32];
-		loom_format_size(loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
-		if (loom_op_result_metric(&r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0))
-			printf("%s a classic-named copy of the newest (V2) checkpoint, for readers that "
-			       "do not know V2 checkpoints\n", r.dry_run ? "would write" : "wrote");
-		for (k = 0; k < r.n_files_deleted; k++)
-			printf("%s %s\n", r.dry_run ? "would delete" : "deleted", r.files_deleted[k]);
-		if (blocked)
-			printf("%s: checkpointProtection keeps every commit and checkpoint: history before "
-			       "version %lld (delta.requireCheckpointProtectionBeforeVersion) may only be "
-			       "removed all at once, and it has not all expired\n", uri, (long long)protect);
-		if (ckpt < 0)
-			printf("%s: no checkpoint at or before the newest commit older than the cutoff; "
-			       "no commit or checkpoint to delete\n", uri);
-		else if (r.dry_run)
-			printf("%s: keeping checkpoint %lld; %zu log files (%s) would be deleted; run with "
-			       "--no-dry-run to delete them\n", uri, (long long)ckpt,
-			       r.n_files_deleted - (size_t)temps, size);
-		else
-			printf("%s: keeping checkpoint %lld; deleted %zu log files (%s)\n", uri,
-			       (long long)ckpt, r.n_files_deleted - (size_t)temps, size);
-		if (temps)
-			printf("%s: %lld temp files killed writers left in _delta_log %s\n", uri,
-			       (long long)temps, r.dry_run ? "would be deleted" : "deleted");
-	}
-	loom_op_result_clear(&r);
-	cli_table_release(&table);
-	return CLI_EXIT_OK;
+	return cli_table_run(&table, &args, run_cleanup, &opts, print_cleanup);
 }

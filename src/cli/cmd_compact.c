@@ -55,24 +55,49 @@ static void progress_line(void *ctx, int64_t bins_done, int64_t bins_total, int6
 	        (long long)bins_done, (long long)bins_total, done, total);
 }
 
+/* The compaction, with a progress line on a terminal. */
+static int run_compact(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
+{
+	loom_compact_opts *o = opts;
+	int rc, tty = isatty(2);
+	if (tty) {
+		fprintf(stderr, "loom compact: %s: planning...", t->shown);
+		o->progress = progress_line;
+		o->progress_ctx = (void *)t->shown;
+	}
+	rc = loom_compact(out, t->uri, t->loc, o, cancel);
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	return rc;
+}
+
+static int plan_compact(char **plan, const cli_table *t, void *opts, size_t units)
+{
+	return loom_plan_compact(plan, t->uri, t->loc, opts, units);
+}
+
+static void print_result(const char *shown, const loom_op_result *r, int json)
+{
+	if (json)
+		cli_print_optimize_json(shown, r);
+	else
+		cli_print_result_human("compact", shown, r);
+}
+
 int cmd_compact(int argc, char **argv)
 {
 	loom_compact_opts opts = LOOM_COMPACT_OPTS_INIT;
-	loom_cancel *cancel;
+	cli_table_args args = { "compact", compact_usage, NULL, NULL, 0 };
 	const char *filters[MAX_FILTERS];
 	size_t nf = 0;
-	loom_op_result result;
-	const char *uri = NULL, *config = NULL, *plan_out = NULL;
+	const char *plan_out = NULL;
 	size_t units = 0;
 	cli_table table;
-	int json = 0, i, rc, tty = isatty(2);
+	int i, rc;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			compact_usage(stdout);
-			return CLI_EXIT_OK;
-		} else if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
+		if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
 			if (loom_parse_size(argv[++i], &opts.target_size) < 0 || opts.target_size <= 0) {
 				fprintf(stderr, "loom compact: --target-size needs a size like 128MiB, got '%s'\n", argv[i]);
 				return CLI_EXIT_USAGE;
@@ -98,67 +123,17 @@ int cmd_compact(int argc, char **argv)
 		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
 			if (cli_parse_units("compact", argv[++i], &units) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
 		} else if (strcmp(a, "--dry-run") == 0) {
 			opts.dry_run = 1;
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "loom compact: unknown option '%s'\n", a);
-			compact_usage(stderr);
-			return CLI_EXIT_USAGE;
-		} else if (!uri) {
-			uri = a;
-		} else {
-			fprintf(stderr, "loom compact: one table at a time (got '%s' and '%s')\n", uri, a);
-			return CLI_EXIT_USAGE;
+		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
+			return rc;
 		}
 	}
-	if (!uri) {
-		compact_usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if ((rc = cli_table_resolve(&table, "compact", uri, config)) != 0)
+	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
-	uri = table.shown;
 	opts.partition_filters = nf ? filters : NULL;
 	opts.n_partition_filters = nf;
-	if (plan_out) {
-		char *plan = NULL;
-		rc = loom_plan_compact(&plan, table.uri, table.loc, &opts, units);
-		if (rc < 0) {
-			cli_print_error("compact");
-			cli_table_release(&table);
-			return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
-		}
-		rc = cli_write_plan("compact", uri, plan_out, plan, json);
-		loom_string_free(plan);
-		cli_table_release(&table);
-		return rc;
-	}
-	if (tty) {
-		fprintf(stderr, "loom compact: %s: planning...", uri);
-		opts.progress = progress_line;
-		opts.progress_ctx = (void *)uri;
-	}
-	memset(&result, 0, sizeof(result));
-	cancel = cli_cancel_begin();
-	rc = loom_compact(&result, table.uri, table.loc, &opts, cancel);
-	cli_cancel_end(cancel);
-	if (tty)
-		fprintf(stderr, "\r\033[K");
-	if (rc < 0) {
-		cli_print_error("compact");
-		loom_op_result_clear(&result);
-		cli_table_release(&table);
-		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
-	}
-	if (json)
-		cli_print_optimize_json(uri, &result);
-	else
-		cli_print_result_human("compact", uri, &result);
-	loom_op_result_clear(&result);
-	cli_table_release(&table);
-	return CLI_EXIT_OK;
+	if (plan_out)
+		return cli_table_plan(&table, &args, plan_compact, &opts, units, plan_out);
+	return cli_table_run(&table, &args, run_compact, &opts, print_result);
 }

@@ -23,41 +23,46 @@ static void convert_usage(FILE *out)
 	        "  --json               machine-readable output\n");
 }
 
+static void print_result(const char *uri, const loom_op_result *r, int json)
+{
+	if (json) {
+		printf("{\"table\":");
+		cli_print_json_string(uri);
+		printf(",\"version\":%lld,\"num_files\":%lld,\"num_records\":%lld,\"bytes\":%lld}\n",
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_VERSION, -1),
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_FILES, 0),
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_RECORDS, 0),
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_BYTES, 0));
+	} else {
+		printf("%s: converted %lld Parquet files (%lld rows) to a Delta table, version %lld\n", uri,
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_FILES, 0),
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_RECORDS, 0),
+		       (long long)loom_op_result_metric(r, LOOM_METRIC_VERSION, -1));
+	}
+}
+
+static int run_convert(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
+{
+	return loom_convert(out, t->uri, t->loc, opts, cancel);
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	loom_convert_opts copts = LOOM_CONVERT_OPTS_INIT;
-	loom_cancel *cancel;
+	cli_table_args args = { "convert", convert_usage, NULL, NULL, 0 };
 	const char *pcols[MAX_PCOLS];
 	char *list = NULL;
 	size_t np = 0;
-	loom_op_result result;
-	const char *uri = NULL, *config = NULL;
 	cli_table table;
-	int json = 0, i, rc;
+	int i, rc;
 
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			convert_usage(stdout);
-			return CLI_EXIT_OK;
-		} else if (strcmp(a, "--partition-by") == 0 && i + 1 < argc) {
+		if (strcmp(argv[i], "--partition-by") == 0 && i + 1 < argc)
 			list = argv[++i];
-		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "loom convert: unknown option '%s'\n", a);
-			convert_usage(stderr);
-			return CLI_EXIT_USAGE;
-		} else if (!uri) {
-			uri = a;
-		} else {
-			fprintf(stderr, "loom convert: one directory at a time (got '%s' and '%s')\n", uri, a);
-			return CLI_EXIT_USAGE;
-		}
+		else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN)
+			return rc;
 	}
-	if (!uri) {
+	if (!args.table) {
 		convert_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
@@ -81,36 +86,9 @@ int cmd_convert(int argc, char **argv)
 			p = comma + 1;
 		}
 	}
-	if ((rc = cli_table_resolve(&table, "convert", uri, config)) != 0)
+	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
-	memset(&result, 0, sizeof(result));
 	copts.partition_columns = np ? pcols : NULL;
 	copts.n_partition_columns = np;
-	cancel = cli_cancel_begin();
-	rc = loom_convert(&result, table.uri, table.loc, &copts, cancel);
-	cli_cancel_end(cancel);
-	uri = table.shown;
-	if (rc < 0) {
-		cli_print_error("convert");
-		loom_op_result_clear(&result);
-		cli_table_release(&table);
-		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
-	}
-	if (json) {
-		printf("{\"table\":");
-		cli_print_json_string(uri);
-		printf(",\"version\":%lld,\"num_files\":%lld,\"num_records\":%lld,\"bytes\":%lld}\n",
-		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1),
-		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_FILES, 0),
-		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_RECORDS, 0),
-		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_BYTES, 0));
-	} else {
-		printf("%s: converted %lld Parquet files (%lld rows) to a Delta table, version %lld\n", uri,
-		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_FILES, 0),
-		       (long long)loom_op_result_metric(&result, LOOM_METRIC_NUM_RECORDS, 0),
-		       (long long)loom_op_result_metric(&result, LOOM_METRIC_VERSION, -1));
-	}
-	loom_op_result_clear(&result);
-	cli_table_release(&table);
-	return CLI_EXIT_OK;
+	return cli_table_run(&table, &args, run_convert, &copts, print_result);
 }

@@ -45,34 +45,50 @@ static void zorder_usage(FILE *out)
 }
 
 
+static int run_zorder(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
+{
+	int rc, tty = isatty(2);
+	if (tty)
+		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", t->shown);
+	rc = loom_zorder(out, t->uri, t->loc, opts, cancel);
+	if (tty)
+		fprintf(stderr, "\033[K");
+	return rc;
+}
+
+static int plan_zorder(char **plan, const cli_table *t, void *opts, size_t units)
+{
+	return loom_plan_zorder(plan, t->uri, t->loc, opts, units);
+}
+
+static void print_result(const char *shown, const loom_op_result *r, int json)
+{
+	if (json)
+		cli_print_optimize_json(shown, r);
+	else
+		cli_print_result_human("zorder", shown, r);
+}
+
 int cmd_zorder(int argc, char **argv)
 {
 	loom_zorder_opts opts = LOOM_ZORDER_OPTS_INIT;
-	loom_cancel *cancel;
+	cli_table_args args = { "zorder", zorder_usage, NULL, NULL, 0 };
 	const char *cols[MAX_COLUMNS];
-	char *colbuf = NULL;
 	size_t nc = 0;
-	loom_op_result result;
-	const char *uri = NULL, *config = NULL, *plan_out = NULL;
+	const char *plan_out = NULL;
 	size_t units = 0;
 	cli_table table;
-	int json = 0, i, rc, tty = isatty(2);
+	int i, rc;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			zorder_usage(stdout);
-			free(colbuf);
-			return CLI_EXIT_OK;
-		} else if (strcmp(a, "--columns") == 0 && i + 1 < argc) {
+		if (strcmp(a, "--columns") == 0 && i + 1 < argc) {
 			char *tok, *save = NULL;
-			free(colbuf);
-			colbuf = strdup(argv[++i]);
 			nc = 0;
-			for (tok = colbuf ? strtok_r(colbuf, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+			/* split in place: argv's strings are the program's to change */
+			for (tok = strtok_r(argv[++i], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (nc == MAX_COLUMNS) {
 					fprintf(stderr, "loom zorder: at most %d columns\n", MAX_COLUMNS);
-					free(colbuf);
 					return CLI_EXIT_USAGE;
 				}
 				cols[nc++] = tok;
@@ -80,12 +96,8 @@ int cmd_zorder(int argc, char **argv)
 		} else if (strcmp(a, "--plan-out") == 0 && i + 1 < argc) {
 			plan_out = argv[++i];
 		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
-			if (cli_parse_units("zorder", argv[++i], &units) != CLI_EXIT_OK) {
-				free(colbuf);
+			if (cli_parse_units("zorder", argv[++i], &units) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-			}
-		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
 		} else if (strcmp(a, "--temp-dir") == 0 && i + 1 < argc) {
 			opts.temp_dir = argv[++i];
 		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0 ||
@@ -93,7 +105,6 @@ int cmd_zorder(int argc, char **argv)
 			int64_t v = 0;
 			if (loom_parse_size(argv[++i], &v) < 0 || v <= 0) {
 				fprintf(stderr, "loom zorder: %s needs a size like 128MiB, got '%s'\n", a, argv[i]);
-				free(colbuf);
 				return CLI_EXIT_USAGE;
 			}
 			if (a[2] == 't')
@@ -106,75 +117,26 @@ int cmd_zorder(int argc, char **argv)
 			const char *c = argv[++i];
 			if (loom_zorder_curve_from_name(c, &opts.curve) < 0) {
 				fprintf(stderr, "loom zorder: --curve is z or hilbert, got '%s'\n", c);
-				free(colbuf);
 				return CLI_EXIT_USAGE;
 			}
 		} else if (strcmp(a, "--full") == 0) {
 			opts.full = 1;
 		} else if (strcmp(a, "--dry-run") == 0) {
 			opts.dry_run = 1;
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "loom zorder: unknown option '%s'\n", a);
-			zorder_usage(stderr);
-			free(colbuf);
-			return CLI_EXIT_USAGE;
-		} else if (!uri) {
-			uri = a;
-		} else {
-			fprintf(stderr, "loom zorder: one table at a time (got '%s' and '%s')\n", uri, a);
-			free(colbuf);
-			return CLI_EXIT_USAGE;
+		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
+			return rc;
 		}
 	}
-	if (!uri || nc == 0) {
-		if (uri)
-			fprintf(stderr, "loom zorder: --columns is required\n");
+	if (args.table && nc == 0) {
+		fprintf(stderr, "loom zorder: --columns is required\n");
 		zorder_usage(stderr);
-		free(colbuf);
 		return CLI_EXIT_USAGE;
 	}
+	if ((rc = cli_table_args_end(&args, &table)) != 0)
+		return rc;
 	opts.columns = cols;
 	opts.n_columns = nc;
-	if ((rc = cli_table_resolve(&table, "zorder", uri, config)) != 0) {
-		free(colbuf);
-		return rc;
-	}
-	if (plan_out) {
-		char *plan = NULL;
-		rc = loom_plan_zorder(&plan, table.uri, table.loc, &opts, units);
-		free(colbuf);
-		if (rc < 0) {
-			cli_print_error("zorder");
-			cli_table_release(&table);
-			return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
-		}
-		rc = cli_write_plan("zorder", table.shown, plan_out, plan, json);
-		loom_string_free(plan);
-		cli_table_release(&table);
-		return rc;
-	}
-	if (tty)
-		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", table.shown);
-	memset(&result, 0, sizeof(result));
-	cancel = cli_cancel_begin();
-	rc = loom_zorder(&result, table.uri, table.loc, &opts, cancel);
-	cli_cancel_end(cancel);
-	if (tty)
-		fprintf(stderr, "\033[K");
-	free(colbuf);
-	if (rc < 0) {
-		cli_print_error("zorder");
-		loom_op_result_clear(&result);
-		cli_table_release(&table);
-		return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
-	}
-	if (json)
-		cli_print_optimize_json(table.shown, &result);
-	else
-		cli_print_result_human("zorder", table.shown, &result);
-	loom_op_result_clear(&result);
-	cli_table_release(&table);
-	return CLI_EXIT_OK;
+	if (plan_out)
+		return cli_table_plan(&table, &args, plan_zorder, &opts, units, plan_out);
+	return cli_table_run(&table, &args, run_zorder, &opts, print_result);
 }
