@@ -241,6 +241,23 @@ LOOM_EXTERN(const loom_op_result *) loom_table_result_op(const loom_table_result
 
 /* ---- JSON -------------------------------------------------------------- */
 
+/* VACUUM's incomplete multipart uploads (S3): aborted, or to abort when
+ * dry; bytes null where the store listed none. */
+static json_t *uploads_json(const loom_op_result *r)
+{
+	json_t *a = json_array();
+	size_t i;
+	for (i = 0; i < r->n_uploads; i++) {
+		const loom_upload_info *u = &r->uploads[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "key", plan_json_str(u->key));
+		json_object_set_new(o, "initiated_ms", json_integer(u->initiated_ms));
+		json_object_set_new(o, "bytes", u->bytes >= 0 ? json_integer(u->bytes) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *op_json(const loom_op_result *r)
 {
 	json_t *o = json_object(), *metrics = json_object();
@@ -254,6 +271,7 @@ static json_t *op_json(const loom_op_result *r)
 		for (i = 0; i < r->n_files_deleted; i++)
 			json_array_append_new(files, plan_json_str(r->files_deleted[i]));
 		json_object_set_new(o, "files_deleted", files);
+		json_object_set_new(o, "multipart_uploads", uploads_json(r));
 		break;
 	}
 	case LOOM_RESULT_OPTIMIZE:
