@@ -50,9 +50,23 @@ typedef struct loom_auto_opts {
  *  to). *out starts with one reference: loom_op_free. */
 LOOM_EXTERN(int) loom_op_auto(loom_op **out, const loom_auto_opts *opts);
 /** MaintainTable(...).auto() / MaintainSchema(...).auto(): append the auto
- *  op to a table or schema declaration. Declare vacuum / Z-order settings in
- *  `opts`, not as separate ops (those would run unconditionally). */
+ *  op to a table or schema declaration. Vacuum / compaction / Z-order
+ *  settings go in `opts`: a vacuum, compact or z_order op in the same
+ *  declaration (before or after) is refused (LOOM_EINVAL, sticky), since
+ *  it would run every time whatever the health says. */
 LOOM_EXTERN(int) loom_decl_auto(loom_decl *d, const loom_auto_opts *opts);
+
+/** The storage YAML's auto settings: the policy of `maintenance: {auto:
+ *  {...}}` (the defaults when it sets none) and the block's vacuum /
+ *  compact / z_order_by as auto's settings (pointers into `cfg`, valid
+ *  while it lives). Returns 1 when the block turns auto on, 0 when it does
+ *  not (*out filled all the same, for `loom maintain --auto`). */
+LOOM_EXTERN(int) loom_config_maintenance_auto(const loom_config *cfg, loom_auto_opts *out);
+/** The maintenance block in auto mode, whatever its `auto:` says: a step
+ *  named "auto" with one auto declaration per schema (every tables[]
+ *  route when it lists none). loom_step_from_config does the same (step
+ *  "maintenance") when the block says `auto:`. *out owned by the caller. */
+LOOM_EXTERN(int) loom_step_auto_from_config(loom_step **out, const loom_config *cfg);
 
 LOOM_END_DECL
 

@@ -165,7 +165,9 @@ LOOM_EXTERN(void) loom_step_free(loom_step *step);
 
 /** The config's maintenance block as a step named "maintenance": one
  *  MaintainSchema per listed schema with the block's vacuum / compact /
- *  z_order_by. A step with no declarations when there is no block.
+ *  z_order_by -- or, when the block says `auto:`, with the auto op
+ *  (loom/auto.h), those three being its settings. A step with no
+ *  declarations when there is no block.
  *  *out owned by the caller. */
 LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg);
 

@@ -38,8 +38,9 @@ static void maintain_usage(FILE *out)
 	        "  --jobs N            tables maintained concurrently (default 1, 0 = CPUs)\n"
 	        "  --explain           print what would run and exit; touches nothing\n"
 	        "  --auto              each table of the maintenance block gets only what the\n"
-	        "                      health policy recommends (loom advise), with the block's\n"
-	        "                      vacuum / compact / z_order_by as the declared settings\n"
+	        "                      health policy recommends (loom advise): the block's auto:\n"
+	        "                      policy, its vacuum / compact / z_order_by as the settings\n"
+	        "                      (what maintenance: {auto: true} does without --auto)\n"
 	        "  --json              machine-readable output (docs/report-schema.md)\n"
 	        "\n"
 	        "exit status: 0 all tables ok or skipped, 1 a table failed or the run could\n"
@@ -132,42 +133,6 @@ static int print_and_free(char *s, FILE *out)
 	return 0;
 }
 
-/* --auto: one auto declaration per schema of the maintenance block (every
- * tables[] route when it lists none), the block's ops as declared settings. */
-static int auto_step(loom_step **out, const loom_config *cfg)
-{
-	loom_auto_opts ao = LOOM_AUTO_OPTS_INIT;
-	loom_vacuum_opts v;
-	loom_compact_opts c;
-	loom_zorder_opts z;
-	size_t i, n = loom_config_maintenance_schema_count(cfg);
-	int rc;
-	if (loom_config_maintenance_vacuum(cfg, &v) == 0)
-		ao.vacuum = &v;
-	if (loom_config_maintenance_compact(cfg, &c) == 0)
-		ao.compact = &c;
-	if (loom_config_maintenance_zorder(cfg, &z) == 0)
-		ao.zorder = &z;
-	if ((rc = loom_step_new(out, "auto")) < 0)
-		return rc;
-	for (i = 0; i < (n ? n : loom_config_table_count(cfg)); i++) {
-		loom_decl *d = NULL;
-		if (n)
-			rc = loom_maintain_schema(&d, loom_config_maintenance_schema(cfg, i));
-		else if (!loom_config_table_has_path(cfg, i))
-			continue;
-		else
-			rc = loom_maintain_table(&d, loom_config_table_name(cfg, i));
-		if (rc < 0 || (rc = loom_decl_auto(d, &ao)) < 0) {
-			loom_decl_free(d);
-			return rc;
-		}
-		if ((rc = loom_step_add(*out, d)) < 0)   /* frees d on failure */
-			return rc;
-	}
-	return 0;
-}
-
 int cmd_maintain(int argc, char **argv)
 {
 	maintain_args a;
@@ -214,7 +179,7 @@ int cmd_maintain(int argc, char **argv)
 			goto out;
 		}
 	} else if (a.automatic) {
-		if (auto_step(&config_step, cfg) < 0) {
+		if (loom_step_auto_from_config(&config_step, cfg) < 0) {
 			cli_print_error("maintain");
 			goto out;
 		}

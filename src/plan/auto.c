@@ -6,6 +6,7 @@
 
 #include "loom/auto.h"
 #include "loom/checkpoint.h"
+#include "plan/plan_int.h"
 #include "plan/report_int.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -254,6 +255,20 @@ static int copy_opts(auto_payload *p, const loom_auto_opts *o)
 	return 0;
 }
 
+int plan_auto_settings(const loom_op *op, const loom_health_policy **policy,
+                       const loom_vacuum_opts **vacuum, const loom_compact_opts **compact,
+                       const loom_zorder_opts **zorder)
+{
+	const auto_payload *a = plan_op_auto_payload(op);
+	if (!a)
+		return -1;
+	*policy = &a->policy;
+	*vacuum = a->has_vacuum ? &a->vacuum : NULL;
+	*compact = a->has_compact ? &a->compact : NULL;
+	*zorder = a->has_zorder ? &a->zorder : NULL;
+	return 0;
+}
+
 LOOM_EXTERN(int) loom_op_auto(loom_op **out, const loom_auto_opts *opts)
 {
 	const loom_auto_opts defaults = LOOM_AUTO_OPTS_INIT;
@@ -276,6 +291,7 @@ LOOM_EXTERN(int) loom_op_auto(loom_op **out, const loom_auto_opts *opts)
 		payload_free(p);
 		return rc;
 	}
+	plan_op_mark_auto(*out);   /* declaration rules: nothing it decides beside it */
 	return 0;
 }
 

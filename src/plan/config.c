@@ -392,12 +392,15 @@ static int op_form_err(ydoc *d, yaml_node_t *v, const char *what, const char *ke
  *               compact with those options / the defaults (loom)
  *   z_order_by: a list of columns; empty or null = no Z-order (loom-py);
  *               a mapping with every Z-order option (loom)
+ *   auto:       true/false, nothing (on), or a mapping of health policy
+ *               thresholds (loom): the ops above become auto's settings
  * compact and z_order_by exclude each other only when both are on, and
  * only when the block runs (loom_step_from_config), as in loom-py: the
  * file still loads for the steps of a plan. */
 static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 {
-	static const char *const top[] = { "schemas", "vacuum", "compact", "z_order_by", NULL };
+	static const char *const top[] = { "schemas", "vacuum", "compact", "z_order_by", "auto",
+		                           NULL };
 	loom_buf b = LOOM_BUF_INIT;
 	yaml_node_t *v, *kc = NULL, *kz = NULL;
 	int rc = 0, on;
@@ -406,6 +409,7 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 	loom_vacuum_opts_init(&cfg->vacuum, LOOM_VACUUM_OPTS_VERSION);
 	loom_compact_opts_init(&cfg->compact, LOOM_COMPACT_OPTS_VERSION);
 	loom_zorder_opts_init(&cfg->zorder.opts, LOOM_ZORDER_OPTS_VERSION);
+	loom_health_policy_init(&cfg->auto_policy, LOOM_HEALTH_POLICY_VERSION);
 	if (ydoc_is_null(n))
 		return 0;
 	if (!ydoc_is_map(n))
@@ -457,6 +461,9 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 			goto done;
 		cfg->has_zorder = 1;
 	}
+	if ((v = ydoc_get(d, n, "auto", NULL)) &&
+	    (rc = yopts_auto(d, v, "maintenance.auto", &cfg->has_auto, &cfg->auto_policy)) < 0)
+		goto done;
 	if (cfg->has_compact && cfg->has_zorder) {
 		yaml_node_t *later = ydoc_line(kc) > ydoc_line(kz) ? kc : kz;
 		cfg->exclusive_line = ydoc_line(later);

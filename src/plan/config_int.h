@@ -50,6 +50,11 @@ struct loom_config {
 	loom_vacuum_opts vacuum;
 	loom_compact_opts compact;
 	zorder_yaml zorder;
+	/* auto: the block's tables get only what the health policy recommends,
+	 * vacuum / compact / z_order_by above being auto's settings (so
+	 * compact beside z_order_by is fine then: auto picks one per table) */
+	int has_auto;
+	loom_health_policy auto_policy;   /* the defaults when auto sets none */
 
 	loom_secrets secrets;   /* values to mask in every message and output:
 	                         * secret storage options, URI passwords and the

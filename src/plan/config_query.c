@@ -313,6 +313,8 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
 		}
 		if (cfg->has_zorder)
 			json_object_set_new(m, "z_order_by", plan_zorder_json(&cfg->zorder.opts));
+		json_object_set_new(m, "auto", cfg->has_auto ? plan_policy_json(&cfg->auto_policy)
+		                                             : json_false());
 		json_object_set_new(root, "maintenance", m);
 	}
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -41,18 +41,39 @@ LOOM_EXTERN(int) loom_spec_new(loom_spec **out, const char *table_ref)
 	return 0;
 }
 
+static int is_rewrite_or_vacuum(int kind)
+{
+	return kind == PLAN_OP_VACUUM || kind == PLAN_OP_COMPACT || kind == PLAN_OP_ZORDER;
+}
+
+/* Compact and Z-order never together (Z-order already bin-packs). Auto
+ * decides itself whether vacuum, compaction or Z-order runs; one declared
+ * beside it would run every time, whatever the health says, so it is
+ * refused: its settings belong in auto's options (the YAML and Python
+ * layers pass sibling settings there for the user). */
+const char *plan_ops_conflict(const loom_op *a, const loom_op *b)
+{
+	int x = plan_op_kind(a), y = plan_op_kind(b);
+	if ((x == PLAN_OP_COMPACT && y == PLAN_OP_ZORDER) ||
+	    (x == PLAN_OP_ZORDER && y == PLAN_OP_COMPACT))
+		return "compact and z_order_by are mutually exclusive";
+	if ((x == PLAN_OP_AUTO && is_rewrite_or_vacuum(y)) ||
+	    (y == PLAN_OP_AUTO && is_rewrite_or_vacuum(x)))
+		return "auto decides when vacuum, compact and z_order_by run; declared beside "
+		       "it they would run every time. Give their settings to auto instead "
+		       "(loom_auto_opts.vacuum / compact / zorder)";
+	return NULL;
+}
+
 /* Rules shared by specs and declarations: op names unique (they key the
- * results), compact and z-order never together. */
+ * results), no conflicting ops (plan_ops_conflict). */
 static int check_add(loom_op *const *ops, size_t n, const loom_op *op, const char *where)
 {
 	size_t i;
-	int kind = plan_op_kind(op);
 	for (i = 0; i < n; i++) {
-		int k = plan_op_kind(ops[i]);
-		if ((kind == PLAN_OP_COMPACT && k == PLAN_OP_ZORDER) ||
-		    (kind == PLAN_OP_ZORDER && k == PLAN_OP_COMPACT))
-			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-			                "%s: compact and z_order_by are mutually exclusive", where);
+		const char *why = plan_ops_conflict(ops[i], op);
+		if (why)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s: %s", where, why);
 		if (strcmp(loom_op_name(ops[i]), loom_op_name(op)) == 0)
 			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 			                "%s: operation '%s' is scheduled twice (results are keyed by "
@@ -376,11 +397,9 @@ LOOM_EXTERN(int) loom_decl_validate(const loom_decl *d)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s declares no operations", where);
 	for (i = 0; i < d->n_ops; i++)
 		for (j = 0; j < i; j++) {
-			int a = plan_op_kind(d->ops[i]), b = plan_op_kind(d->ops[j]);
-			if ((a == PLAN_OP_COMPACT && b == PLAN_OP_ZORDER) ||
-			    (a == PLAN_OP_ZORDER && b == PLAN_OP_COMPACT))
-				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-				                "%s: compact and z_order_by are mutually exclusive", where);
+			const char *why = plan_ops_conflict(d->ops[j], d->ops[i]);
+			if (why)
+				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s: %s", where, why);
 			if (strcmp(loom_op_name(d->ops[i]), loom_op_name(d->ops[j])) == 0)
 				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 				                "%s: operation '%s' is scheduled twice", where,

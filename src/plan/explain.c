@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loom/auto.h"
+#include "loom/health.h"
 #include "plan/config_int.h"
 #include "plan/plan_int.h"
 #include "util/alloc.h"
@@ -13,7 +15,8 @@
 
 int plan_config_schedules_ops(const loom_config *cfg)
 {
-	return cfg->has_maintenance && (cfg->has_vacuum || cfg->has_compact || cfg->has_zorder);
+	return cfg->has_maintenance &&
+	       (cfg->has_vacuum || cfg->has_compact || cfg->has_zorder || cfg->has_auto);
 }
 
 int plan_config_block_runs(const loom_config *cfg)
@@ -21,14 +24,37 @@ int plan_config_block_runs(const loom_config *cfg)
 	return plan_config_schedules_ops(cfg) || (cfg->has_maintenance && cfg->n_schemas);
 }
 
+LOOM_EXTERN(int) loom_config_maintenance_auto(const loom_config *cfg, loom_auto_opts *out)
+{
+	if (!cfg || !out)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
+		                "loom_config_maintenance_auto: NULL argument");
+	memset(out, 0, sizeof(*out));
+	out->version = LOOM_AUTO_OPTS_VERSION;
+	if (cfg->has_maintenance)
+		out->policy = cfg->auto_policy;
+	else
+		loom_health_policy_init(&out->policy, LOOM_HEALTH_POLICY_VERSION);
+	out->vacuum = cfg->has_vacuum ? &cfg->vacuum : NULL;
+	out->compact = cfg->has_compact ? &cfg->compact : NULL;
+	out->zorder = cfg->has_zorder ? &cfg->zorder.opts : NULL;
+	return cfg->has_auto;
+}
+
 /* The declaration of one schema of the block (every route when it lists
- * none), with the block's ops. Schemas without ops still list their
- * tables, each with no results, as loom-py's run_from_config does. */
-static int block_decl(loom_step *step, const loom_config *cfg, size_t i)
+ * none), with the block's ops -- or, in auto mode, the auto op with those
+ * ops as its settings. Schemas without ops still list their tables, each
+ * with no results, as loom-py's run_from_config does. */
+static int block_decl(loom_step *step, const loom_config *cfg, size_t i, int automatic)
 {
 	loom_decl *d;
 	LOOM_TRY(cfg->n_schemas ? loom_maintain_schema(&d, cfg->schemas[i]) : plan_maintain_all(&d));
 	LOOM_TRY(loom_step_add(step, d));   /* the step owns it now (freed if adding fails) */
+	if (automatic) {
+		loom_auto_opts a;
+		LOOM_TRY(loom_config_maintenance_auto(cfg, &a));
+		return loom_decl_auto(d, &a);
+	}
 	if (!plan_config_schedules_ops(cfg))
 		plan_decl_allow_no_ops(d);
 	if (cfg->has_vacuum)
@@ -40,28 +66,29 @@ static int block_decl(loom_step *step, const loom_config *cfg, size_t i)
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
+static int block_step(loom_step **out, const loom_config *cfg, const char *name, int automatic)
 {
 	loom_step *step;
 	size_t i;
 	int rc;
-	if (!out || !cfg)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_step_from_config: NULL argument");
 	*out = NULL;
-	if (cfg->exclusive_line)   /* loaded, but the block cannot run (loom-py's rule) */
+	/* compact and z_order_by both on: loaded, but the block cannot run
+	 * (loom-py's rule) -- unless they are auto's settings, of which auto
+	 * uses one per table */
+	if (cfg->exclusive_line && !automatic)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
 		                "%s:%d:%d: maintenance: compact and z_order_by are mutually "
 		                "exclusive (Z-order already rewrites and bin-packs the files); "
 		                "schedule one of them", cfg->source, cfg->exclusive_line,
 		                cfg->exclusive_col);
-	LOOM_TRY(loom_step_new(&step, "maintenance"));
-	if (!plan_config_block_runs(cfg)) {
+	LOOM_TRY(loom_step_new(&step, name));
+	if (!automatic && !plan_config_block_runs(cfg)) {
 		*out = step;
 		return 0;
 	}
 	/* no schemas: every tables[] route, as loom's Python ETL reads it */
 	for (i = 0; i < (cfg->n_schemas ? cfg->n_schemas : 1); i++)
-		if ((rc = block_decl(step, cfg, i)) < 0) {
+		if ((rc = block_decl(step, cfg, i, automatic)) < 0) {
 			loom_err_wrap("%s: maintenance block", cfg->source);
 			loom_step_free(step);
 			return rc;
@@ -70,14 +97,63 @@ LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
 	return 0;
 }
 
+LOOM_EXTERN(int) loom_step_from_config(loom_step **out, const loom_config *cfg)
+{
+	if (!out || !cfg)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_step_from_config: NULL argument");
+	return block_step(out, cfg, "maintenance", cfg->has_auto);
+}
+
+LOOM_EXTERN(int) loom_step_auto_from_config(loom_step **out, const loom_config *cfg)
+{
+	if (!out || !cfg)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "loom_step_auto_from_config: NULL argument");
+	return block_step(out, cfg, "auto", 1);
+}
+
+static json_t *op_json(const loom_op *op);
+
+/* auto: its policy and the settings of what it may run ("vacuum": {...},
+ * null when not declared, so the defaults) */
+static json_t *auto_json(const loom_op *op)
+{
+	const loom_health_policy *p;
+	const loom_vacuum_opts *v;
+	const loom_compact_opts *c;
+	const loom_zorder_opts *z;
+	json_t *o;
+	loom_op *tmp = NULL;
+	if (plan_auto_settings(op, &p, &v, &c, &z) < 0)
+		return NULL;
+	o = json_object();
+	json_object_set_new(o, "policy", plan_policy_json(p));
+	/* the settings as the built-in ops would show them */
+	json_object_set_new(o, "vacuum", v && loom_op_vacuum(&tmp, v) == 0 ? op_json(tmp) : json_null());
+	loom_op_free(tmp);
+	tmp = NULL;
+	json_object_set_new(o, "compact", c && loom_op_compact(&tmp, c) == 0 ? op_json(tmp)
+	                                                                    : json_null());
+	loom_op_free(tmp);
+	tmp = NULL;
+	json_object_set_new(o, "z_order", z && loom_op_zorder(&tmp, z) == 0 ? op_json(tmp)
+	                                                                   : json_null());
+	loom_op_free(tmp);
+	return o;
+}
+
 static json_t *op_json(const loom_op *op)
 {
 	json_t *o = json_object();
 	const loom_vacuum_opts *v = plan_op_vacuum_opts(op);
 	const loom_compact_opts *c = plan_op_compact_opts(op);
 	const loom_zorder_opts *z = plan_op_zorder_opts(op);
+	json_t *a = auto_json(op);
 	json_object_set_new(o, "name", plan_json_str(loom_op_name(op)));
-	if (v) {
+	if (a) {
+		json_object_update(o, a);
+		json_decref(a);
+	} else if (v) {
 		json_object_set_new(o, "retention_hours", v->retention_hours >= 0
 		                    ? json_integer(v->retention_hours) : json_null());
 		json_object_set_new(o, "dry_run", json_boolean(v->dry_run));
@@ -101,8 +177,27 @@ static void op_text(int *brcp, loom_buf *b, const loom_op *op)
 	const loom_compact_opts *c = plan_op_compact_opts(op);
 	const loom_zorder_opts *z = plan_op_zorder_opts(op);
 	size_t i;
+	const loom_health_policy *p;
+	const loom_vacuum_opts *av;
+	const loom_compact_opts *ac;
+	const loom_zorder_opts *az;
 	plan_bprintf(brcp, b, "    %s", loom_op_name(op));
-	if (v) {
+	if (plan_auto_settings(op, &p, &av, &ac, &az) == 0) {
+		/* the thresholds (sizes only when set), then what auto may delete */
+		plan_bprintf(brcp, b, " min_small_files=%lld dv_purge_ratio=%g max_clustering_depth=%g"
+		             " checkpoint_commits=%lld min_vacuum_files=%lld min_expired_logs=%lld",
+		             (long long)p->min_small_files, p->dv_purge_ratio, p->max_clustering_depth,
+		             (long long)p->checkpoint_commits, (long long)p->min_vacuum_files,
+		             (long long)p->min_expired_logs);
+		if (p->target_size)
+			plan_bprintf(brcp, b, " target_size=%lld", (long long)p->target_size);
+		plan_bprintf(brcp, b, " vacuum=%s", !av || av->dry_run ? "dry-run" : "DELETE");
+		if (az) {
+			plan_bprintf(brcp, b, "%s", " z_order_by=");
+			for (i = 0; i < az->n_columns; i++)
+				plan_bprintf(brcp, b, "%s%s", i ? "," : "", az->columns[i]);
+		}
+	} else if (v) {
 		if (v->retention_hours >= 0)
 			plan_bprintf(brcp, b, " retention=%lldh", (long long)v->retention_hours);
 		else

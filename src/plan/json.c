@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loom/health.h"
 #include "plan/plan_int.h"
 #include "util/buf.h"
 
@@ -63,5 +64,20 @@ json_t *plan_zorder_json(const loom_zorder_opts *z)
 	json_object_set_new(o, "spill_limit", size_or_null(z->spill_limit));
 	json_object_set_new(o, "full", json_boolean(z->full));
 	json_object_set_new(o, "dry_run", json_boolean(z->dry_run));
+	return o;
+}
+
+json_t *plan_policy_json(const struct loom_health_policy *p)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "target_size", size_or_null(p->target_size));
+	json_object_set_new(o, "min_small_files", json_integer(p->min_small_files));
+	json_object_set_new(o, "dv_purge_ratio", json_real(p->dv_purge_ratio));
+	json_object_set_new(o, "min_dv_files", json_integer(p->min_dv_files));
+	json_object_set_new(o, "max_clustering_depth", json_real(p->max_clustering_depth));
+	json_object_set_new(o, "checkpoint_commits", json_integer(p->checkpoint_commits));
+	json_object_set_new(o, "checkpoint_json_bytes", json_integer(p->checkpoint_json_bytes));
+	json_object_set_new(o, "min_vacuum_files", json_integer(p->min_vacuum_files));
+	json_object_set_new(o, "min_expired_logs", json_integer(p->min_expired_logs));
 	return o;
 }

@@ -187,6 +187,16 @@ int plan_op_kind(const loom_op *op)
 	return op ? op->kind : PLAN_OP_CUSTOM;
 }
 
+void plan_op_mark_auto(loom_op *op)
+{
+	op->kind = PLAN_OP_AUTO;
+}
+
+const void *plan_op_auto_payload(const loom_op *op)
+{
+	return op && op->kind == PLAN_OP_AUTO ? op->payload : NULL;
+}
+
 const loom_vacuum_opts *plan_op_vacuum_opts(const loom_op *op)
 {
 	return op && op->kind == PLAN_OP_VACUUM ? &op->vacuum : NULL;
@@ -214,7 +224,7 @@ LOOM_EXTERN(void) loom_op_free(loom_op *op)
 	size_t i;
 	if (!op || atomic_fetch_sub(&op->refs, 1) != 1)
 		return;
-	if (op->kind == PLAN_OP_CUSTOM && op->free_payload)
+	if ((op->kind == PLAN_OP_CUSTOM || op->kind == PLAN_OP_AUTO) && op->free_payload)
 		op->free_payload(op->payload);
 	loom_free(op->ztmp);
 	if (op->cfilters) {

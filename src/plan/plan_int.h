@@ -18,9 +18,25 @@ int plan_config_block_runs(const loom_config *cfg);
  * without ops); the public builders still refuse that. */
 void plan_decl_allow_no_ops(loom_decl *d);
 
-/* The kind of a built-in op (ops.c): used to reject compact + z-order. */
-enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER };
+/* The kind of a built-in op (op.c): used to reject compact + z-order, and
+ * vacuum / compact / z-order beside auto. */
+enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER,
+	            PLAN_OP_AUTO };
 int plan_op_kind(const loom_op *op);
+/* Mark an op made by loom_op_new as the auto op (auto.c); it keeps its
+ * execute function and payload. */
+void plan_op_mark_auto(loom_op *op);
+/* The payload of an auto op, NULL for other kinds (op.c). */
+const void *plan_op_auto_payload(const loom_op *op);
+/* An auto op's settings for explain (auto.c): the policy, and the declared
+ * vacuum / compact / Z-order or NULL. 0, or -1 when `op` is not auto. */
+struct loom_health_policy;
+int plan_auto_settings(const loom_op *op, const struct loom_health_policy **policy,
+                       const loom_vacuum_opts **vacuum, const loom_compact_opts **compact,
+                       const loom_zorder_opts **zorder);
+/* The rule for ops that cannot share a declaration or spec: a message
+ * naming both, or NULL when `a` and `b` may (decl.c). */
+const char *plan_ops_conflict(const loom_op *a, const loom_op *b);
 /* The options of a built-in op, or NULL for other kinds. */
 const loom_vacuum_opts *plan_op_vacuum_opts(const loom_op *op);
 const loom_compact_opts *plan_op_compact_opts(const loom_op *op);
@@ -46,5 +62,8 @@ struct json_t *plan_json_str(const char *s);
 /* Every Z-order option as a JSON object (unset sizes and temp_dir null);
  * the config JSON and explain share it. */
 struct json_t *plan_zorder_json(const loom_zorder_opts *z);
+/* The health policy's thresholds as a JSON object, keyed as the YAML's
+ * `auto:` mapping (the config JSON and explain share it). */
+struct json_t *plan_policy_json(const struct loom_health_policy *p);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "loom/auto.h"
 #include "plan/plan_int.h"
 #include "plan/ydoc.h"
 #include "plan/yopts.h"
@@ -53,15 +54,56 @@ static int add_zorder(ydoc *d, loom_decl *decl, yaml_node_t *v)
 	return rc;
 }
 
+/* `auto:` on a declaration: one auto op, its siblings vacuum / compact /
+ * z_order_by being its settings (not ops of their own: those would run
+ * every time, whatever the health says). Returns 0 with *handled = 0
+ * when the declaration has no auto (or `auto: false`). */
+static int add_auto(ydoc *d, loom_decl *decl, yaml_node_t *e, int *handled)
+{
+	loom_auto_opts a = LOOM_AUTO_OPTS_INIT;
+	loom_vacuum_opts v;
+	loom_compact_opts c;
+	zorder_yaml z;
+	yaml_node_t *x, *n = ydoc_get(d, e, "auto", NULL);
+	int rc, on;
+
+	*handled = 0;
+	if (!n)
+		return 0;
+	LOOM_TRY(yopts_auto(d, n, "auto", &on, &a.policy));
+	if (!on)
+		return 0;
+	*handled = 1;
+	memset(&z, 0, sizeof(z));
+	if ((x = ydoc_get(d, e, "vacuum", NULL))) {
+		LOOM_TRY(yopts_vacuum(d, x, "vacuum", &v));
+		a.vacuum = &v;
+	}
+	if ((x = ydoc_get(d, e, "compact", NULL))) {
+		LOOM_TRY(yopts_compact(d, x, "compact", &c));
+		a.compact = &c;
+	}
+	if ((x = ydoc_get(d, e, "z_order_by", NULL))) {
+		if ((rc = yopts_zorder(d, x, "z_order_by", &z)) < 0) {
+			yopts_zorder_dispose(&z);
+			return rc;
+		}
+		a.zorder = &z.opts;
+	}
+	rc = at(d, n, loom_decl_auto(decl, &a));
+	yopts_zorder_dispose(&z);
+	return rc;
+}
+
 static int read_decl(ydoc *d, yaml_node_t *e, loom_decl **out)
 {
 	static const char *const keys[] = { "table", "schema", "vacuum", "compact", "z_order_by",
-		                                NULL };
+		                                "auto", NULL };
 	yaml_node_t *table, *schema;
 	yaml_node_pair_t *p;
 	loom_buf b = LOOM_BUF_INIT;
 	loom_decl *decl = NULL;
-	int rc;
+	int rc, automatic = 0;
 
 	*out = NULL;
 	if (!ydoc_is_map(e))
@@ -78,8 +120,10 @@ static int read_decl(ydoc *d, yaml_node_t *e, loom_decl **out)
 	rc = table ? loom_maintain_table(&decl, b.ptr) : loom_maintain_schema(&decl, b.ptr);
 	if ((rc = at(d, table ? table : schema, rc)) < 0)
 		goto done;
+	if ((rc = add_auto(d, decl, e, &automatic)) < 0)
+		goto done;
 	/* ops run in the order they are written */
-	for (p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
+	for (p = e->data.mapping.pairs.start; !automatic && p < e->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = ydoc_node(d, p->key), *v = ydoc_node(d, p->value);
 		const char *name = ydoc_raw(k);
 		if (strcmp(name, "vacuum") == 0)

@@ -1,8 +1,13 @@
 /* plan/yopts.c - operation options from YAML (see yopts.h). */
 #include "plan/yopts.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -155,4 +160,118 @@ int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, zorder_yaml *z)
 	z->opts.columns = (const char *const *)z->cols;
 	z->opts.n_columns = z->n_cols;
 	return rc;
+}
+
+/* ---- auto ------------------------------------------------------------------ */
+
+/* A plain number (a ratio or depth): finite, nothing after it. */
+static int read_number(ydoc *d, yaml_node_t *x, const char *what, double *out)
+{
+	loom_buf b = LOOM_BUF_INIT;
+	char *end;
+	int rc = ydoc_string(d, x, what, &b);
+	if (rc == 0) {
+		errno = 0;
+		*out = strtod(b.ptr, &end);
+		if (!b.ptr[0] || *end || errno || !isfinite(*out))
+			rc = ydoc_err(d, x, "%s: expected a number, got '%s'", what, b.ptr);
+	}
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+/* A byte count that may be 0 ("no trigger"): 0, else a size with units. */
+static int read_bytes0(ydoc *d, yaml_node_t *x, const char *what, int64_t *out)
+{
+	const char *raw = ydoc_raw(x);
+	if (raw && strcmp(raw, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	return ydoc_size(d, x, what, out);
+}
+
+enum { POL_SIZE, POL_BYTES0, POL_COUNT, POL_NUMBER };
+
+/* Every threshold of the health policy (docs/health.md), by its C name. */
+static const struct pol_key {
+	const char *key;
+	int type;
+	size_t offset;
+} pol_keys[] = {
+	{ "target_size", POL_SIZE, offsetof(loom_health_policy, target_size) },
+	{ "min_small_files", POL_COUNT, offsetof(loom_health_policy, min_small_files) },
+	{ "dv_purge_ratio", POL_NUMBER, offsetof(loom_health_policy, dv_purge_ratio) },
+	{ "min_dv_files", POL_COUNT, offsetof(loom_health_policy, min_dv_files) },
+	{ "max_clustering_depth", POL_NUMBER, offsetof(loom_health_policy, max_clustering_depth) },
+	{ "checkpoint_commits", POL_COUNT, offsetof(loom_health_policy, checkpoint_commits) },
+	{ "checkpoint_json_bytes", POL_BYTES0, offsetof(loom_health_policy, checkpoint_json_bytes) },
+	{ "min_vacuum_files", POL_COUNT, offsetof(loom_health_policy, min_vacuum_files) },
+	{ "min_expired_logs", POL_COUNT, offsetof(loom_health_policy, min_expired_logs) },
+};
+#define N_POL_KEYS (sizeof(pol_keys) / sizeof(pol_keys[0]))
+
+static int read_policy_key(ydoc *d, yaml_node_t *x, const struct pol_key *k, const char *what,
+                           loom_health_policy *p)
+{
+	char *field = (char *)p + k->offset;
+	switch (k->type) {
+	case POL_SIZE:
+		return ydoc_size(d, x, what, (int64_t *)(void *)field);
+	case POL_BYTES0:
+		return read_bytes0(d, x, what, (int64_t *)(void *)field);
+	case POL_COUNT:
+		return ydoc_int(d, x, what, (int64_t *)(void *)field);
+	default:
+		return read_number(d, x, what, (double *)(void *)field);
+	}
+}
+
+int yopts_auto(ydoc *d, yaml_node_t *v, const char *section, int *on, loom_health_policy *policy)
+{
+	const char *keys[N_POL_KEYS + 1];
+	size_t i;
+
+	loom_health_policy_init(policy, LOOM_HEALTH_POLICY_VERSION);
+	*on = 1;
+	if (ydoc_is_null(v))
+		return 0;   /* `auto:` with nothing: on, the default policy */
+	if (ydoc_is_scalar(v)) {
+		const char *raw = ydoc_raw(v);
+		static const char *const words[] = { "true", "false", "yes", "no", "on", "off", NULL };
+		for (i = 0; words[i]; i++)
+			if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && strcasecmp(raw, words[i]) == 0)
+				return ydoc_bool(d, v, section, on);
+		return ydoc_err(d, v, "%s: expected true, false or a mapping of policy thresholds "
+		                "{target_size, min_small_files, dv_purge_ratio, min_dv_files, "
+		                "max_clustering_depth, checkpoint_commits, checkpoint_json_bytes, "
+		                "min_vacuum_files, min_expired_logs}, got %s'%s'", section,
+		                v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? "" : "the string ",
+		                raw ? raw : "");
+	}
+	if (!ydoc_is_map(v))
+		return ydoc_err(d, v, "%s: expected true, false or a mapping of policy thresholds",
+		                section);
+	for (i = 0; i < N_POL_KEYS; i++)
+		keys[i] = pol_keys[i].key;
+	keys[N_POL_KEYS] = NULL;
+	LOOM_TRY(ydoc_check_keys(d, v, section, keys));
+	for (i = 0; i < N_POL_KEYS; i++) {
+		char what[160];
+		yaml_node_t *x = ydoc_get(d, v, pol_keys[i].key, NULL);
+		if (!x || ydoc_is_null(x))
+			continue;
+		snprintf(what, sizeof(what), "%s.%s", section, pol_keys[i].key);
+		LOOM_TRY(read_policy_key(d, x, &pol_keys[i], what, policy));
+		/* The defaults pass the check, so a failure now is this key's:
+		 * report it at this key's line with the library's own rule. */
+		if (loom_health_policy_check(policy) < 0) {
+			const loom_error *e = loom_error_last();
+			const char *msg = e ? e->message : "out of range";
+			if (strncmp(msg, "health policy: ", 15) == 0)
+				msg += 15;
+			return ydoc_err(d, x, "%s: %s", what, msg);
+		}
+	}
+	return 0;
 }

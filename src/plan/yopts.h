@@ -4,6 +4,7 @@
 #ifndef LOOM_PLAN_YOPTS_H
 #define LOOM_PLAN_YOPTS_H
 
+#include "loom/health.h"
 #include "loom/ops.h"
 #include "plan/ydoc.h"
 
@@ -24,5 +25,14 @@ typedef struct zorder_yaml {
 /* On success (and on failure) release *out with yopts_zorder_dispose. */
 int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, zorder_yaml *out);
 void yopts_zorder_dispose(zorder_yaml *z);
+
+/* `auto:` true / false, nothing (on, default policy), or a mapping of
+ * policy thresholds {target_size, min_small_files, dv_purge_ratio,
+ * min_dv_files, max_clustering_depth, checkpoint_commits,
+ * checkpoint_json_bytes, min_vacuum_files, min_expired_logs}. *on says
+ * whether auto mode is on; *policy starts at the defaults. A value out of
+ * range is refused at its own line, naming "section.key". */
+int yopts_auto(ydoc *d, yaml_node_t *v, const char *section, int *on,
+               loom_health_policy *policy);
 
 #endif

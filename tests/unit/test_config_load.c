@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loom/auto.h"
 #include "loom/config.h"
 #include "loom/plan.h"
 #include "test.h"
@@ -642,6 +643,70 @@ TEST(loom_py_maintenance_forms)
 	}
 }
 
+#define AUTO_HEAD "storage:\n" \
+	"  tables:\n" \
+	"    - {name: raw.a, path: /lake/raw/a}\n" \
+	"  maintenance:\n"
+
+/* maintenance.auto: on / off / a policy; the block's ops become its
+ * settings (compact beside z_order_by is fine then); every policy value
+ * out of range is refused at its own line naming the key. */
+TEST(auto_block)
+{
+	loom_config *cfg = NULL;
+	loom_step *step = NULL;
+	loom_auto_opts a;
+	char *json = NULL;
+
+	CHECK_OK(load(&cfg, AUTO_HEAD "    auto: {min_small_files: 8, dv_purge_ratio: 0.2,"
+	                             " max_clustering_depth: 1.5, target_size: 64MiB,"
+	                             " checkpoint_commits: 20, checkpoint_json_bytes: 0,"
+	                             " min_dv_files: 3, min_vacuum_files: 4, min_expired_logs: 5}\n"
+	                             "    vacuum: {dry_run: false}\n"
+	                             "    compact: true\n"
+	                             "    z_order_by: [id]\n"));
+	CHECK(loom_config_maintenance_auto(cfg, &a) == 1);
+	CHECK(a.policy.min_small_files == 8 && a.policy.dv_purge_ratio == 0.2 &&
+	      a.policy.max_clustering_depth == 1.5 && a.policy.target_size == (64 << 20) &&
+	      a.policy.checkpoint_commits == 20 && a.policy.checkpoint_json_bytes == 0 &&
+	      a.policy.min_dv_files == 3 && a.policy.min_vacuum_files == 4 &&
+	      a.policy.min_expired_logs == 5);
+	CHECK(a.vacuum && a.vacuum->dry_run == 0 && a.compact && a.zorder &&
+	      a.zorder->n_columns == 1);
+	CHECK_OK(loom_step_from_config(&step, cfg));   /* compact + z_order_by: auto's settings */
+	CHECK(loom_step_decl_count(step) == 1);
+	loom_step_free(step);
+	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK(strstr(json, "\"min_small_files\": 8") != NULL);
+	loom_string_free(json);
+	loom_config_free(cfg);
+
+	/* off: the block's ops run as declared (and compact + z_order_by cannot) */
+	CHECK_OK(load(&cfg, AUTO_HEAD "    auto: false\n    compact: true\n"));
+	CHECK(loom_config_maintenance_auto(cfg, &a) == 0);
+	CHECK(a.policy.min_small_files == 50 && a.compact && !a.vacuum);
+	loom_config_free(cfg);
+	CHECK_OK(load(&cfg, AUTO_HEAD "    auto:\n"));
+	CHECK(loom_config_maintenance_auto(cfg, &a) == 1);
+	loom_config_free(cfg);
+
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto:\n      min_small_files: 1\n", 6,
+	                 "maintenance.auto.min_small_files: min_small_files must be >= 2");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto:\n      target_size: 1MiB\n      dv_purge_ratio: 0.01\n",
+	                 7, "maintenance.auto.dv_purge_ratio");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: {max_clustering_depth: deep}\n", 5,
+	                 "maintenance.auto.max_clustering_depth: expected a number");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: {checkpoint_commits: -1}\n", 5,
+	                 "maintenance.auto.checkpoint_commits");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: {min_vacuum_files: 0}\n", 5, "min_vacuum_files");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: {min_expired_logs: 0}\n", 5, "min_expired_logs");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: {min_dv_files: 0}\n", 5, "min_dv_files");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: {target_size: 0}\n", 5, "maintenance.auto.target_size");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: {small_file_ratio: 0.5}\n", 5,
+	                 "unknown key 'small_file_ratio' in maintenance.auto");
+	CHECK_CONFIG_ERR(AUTO_HEAD "    auto: \"false\"\n", 5, "got the string 'false'");
+}
+
 int main(void)
 {
 	RUN(alias_tricks_are_bounded);
@@ -655,5 +720,6 @@ int main(void)
 	RUN(secrets_are_masked);
 	RUN(minimal_and_no_maintenance);
 	RUN(loom_py_maintenance_forms);
+	RUN(auto_block);
 	return test_summary();
 }

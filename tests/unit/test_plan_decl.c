@@ -3,6 +3,7 @@
  * custom declarations, static and dynamic steps. */
 #include <string.h>
 
+#include "loom/auto.h"
 #include "loom/plan.h"
 #include "test.h"
 
@@ -355,6 +356,60 @@ TEST(op_results)
 	}
 }
 
+/* auto decides when vacuum, compaction and Z-order run: one of them
+ * declared beside it (before or after, in a declaration or a spec) would
+ * run every time, so it is refused, naming auto's options instead. */
+TEST(auto_refuses_ops_it_decides)
+{
+	loom_decl *d;
+	loom_spec *s;
+	loom_op *a, *v;
+	const char *cols[] = { "id" };
+	loom_vacuum_opts vo = LOOM_VACUUM_OPTS_INIT;
+	loom_auto_opts ao = LOOM_AUTO_OPTS_INIT;
+
+	CHECK_OK(loom_maintain_schema(&d, "raw"));
+	CHECK_OK(loom_decl_vacuum(d, NULL));
+	CHECK_ERR(loom_decl_auto(d, NULL), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "MaintainSchema('raw'): auto decides") != NULL);
+	CHECK(strstr(loom_error_last()->message, "loom_auto_opts.vacuum") != NULL);
+	loom_error_clear();
+	CHECK_ERR(loom_decl_validate(d), LOOM_EINVAL);   /* sticky */
+	loom_decl_free(d);
+
+	CHECK_OK(loom_maintain_table(&d, "raw.events"));
+	CHECK_OK(loom_decl_auto(d, NULL));
+	CHECK_ERR(loom_decl_z_order_by(d, cols, 1, 0), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "auto decides") != NULL);
+	CHECK_ERR(loom_decl_compact(d, NULL), LOOM_EINVAL);
+	loom_decl_free(d);
+
+	/* its settings are fine, and so is a custom op beside it */
+	vo.dry_run = 0;
+	ao.vacuum = &vo;
+	ao.policy.min_small_files = 1;   /* out of range: refused, nothing added */
+	CHECK_OK(loom_maintain_table(&d, "raw.events"));
+	CHECK_ERR(loom_decl_auto(d, &ao), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "min_small_files") != NULL);
+	loom_decl_free(d);
+	ao.policy.min_small_files = 10;
+	CHECK_OK(loom_maintain_table(&d, "raw.events"));
+	CHECK_OK(loom_decl_auto(d, &ao));
+	CHECK_OK(loom_decl_validate(d));
+	loom_decl_free(d);
+
+	/* the same rule for specs built by hand */
+	CHECK_OK(loom_op_auto(&a, &ao));
+	CHECK_OK(loom_op_vacuum(&v, &vo));
+	CHECK_OK(loom_spec_new(&s, "raw.events"));
+	CHECK_OK(loom_spec_add_op(s, a));
+	CHECK_ERR(loom_spec_add_op(s, v), LOOM_EINVAL);
+	CHECK(strstr(loom_error_last()->message, "auto decides") != NULL);
+	loom_spec_free(s);
+	loom_op_free(a);
+	loom_op_free(v);
+}
+
 int main(void)
 {
 	RUN(op_results);
@@ -364,5 +419,6 @@ int main(void)
 	RUN(schema_expands_over_routes_only);
 	RUN(spec_rules);
 	RUN(steps_static_and_dynamic);
+	RUN(auto_refuses_ops_it_decides);
 	return test_summary();
 }
