@@ -282,6 +282,13 @@ static int poisoned(loom_store *s, loom_store_stats *out)
 	return LOOM_ERROR;
 }
 
+static int never_called(const loom_store_upload *u, void *payload)
+{
+	(void)u;
+	(void)payload;
+	return LOOM_ERROR;
+}
+
 TEST(version_1_stores_fall_back)
 {
 	v1_store v;
@@ -319,6 +326,13 @@ TEST(version_1_stores_fall_back)
 	CHECK_OK(loom_store_get_stats(&v.base, &st));
 	CHECK_INT(st.requests[LOOM_STORE_REQ_GET], 0);
 	CHECK_INT(v.stats_calls, 0);
+	/* no multipart uploads on a store without the version 3 members (they
+	 * hold garbage here): none listed, aborting one is unsupported */
+	CHECK_OK(loom_store_list_uploads(&v.base, "", never_called, NULL));
+	CHECK_ERR(loom_store_abort_upload(&v.base, "v1/f", "id"), LOOM_EUNSUPPORTED);
+	/* the local store is version 3 and keeps none either */
+	CHECK_OK(loom_store_list_uploads(v.inner, "", never_called, NULL));
+	CHECK_ERR(loom_store_abort_upload(v.inner, "v1/f", "id"), LOOM_EUNSUPPORTED);
 	loom_buf_dispose(&buf);
 	loom_store_free(v.inner);
 }
