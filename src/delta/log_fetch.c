@@ -106,7 +106,7 @@ int delta_log_fetch_take(delta_log_fetch *f, size_t i, loom_buf *out)
 	f->next++;
 	s = &f->slots[i - f->win_first];
 	if (s->rc < 0)
-		return loom_err(s->err.code, s->err.klass, "%s", s->err.message);
+		return loom_err_raise(&s->err);
 	*out = s->data;
 	memset(&s->data, 0, sizeof(s->data));
 	return 0;

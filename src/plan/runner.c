@@ -14,6 +14,7 @@
 #include "plan/plan_int.h"
 #include "plan/report_int.h"
 #include "util/alloc.h"
+#include "util/cpu_budget.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/threadpool.h"
@@ -455,6 +456,9 @@ static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
 		size_t workers = r->jobs < n_tasks ? r->jobs : n_tasks;
 		if ((rc = loom_threadpool_new(&pool, workers)) < 0)
 			goto fail;
+		/* the jobs share the process's cores: each pipeline takes its
+		 * share of max(cores, jobs) (util/cpu_budget.h) */
+		loom_cpu_budget_set_jobs(workers);
 		for (i = 0; i < n_tasks; i++)
 			if ((rc = loom_threadpool_submit(pool, run_task, &tasks[i])) < 0) {
 				/* run what could not be queued here, then wait for the rest */
@@ -464,6 +468,7 @@ static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
 			}
 		loom_threadpool_wait(pool);
 		loom_threadpool_free(pool);
+		loom_cpu_budget_set_jobs(1);
 	}
 	rep->cancelled = loom_cancel_requested(r->cancel);
 	rep->duration_seconds = (double)(loom_clock_mono_ns(clk) - t0) / 1e9;

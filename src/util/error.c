@@ -150,3 +150,8 @@ void loom_err_copy(loom_error *dst)
 	else
 		memset(dst, 0, sizeof(*dst));
 }
+
+int loom_err_raise(const loom_error *e)
+{
+	return loom_err(e->code, e->klass, "%s", e->message);
+}

@@ -23,6 +23,10 @@ int loom_err_from_errno(int errnum);
 /* Copy the current record out (for results that outlive the thread). */
 void loom_err_copy(loom_error *dst);
 
+/* Raise a copied record again on this thread (a worker's error, handed to
+ * the thread that waited for it); returns its code. */
+int loom_err_raise(const loom_error *e);
+
 /* Propagate a negative status. */
 #define LOOM_TRY(expr)                  \
 	do {                                \

@@ -70,6 +70,11 @@ static void *worker_main(void *arg)
 
 int loom_threadpool_new(loom_threadpool **out, size_t nthreads)
 {
+	return loom_threadpool_new_named(out, nthreads, NULL);
+}
+
+int loom_threadpool_new_named(loom_threadpool **out, size_t nthreads, const char *name)
+{
 	loom_threadpool *p = loom_calloc(1, sizeof(*p));
 	size_t i;
 
@@ -92,6 +97,10 @@ int loom_threadpool_new(loom_threadpool **out, size_t nthreads)
 			loom_threadpool_free(p);
 			return loom_err_os(LOOM_EIO, rc, "cannot start worker thread %zu", i);
 		}
+		/* the name shows in top -H, gdb and /proc/PID/task/TID/comm; a
+		 * name the system refuses is not worth failing over */
+		if (name)
+			(void)pthread_setname_np(p->threads[i], name);
 	}
 	p->nthreads = nthreads;
 	*out = p;

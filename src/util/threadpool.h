@@ -8,8 +8,12 @@
 typedef struct loom_threadpool loom_threadpool;
 typedef void (*loom_task_fn)(void *arg);
 
-/* Start `nthreads` workers (0: one per online CPU). */
+/* Start `nthreads` workers (0: one per online CPU). Every thread loom
+ * starts is a worker of such a pool (util/parallel.c's calls included). */
 int loom_threadpool_new(loom_threadpool **out, size_t nthreads);
+/* The same, the threads named `name` (at most 15 characters) for whoever
+ * looks at the process: "loom-cpu" for the threads that compute. */
+int loom_threadpool_new_named(loom_threadpool **out, size_t nthreads, const char *name);
 /* Queue a task. Tasks must not block waiting for other queued tasks. */
 int loom_threadpool_submit(loom_threadpool *p, loom_task_fn fn, void *arg);
 /* Block until every task submitted so far has finished. */
@@ -35,6 +39,18 @@ void loom_taskgroup_init(loom_taskgroup *g, loom_threadpool *pool);
 void loom_taskgroup_run(loom_taskgroup *g, loom_task_fn fn, void *arg);
 /* Block until every task of the group has finished, running queued ones. */
 void loom_taskgroup_wait(loom_taskgroup *g);
+
+/* ---- independent calls in parallel (util/parallel.c) -------------------- */
+
+/* One call of loom_parallel_for: 0 or a negative LOOM_E* code. */
+typedef int (*loom_index_fn)(void *ctx, size_t index);
+
+/* Call fn(ctx, i) for every i in [0, n) on up to `threads` threads (the
+ * caller's among them), each taking the next index; a failing call does
+ * not stop the others. `results` (may be NULL) gets every call's status.
+ * Returns 0, or the error of the failing call with the lowest index,
+ * raised again on this thread (the same error whatever the timing). */
+int loom_parallel_for(size_t n, size_t threads, loom_index_fn fn, void *ctx, int *results);
 
 /* Online CPUs (at least 1). */
 size_t loom_cpu_count(void);

@@ -18,6 +18,7 @@
 #include "ops/pipeline/pipe_write.h"
 #include "ops/pipeline/pipeline.h"
 #include "util/alloc.h"
+#include "util/cpu_budget.h"
 #include "util/error.h"
 
 #define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
@@ -37,9 +38,12 @@ int pipe_exec_new(pipe_exec **out, const pipe_settings *set, size_t workers, int
 	if (!x)
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	x->set = set;
-	x->workers = workers ? workers : loom_cpu_count();
+	/* the workers compute: their slots come from the process's budget
+	 * (util/cpu_budget.h), so side-by-side runs share the cores */
+	x->workers = loom_cpu_budget_take(workers);
 	x->memory = memory > 0 ? memory : PIPE_DEFAULT_MEMORY;
-	if ((rc = loom_threadpool_new(&x->pool, x->workers)) < 0) {
+	if ((rc = loom_threadpool_new_named(&x->pool, x->workers, "loom-cpu")) < 0) {
+		loom_cpu_budget_give(x->workers);
 		loom_free(x);
 		return rc;
 	}
@@ -52,6 +56,7 @@ void pipe_exec_free(pipe_exec *x)
 	if (!x)
 		return;
 	loom_threadpool_free(x->pool);
+	loom_cpu_budget_give(x->workers);
 	loom_free(x);
 }
 
@@ -294,7 +299,7 @@ static int read_into_stage(unit_run *ur)
 	loom_taskgroup_wait(&g);
 	for (i = 0; i < readers; i++) {
 		if (rc == 0 && t[i].rc < 0)
-			rc = loom_err(t[i].err.code, t[i].err.klass, "%s", t[i].err.message);
+			rc = loom_err_raise(&t[i].err);
 		u->result.rows_in += t[i].counts.rows_in;
 		u->result.rows_deleted += t[i].counts.rows_deleted;
 	}
@@ -350,7 +355,7 @@ static int run_lanes(unit_run *ur, size_t nlanes)
 	loom_taskgroup_wait(&g);
 	for (i = 0; i < nlanes; i++) {
 		if (rc == 0 && t[i].rc < 0)
-			rc = loom_err(t[i].err.code, t[i].err.klass, "%s", t[i].err.message);
+			rc = loom_err_raise(&t[i].err);
 		if (pipe_result_take(&ur->u->result, &t[i].res) < 0) {
 			/* cannot record them: delete them here */
 			size_t j;
@@ -415,7 +420,7 @@ static int write_pipe_put(write_pipe *p, const pq_batch *b)
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (rc < 0)
-		return loom_err(p->err.code, p->err.klass, "%s", p->err.message);
+		return loom_err_raise(&p->err);
 	return 0;
 }
 
@@ -475,7 +480,7 @@ static int run_inline(unit_run *ur)
 	}
 	pipe_result_dispose(&t.res);
 	if (t.rc < 0)
-		return loom_err(t.err.code, t.err.klass, "%s", t.err.message);
+		return loom_err_raise(&t.err);
 	return 0;
 }
 
@@ -588,9 +593,9 @@ int pipe_exec_run(pipe_exec *x, pipe_unit *units, size_t n, pipe_progress_fn pro
 	/* the first real failure (not a knock-on stop) is the one to report */
 	for (i = 0; i < n; i++)
 		if (units[i].rc < 0 && units[i].rc != LOOM_ECANCELLED)
-			return loom_err(units[i].err.code, units[i].err.klass, "%s", units[i].err.message);
+			return loom_err_raise(&units[i].err);
 	for (i = 0; i < n; i++)
 		if (units[i].rc < 0)
-			return loom_err(units[i].err.code, units[i].err.klass, "%s", units[i].err.message);
+			return loom_err_raise(&units[i].err);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/threadpool.h"
 #include "util/uuid.h"
 
 #define BATCH_MAX 256
@@ -54,58 +55,18 @@ int azure_remove(loom_store *st, const char *key)
 typedef struct singles {
 	azure_store *s;
 	const char *const *keys;
-	int *results;
-	size_t n;
-	atomic_size_t next;
-	pthread_mutex_t lock;
-	size_t first_failed;      /* lowest failing index, n when none */
-	loom_error first;
 } singles;
 
-static void *single_worker(void *arg)
+static int remove_one(void *ctx, size_t i)
 {
-	singles *g = arg;
-	size_t i;
-	while ((i = atomic_fetch_add(&g->next, 1)) < g->n) {
-		int rc = azure_remove(&g->s->base, g->keys[i]);
-		g->results[i] = rc;
-		if (rc < 0) {
-			pthread_mutex_lock(&g->lock);
-			if (i < g->first_failed) {
-				g->first_failed = i;
-				loom_err_copy(&g->first);
-			}
-			pthread_mutex_unlock(&g->lock);
-		}
-	}
-	return NULL;
+	singles *g = ctx;
+	return azure_remove(&g->s->base, g->keys[i]);
 }
 
 static int remove_singles(azure_store *s, const char *const *keys, size_t n, int *results)
 {
-	pthread_t threads[SINGLE_DELETE_THREADS];
-	size_t nt = n < SINGLE_DELETE_THREADS ? n : SINGLE_DELETE_THREADS, started = 0, i;
-	singles g;
-
-	memset(&g, 0, sizeof(g));
-	g.s = s;
-	g.keys = keys;
-	g.results = results;
-	g.n = n;
-	g.first_failed = n;
-	atomic_init(&g.next, 0);
-	if (pthread_mutex_init(&g.lock, NULL) != 0)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "cannot create a mutex");
-	for (i = 1; i < nt; i++)
-		if (pthread_create(&threads[started], NULL, single_worker, &g) == 0)
-			started++;
-	single_worker(&g); /* this thread works too, so one is always enough */
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	pthread_mutex_destroy(&g.lock);
-	if (g.first_failed < n)
-		return loom_err(g.first.code, g.first.klass, "%s", g.first.message);
-	return 0;
+	singles g = { s, keys };
+	return loom_parallel_for(n, SINGLE_DELETE_THREADS, remove_one, &g, results);
 }
 
 /* ---- Blob Batch -------------------------------------------------------------- */
@@ -441,5 +402,5 @@ int azure_remove_many(loom_store *st, const char *const *keys, size_t n, int *re
 	}
 	if (ff.index == SIZE_MAX)
 		return 0;
-	return loom_err(ff.err.code, ff.err.klass, "%s", ff.err.message);
+	return loom_err_raise(&ff.err);
 }

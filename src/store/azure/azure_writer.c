@@ -106,7 +106,7 @@ static int block_failure(azure_writer *w)
 	int rc = 0;
 	pthread_mutex_lock(&w->lock);
 	if (w->failed_index != SIZE_MAX)
-		rc = loom_err(w->failure.code, w->failure.klass, "%s", w->failure.message);
+		rc = loom_err_raise(&w->failure);
 	pthread_mutex_unlock(&w->lock);
 	return rc;
 }

@@ -223,56 +223,70 @@ static int range_write(void *ctx, uint64_t offset, const void *data, size_t len)
 	return 0;
 }
 
-static int s3_read_range(loom_store *st, const char *key, uint64_t offset, size_t len, void *dst,
-                         size_t *nread)
+/* One GET of `key` with the Range header `range` into rs. 0 with *status
+ * 200 or 206 (the bytes in rs, *total the object's size, -1 when the
+ * response tells none) or 416 (the range lies past the end); else the
+ * error. */
+static int get_range(s3_store *s, const char *key, const char *range, range_sink *rs, int *status,
+                     int64_t *total)
 {
-	s3_store *s = (s3_store *)st;
 	loom_buf obj = LOOM_BUF_INIT;
 	http_response resp = HTTP_RESPONSE_INIT;
-	range_sink rs;
-	char range[64];
 	loom_kv h[1];
 	s3_call call;
 	int rc;
 
-	*nread = 0;
-	LOOM_TRY(loom_store_check_key(key, "read"));
-	if (len == 0)
-		return 0;
 	if ((rc = s3_object_key(s, key, &obj)) < 0)
 		goto done;
-	snprintf(range, sizeof(range), "bytes=%llu-%llu", (unsigned long long)offset,
-	         (unsigned long long)(offset + len - 1));
 	h[0] = (loom_kv){ "Range", range };
-	memset(&rs, 0, sizeof(rs));
-	rs.dst = dst;
-	rs.cap = len;
-	rs.offset = offset;
-	rs.resp = &resp;
+	rs->resp = &resp;
 	memset(&call, 0, sizeof(call));
 	call.method = "GET";
 	call.key = obj.ptr;
 	call.headers = h;
 	call.n_headers = 1;
 	call.write_body = range_write;
-	call.write_ctx = &rs;
+	call.write_ctx = rs;
 	call.idempotent = 1;
 	call.kind = LOOM_STORE_REQ_GET;
 	if ((rc = s3_send(s, &call, &resp)) < 0)
 		goto done;
-	if (resp.status == 416) { /* at or past the end */
-		rc = 0;
-		goto done;
-	}
-	if (resp.status != 200 && resp.status != 206) {
+	*status = (int)resp.status;
+	if (resp.status != 200 && resp.status != 206 && resp.status != 416) {
 		rc = s3_status_error(s, &call, &resp, 0);
 		goto done;
 	}
-	*nread = rs.got;
+	*total = resp.status == 206 ? content_range_size(&resp) : content_length(&resp);
 done:
+	rs->resp = NULL;
 	http_response_dispose(&resp);
 	loom_buf_dispose(&obj);
 	return rc;
+}
+
+static int s3_read_range(loom_store *st, const char *key, uint64_t offset, size_t len, void *dst,
+                         size_t *nread)
+{
+	s3_store *s = (s3_store *)st;
+	range_sink rs;
+	char range[64];
+	int status = 0;
+	int64_t total;
+
+	*nread = 0;
+	LOOM_TRY(loom_store_check_key(key, "read"));
+	if (len == 0)
+		return 0;
+	snprintf(range, sizeof(range), "bytes=%llu-%llu", (unsigned long long)offset,
+	         (unsigned long long)(offset + len - 1));
+	memset(&rs, 0, sizeof(rs));
+	rs.dst = dst;
+	rs.cap = len;
+	rs.offset = offset;
+	LOOM_TRY(get_range(s, key, range, &rs, &status, &total));
+	if (status != 416) /* 416: at or past the end, nothing read */
+		*nread = rs.got;
+	return 0;
 }
 
 static int s3_stat(loom_store *st, const char *key, loom_store_entry *out)
@@ -318,66 +332,34 @@ static int s3_read_tail(loom_store *st, const char *key, size_t len, void *dst, 
                         uint64_t *size)
 {
 	s3_store *s = (s3_store *)st;
-	loom_buf obj = LOOM_BUF_INIT;
-	http_response resp = HTTP_RESPONSE_INIT;
+	loom_store_entry e;
 	range_sink rs;
 	char range[48];
-	loom_kv h[1];
-	s3_call call;
-	int64_t total;
-	int rc;
+	int status = 0;
+	int64_t total = -1;
 
 	*nread = 0;
 	*size = 0;
 	LOOM_TRY(loom_store_check_key(key, "read"));
-	if (len == 0) {
-		loom_store_entry e;
+	if (len > 0) {
+		snprintf(range, sizeof(range), "bytes=-%zu", len);
+		memset(&rs, 0, sizeof(rs));
+		rs.dst = dst;
+		rs.cap = len;
+		rs.tail = 1;
+		LOOM_TRY(get_range(s, key, range, &rs, &status, &total));
+	}
+	if (len == 0 || status == 416) {
 		LOOM_TRY(s3_stat(st, key, &e));
 		*size = e.size;
 		return 0;
 	}
-	if ((rc = s3_object_key(s, key, &obj)) < 0)
-		goto done;
-	snprintf(range, sizeof(range), "bytes=-%zu", len);
-	h[0] = (loom_kv){ "Range", range };
-	memset(&rs, 0, sizeof(rs));
-	rs.dst = dst;
-	rs.cap = len;
-	rs.tail = 1;
-	rs.resp = &resp;
-	memset(&call, 0, sizeof(call));
-	call.method = "GET";
-	call.key = obj.ptr;
-	call.headers = h;
-	call.n_headers = 1;
-	call.write_body = range_write;
-	call.write_ctx = &rs;
-	call.idempotent = 1;
-	call.kind = LOOM_STORE_REQ_GET;
-	if ((rc = s3_send(s, &call, &resp)) < 0)
-		goto done;
-	if (resp.status == 416) {
-		loom_store_entry e;
-		if ((rc = s3_stat(st, key, &e)) == 0)
-			*size = e.size;
-		goto done;
-	}
-	if (resp.status != 200 && resp.status != 206) {
-		rc = s3_status_error(s, &call, &resp, 0);
-		goto done;
-	}
-	total = resp.status == 206 ? content_range_size(&resp) : content_length(&resp);
-	if (total < 0 || (uint64_t)total < rs.got) {
-		rc = S3_ERR(LOOM_EIO, "GET bucket \"%s\" key \"%s\": no object size in the response",
-		            s->bucket, obj.ptr);
-		goto done;
-	}
+	if (total < 0 || (uint64_t)total < rs.got)
+		return S3_ERR(LOOM_EIO, "GET bucket \"%s\" key \"%s\": no object size in the response",
+		              s->bucket, key);
 	*nread = rs.got;
 	*size = (uint64_t)total;
-done:
-	http_response_dispose(&resp);
-	loom_buf_dispose(&obj);
-	return rc;
+	return 0;
 }
 
 /* ---- writes -------------------------------------------------------------- */
