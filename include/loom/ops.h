@@ -60,9 +60,10 @@ typedef struct loom_compact_opts {
 	 * "col=__HIVE_DEFAULT_PARTITION__". */
 	const char *const *partition_filters;
 	size_t n_partition_filters;
-	/* Called (from worker threads, one call at a time per bin) after each
-	 * bin is rewritten: bins done/total, input bytes done/total. May be
-	 * NULL. */
+	/* Called (from worker threads) after each unit of work is rewritten:
+	 * a unit is a run of bins of one partition written as one stream, so
+	 * the counts are units done/total (the parameters keep their old
+	 * names), then input bytes done/total. May be NULL. */
 	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
 	                 int64_t bytes_done, int64_t bytes_total);
 	void *progress_ctx;
@@ -288,10 +289,15 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
  *  engine. Per partition, files smaller than the target size (opts, else
  *  loc->target_file_size, else delta.targetFileSize, else 100 MiB) and
  *  files whose deletion vector deletes more than 5 % of their rows are
- *  packed, in path order, into bins of at most the target; each bin of two
- *  or more files (or one file with a DV) is rewritten as one new file
- *  (DV-deleted rows dropped) and committed with dataChange=false in ONE
- *  commit (operation OPTIMIZE). Nothing to do writes nothing.
+ *  packed, in the order they were added to the table, first-fit into bins
+ *  of at most the target; bins of two or more files (or one file with a
+ *  DV) are rewritten, a partition's bins as one stream cut into files of
+ *  about the target (the last may take up to half a target more),
+ *  DV-deleted rows dropped, and committed with dataChange=false in ONE
+ *  commit (operation OPTIMIZE). Nothing to do writes nothing. A table with
+ *  liquid clustering (features clustering/liquid with clustering columns)
+ *  is clustered by those columns instead, incrementally (ZCubes), and
+ *  takes no partition filters.
  *  `out` (zero-filled, released with loom_op_result_clear) gets kind
  *  OPTIMIZE, num_files_added/removed and the metrics numFilesAdded,
  *  numFilesRemoved, numAddedBytes, numRemovedBytes, partitionsOptimized,
@@ -325,8 +331,9 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri,
  *  and written in turn.
  *  Columns must exist (dotted paths into structs), be orderable
  *  (numeric, decimal, string, binary, date, timestamp[_ntz], boolean),
- *  not be partition columns, and equal the clustering columns of a
- *  liquid-clustered table: else LOOM_EINVAL naming the column.
+ *  not be partition columns: else LOOM_EINVAL naming the column. A table
+ *  with liquid clustering is refused (Delta forbids ZORDER BY there:
+ *  loom_compact clusters it).
  *  `out` as for loom_compact. On failure the table is unchanged and the
  *  files written are deleted. */
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri,
@@ -334,9 +341,8 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri,
                              const loom_zorder_opts *opts,
                              const loom_cancel *cancel);
 
-/** The native engine (src/ops). On success *out is a static maintainer
- *  (never freed). Until src/ops provides the engine this returns
- *  LOOM_EUNSUPPORTED with a message saying so. */
+/** The native engine (src/ops): vacuum, compact and zorder as above. On
+ *  success *out is a static maintainer (never freed). */
 LOOM_EXTERN(int) loom_maintainer_native(const loom_maintainer **out);
 
 LOOM_END_DECL

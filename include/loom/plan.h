@@ -215,9 +215,8 @@ typedef struct loom_report loom_report;
 
 /** A runner over `cfg` (borrowed: keep it alive while the runner lives).
  *  `maintainer` (borrowed) executes the built-in ops; NULL means the native
- *  engine (loom_maintainer_native) -- while that is not built, NULL fails
- *  here with LOOM_EINVAL. Also LOOM_EINVAL when the config has no path
- *  route at all (only catalog refs): maintenance needs paths. */
+ *  engine (loom_maintainer_native). LOOM_EINVAL when the config has no
+ *  path route at all (only catalog refs): maintenance needs paths. */
 LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *cfg,
                                          const loom_maintainer *maintainer,
                                          int missing_table_policy);
