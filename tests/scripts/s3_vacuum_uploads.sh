@@ -20,7 +20,7 @@ bucket=$(s3_new_bucket uploads) || { fail "cannot create a bucket"; finish; exit
 uri="s3://$bucket/t"
 base="$TEST_TMP/base"
 NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
-  node "$TOOLS/gen_small_files.cjs" "$base" 1 24 12000
+  node "$TOOLS/gen_small_files.cjs" "$base" 1 12 12000
 expect "upload the Parquet files" s3_upload "$base" "$uri"
 expect "convert on S3" "$LOOM_BIN" convert "$uri" --partition-by p,q > /dev/null
 fingerprint() { # fingerprint NAME: the table as awscli downloads it
@@ -42,7 +42,8 @@ part_bytes() {
 
 # ---- a compaction killed mid-multipart -------------------------------------
 proxy_pid=""
-stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2> /dev/null && wait "$proxy_pid" 2> /dev/null; proxy_pid=""; }
+# SIGKILL: a held reply would keep the proxy 20 s in its sleep
+stop_proxy() { [ -n "$proxy_pid" ] && { kill -9 "$proxy_pid" 2> /dev/null && wait "$proxy_pid" 2> /dev/null; } || true; proxy_pid=""; }
 on_exit stop_proxy
 # every part upload is stored by RGW, its reply held back 20 s
 python3 "$TOOLS/fault_proxy.py" --upstream "127.0.0.1:$RGW_PORT" --flavor s3 \
