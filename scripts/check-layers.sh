@@ -33,6 +33,7 @@ declare -A folder_deps=(
 	[store/http]=""
 	[store/s3]="http"
 	[store/azure]="http"
+	[store/gcs]="http"
 )
 
 rank() {

@@ -38,5 +38,9 @@ export LOOM_ORACLE_NODE_PATH="$here/build/oracle-deps/node_modules"
 # Azurite and the Azure SDK for the azure_* tests (one install for both passes)
 bash scripts/install-azurite.sh "$here/build"
 export LOOM_AZURE_NODE_PATH="$here/build/azure-deps/node_modules"
+# the GCS server (firebase-tools' Storage emulator) and Google's client for
+# the gcs_* tests (one install for both passes)
+bash scripts/install-gcs.sh "$here/build"
+export LOOM_GCS_DEPS="$here/build/gcs-deps"
 cd "$build"
 ctest --output-on-failure -j "$(nproc)"

@@ -80,6 +80,8 @@ int store_s3_open(loom_store **out, const char *uri, const store_config *cfg);
 /* Azure Blob Storage (store/azure/azure.c): az, azure, adl, abfs, abfss, and
  * https/http URLs of a blob endpoint. */
 int store_azure_open(loom_store **out, const char *uri, const store_config *cfg);
+/* Google Cloud Storage (store/gcs/gcs.c): gs:// and gcs:// URIs. */
+int store_gcs_open(loom_store **out, const char *uri, const store_config *cfg);
 
 /* ---- request counters (store/stats.c) ----------------------------------- */
 

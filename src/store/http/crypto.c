@@ -1,10 +1,13 @@
-/* store/http/crypto.c - SHA-256, HMAC-SHA256 and MD5 through OpenSSL 3's EVP
- * interface (the one-shot EVP_Digest and HMAC calls are thread-safe). */
+/* store/http/crypto.c - SHA-256, HMAC-SHA256, MD5 and RS256 signatures through
+ * OpenSSL 3's EVP interface (the one-shot EVP_Digest and HMAC calls are
+ * thread-safe). */
 #include "store/http/crypto.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/pem.h>
 
+#include "util/buf.h"
 #include "util/error.h"
 
 #define CRYPTO_ERR(what) loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE, "libcrypto: %s failed", (what))
@@ -71,4 +74,38 @@ int crypto_sha256_end(crypto_sha256_ctx *c, uint8_t out[CRYPTO_SHA256_LEN])
 void crypto_sha256_free(crypto_sha256_ctx *c)
 {
 	EVP_MD_CTX_free((EVP_MD_CTX *)c);
+}
+
+int crypto_rs256_sign(const char *pem, size_t pem_len, const void *data, size_t len,
+                      loom_buf *sig)
+{
+	BIO *bio;
+	EVP_PKEY *key;
+	EVP_MD_CTX *ctx = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (pem_len > INT32_MAX || !(bio = BIO_new_mem_buf(pem, (int)pem_len)))
+		return CRYPTO_ERR("BIO_new_mem_buf");
+	key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+	BIO_free(bio);
+	if (!key || EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
+		EVP_PKEY_free(key);
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
+		                "the private key is not an unencrypted RSA key in PEM form");
+	}
+	if (!(ctx = EVP_MD_CTX_new()) || EVP_DigestSignInit(ctx, NULL, EVP_sha256(), NULL, key) != 1 ||
+	    EVP_DigestSign(ctx, NULL, &n, data, len) != 1)
+		rc = CRYPTO_ERR("RS256 signing");
+	if (rc == 0)
+		rc = loom_buf_grow(sig, n);
+	if (rc == 0 && EVP_DigestSign(ctx, (unsigned char *)sig->ptr + sig->size, &n, data, len) != 1)
+		rc = CRYPTO_ERR("RS256 signing");
+	if (rc == 0) {
+		sig->size += n;
+		sig->ptr[sig->size] = '\0';
+	}
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(key);
+	return rc;
 }

@@ -1,0 +1,414 @@
+/* store/gcs/gcs_writer.c - uploads.
+ *
+ * An object that fits one chunk (multipart_part_size, a multiple of
+ * 256 KiB) is one media upload; LOOM_PUT_IF_ABSENT makes it create-only
+ * with ifGenerationMatch=0, and a 412 means the version is taken - unless
+ * the object there holds our bytes (a retried upload whose first attempt
+ * landed, as on S3 and Azure). Create-only writers of _delta_log/ keys
+ * (commits, checkpoints) always publish with that one request.
+ *
+ * Larger objects go by a resumable upload: the session is opened with the
+ * precondition and a random id in the object's custom metadata
+ * ("loom-upload"), then chunks are sent in order. A chunk is sent only
+ * once the next byte arrived, so the last chunk - the one that names the
+ * total size and publishes the object - is never empty. After a failed
+ * chunk (429, 5xx, a reset or timeout) the writer waits the shared
+ * backoff, asks the session how much it holds (a status query, an empty
+ * PUT with Content-Range "bytes STAR/STAR")
+ * and resumes there; after a failed last chunk it first looks whether the
+ * object is already there with its id. Nothing is visible before the last
+ * chunk lands; an abandoned session is cancelled (and expires anyway). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/gcs/gcs_int.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/uuid.h"
+
+#define OOM() loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory")
+
+/* ---- one media upload ------------------------------------------------------------- */
+
+static int media_upload(gcs_store *s, const char *key, const void *data, size_t len,
+                        unsigned int flags)
+{
+	gcs_call c;
+	http_response r = HTTP_RESPONSE_INIT;
+	loom_buf object = LOOM_BUF_INIT;
+	int rc;
+
+	gcs_call_init(&c, "POST", GCS_API_UPLOAD, key, LOOM_STORE_REQ_PUT);
+	c.req.body = data;
+	c.req.body_len = len;
+	c.req.idempotent = 1; /* a create-only retry that finds our own bytes: see below */
+	rc = gcs_object_name(s, key, &object);
+	if (rc == 0)
+		rc = gcs_call_param(&c, "uploadType", "media");
+	if (rc == 0)
+		rc = gcs_call_param(&c, "name", object.ptr);
+	if (rc == 0 && (flags & LOOM_PUT_IF_ABSENT))
+		rc = gcs_call_param(&c, "ifGenerationMatch", "0");
+	if (rc == 0)
+		rc = gcs_call_header(&c, "Content-Type", "application/octet-stream");
+	if (rc == 0)
+		rc = gcs_send(s, &c, &r);
+	if (rc < 0)
+		goto done;
+	if (r.status == 200 || r.status == 201)
+		goto done;
+	if ((flags & LOOM_PUT_IF_ABSENT) && r.status == 412) {
+		/* conditionNotMet: the version is taken - unless an earlier attempt
+		 * of this very request wrote it (curl resends a request whose
+		 * reused connection died, so even a "first" attempt may be the
+		 * second on the wire; loom's commits carry a random txnId, so
+		 * another writer's bytes are never the same) */
+		if (gcs_holds_bytes(s, key, data, len))
+			goto done;
+		rc = gcs_status_error(s, &c, &r, LOOM_EEXISTS);
+		goto done;
+	}
+	rc = gcs_status_error(s, &c, &r, 0);
+done:
+	gcs_call_dispose(&c);
+	http_response_dispose(&r);
+	loom_buf_dispose(&object);
+	return rc;
+}
+
+/* ---- the writer -------------------------------------------------------------------- */
+
+typedef struct gcs_writer {
+	loom_store_writer base;
+	gcs_store *s;
+	char *key;
+	unsigned int flags;
+	int whole;            /* create-only _delta_log/ key: one media upload */
+	loom_buf all;         /* whole: every byte */
+	uint8_t *cur;         /* the chunk being filled (from s->chunks) */
+	size_t cur_len;
+	uint64_t offset;      /* object offset of cur[0] */
+	char *session;        /* the resumable session URL, once opened */
+	char upload_id[40];   /* our id in the object's metadata */
+	int pooled;
+} gcs_writer;
+
+static int open_session(gcs_writer *w)
+{
+	gcs_store *s = w->s;
+	gcs_call c;
+	http_response r = HTTP_RESPONSE_INIT;
+	loom_buf object = LOOM_BUF_INIT, body = LOOM_BUF_INIT;
+	char loc[4096];
+	int rc;
+
+	gcs_call_init(&c, "POST", GCS_API_UPLOAD, w->key, LOOM_STORE_REQ_OTHER);
+	rc = gcs_object_name(s, w->key, &object);
+	if (rc == 0)
+		rc = loom_buf_printf(&body, "{\"metadata\":{\"loom-upload\":\"%s\"}}", w->upload_id);
+	if (rc == 0)
+		rc = gcs_call_param(&c, "uploadType", "resumable");
+	if (rc == 0)
+		rc = gcs_call_param(&c, "name", object.ptr);
+	if (rc == 0 && (w->flags & LOOM_PUT_IF_ABSENT))
+		rc = gcs_call_param(&c, "ifGenerationMatch", "0");
+	if (rc == 0)
+		rc = gcs_call_header(&c, "Content-Type", "application/json; charset=UTF-8");
+	if (rc == 0)
+		rc = gcs_call_header(&c, "X-Upload-Content-Type", "application/octet-stream");
+	if (rc < 0)
+		goto done;
+	c.req.body = body.ptr;
+	c.req.body_len = body.size;
+	c.req.idempotent = 1; /* another session: the first one just expires */
+	if ((rc = gcs_send(s, &c, &r)) < 0)
+		goto done;
+	if (r.status == 412 && (w->flags & LOOM_PUT_IF_ABSENT)) {
+		rc = gcs_status_error(s, &c, &r, LOOM_EEXISTS);
+	} else if (r.status != 200 && r.status != 201) {
+		rc = gcs_status_error(s, &c, &r, 0);
+	} else if (!http_header(&r, "Location", loc, sizeof(loc)) || !loc[0]) {
+		rc = loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
+		              "POST bucket \"%s\" object \"%s\": the resumable upload has no session "
+		              "(no Location header)", s->bucket, object.ptr);
+	} else if (!(w->session = loom_strdup(loc))) {
+		rc = OOM();
+	}
+done:
+	gcs_call_dispose(&c);
+	http_response_dispose(&r);
+	loom_buf_dispose(&object);
+	loom_buf_dispose(&body);
+	return rc;
+}
+
+/* How many bytes a 308 says the session holds ("Range: bytes=0-N"). */
+static uint64_t persisted(const http_response *r)
+{
+	char v[128];
+	const char *dash;
+	if (!http_header(r, "Range", v, sizeof(v)) || !(dash = strchr(v, '-')))
+		return 0;
+	return strtoull(dash + 1, NULL, 10) + 1;
+}
+
+/* One PUT to the session: bytes [from, end) of the object out of the
+ * chunk (empty with `from` == end: a status query). `total`: the object's
+ * size for the last chunk, else UINT64_MAX. */
+static int session_put(gcs_writer *w, uint64_t from, uint64_t end, uint64_t total,
+                       http_response *r, int *sent_ok)
+{
+	gcs_call c;
+	char range[96], size[32];
+	int rc;
+
+	if (total == UINT64_MAX)
+		snprintf(size, sizeof(size), "*");
+	else
+		snprintf(size, sizeof(size), "%llu", (unsigned long long)total);
+	if (from == end && total == UINT64_MAX)
+		snprintf(range, sizeof(range), "bytes */*");
+	else if (from == end)
+		snprintf(range, sizeof(range), "bytes */%s", size);
+	else
+		snprintf(range, sizeof(range), "bytes %llu-%llu/%s", (unsigned long long)from,
+		         (unsigned long long)(end - 1), size);
+	gcs_call_init(&c, "PUT", NULL, NULL, from == end ? LOOM_STORE_REQ_OTHER : LOOM_STORE_REQ_PUT);
+	c.url = w->session;
+	c.req.body = w->cur + (from - w->offset);
+	c.req.body_len = (size_t)(end - from);
+	c.req.idempotent = 0; /* resumed by hand below, from what the session holds */
+	c.req.key = NULL;
+	rc = gcs_call_header(&c, "Content-Range", range);
+	if (rc == 0) {
+		char *shown = NULL;
+		loom_buf object = LOOM_BUF_INIT;
+		if (gcs_object_name(w->s, w->key, &object) == 0)
+			shown = object.ptr;
+		c.req.key = shown;
+		rc = gcs_send(w->s, &c, r);
+		if (rc == 0 && r->status != 308 && r->status != 200 && r->status != 201)
+			*sent_ok = 0;
+		else
+			*sent_ok = rc == 0;
+		if (rc == 0 && !*sent_ok && !retry_status_is_transient(r->status))
+			rc = gcs_status_error(w->s, &c, r, r->status == 412 ? LOOM_EEXISTS : 0);
+		else if (rc == 0 && !*sent_ok)
+			rc = gcs_status_error(w->s, &c, r, LOOM_ETRANSIENT);
+		c.req.key = NULL;
+		loom_buf_dispose(&object);
+	}
+	gcs_call_dispose(&c);
+	return rc;
+}
+
+/* Is the object published with our id (a last chunk that landed though
+ * its answer was lost)? */
+static int published_by_us(gcs_writer *w)
+{
+	loom_store_entry e;
+	char id[64];
+	int ours = gcs_get_metadata(w->s, w->key, &e, NULL, id, sizeof(id)) == 0 &&
+	           strcmp(id, w->upload_id) == 0;
+	loom_error_clear();
+	return ours;
+}
+
+/* Send cur[0, cur_len) as the chunk at w->offset; `last`: it ends the
+ * object. Resumes after failures, bounded by the retry policy. */
+static int send_chunk(gcs_writer *w, int last)
+{
+	uint64_t end = w->offset + w->cur_len, from = w->offset;
+	uint64_t total = last ? end : UINT64_MAX;
+	unsigned int attempt;
+	int rc = 0;
+
+	if (!w->session)
+		LOOM_TRY(open_session(w));
+	for (attempt = 1;; attempt++) {
+		http_response r = HTTP_RESPONSE_INIT;
+		int ok = 0;
+		rc = session_put(w, from, end, total, &r, &ok);
+		if (rc == 0 && (r.status == 200 || r.status == 201)) {
+			http_response_dispose(&r);
+			return last ? 0 : loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
+			                           "PUT bucket \"%s\" object \"%s%s\": the resumable upload "
+			                           "ended before its last chunk", w->s->bucket, w->s->prefix, w->key);
+		}
+		if (rc == 0 && r.status == 308) {
+			uint64_t have = persisted(&r);
+			http_response_dispose(&r);
+			if (have >= end && !last)
+				return 0;
+			if (have > from && have <= end) {
+				from = have; /* the session kept part of it: send the rest */
+				continue;
+			}
+		} else {
+			http_response_dispose(&r);
+		}
+		if (rc == LOOM_EEXISTS && last && attempt > 1 && published_by_us(w))
+			return 0; /* our earlier attempt published it */
+		if (rc < 0 && rc != LOOM_ETRANSIENT)
+			return rc; /* a 412 of the last chunk, a 4xx, an expired session */
+		if (attempt >= w->s->retry.max_attempts)
+			return rc < 0 ? rc : loom_err(LOOM_ETRANSIENT, LOOM_ERRCLASS_STORE,
+			                              "PUT bucket \"%s\" object \"%s%s\": the resumable upload "
+			                              "made no progress after %u attempts", w->s->bucket,
+			                              w->s->prefix, w->key, attempt);
+		/* failed: wait, then ask the session what it holds */
+		store_count_retry(&w->s->counters);
+		retry_sleep_ms(retry_delay_ms(&w->s->retry, attempt));
+		if (last && published_by_us(w))
+			return 0;
+		{
+			http_response q = HTTP_RESPONSE_INIT;
+			int qok = 0;
+			int qrc = session_put(w, end, end, UINT64_MAX, &q, &qok);
+			if (qrc == 0 && q.status == 308) {
+				uint64_t have = persisted(&q);
+				if (have >= w->offset && have <= end)
+					from = have;
+				if (have >= end && !last) {
+					http_response_dispose(&q);
+					return 0;
+				}
+			} else if (qrc == 0 && (q.status == 200 || q.status == 201) && last) {
+				http_response_dispose(&q);
+				return 0;
+			}
+			loom_error_clear();
+			http_response_dispose(&q);
+		}
+	}
+}
+
+static int write_whole(gcs_writer *w, const void *data, size_t len)
+{
+	return loom_buf_put(&w->all, data, len);
+}
+
+static int writer_write(loom_store_writer *base, const void *data, size_t len)
+{
+	gcs_writer *w = (gcs_writer *)base;
+	const uint8_t *p = data;
+	size_t cs = (size_t)w->s->chunk_size;
+	if (w->whole)
+		return write_whole(w, data, len);
+	while (len) {
+		size_t n;
+		if (w->cur_len == cs) {
+			/* a full chunk and more bytes: it is not the last, send it */
+			LOOM_TRY(send_chunk(w, 0));
+			w->offset += w->cur_len;
+			w->cur_len = 0;
+		}
+		if (!w->cur && !(w->cur = part_pool_take(&w->s->chunks)))
+			return LOOM_ENOMEM; /* the pool said so */
+		n = cs - w->cur_len < len ? cs - w->cur_len : len;
+		memcpy(w->cur + w->cur_len, p, n);
+		w->cur_len += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Cancel an open session (best effort: it expires anyway). */
+static void cancel_session(gcs_writer *w)
+{
+	gcs_call c;
+	http_response r = HTTP_RESPONSE_INIT;
+	if (!w->session)
+		return;
+	gcs_call_init(&c, "DELETE", NULL, NULL, LOOM_STORE_REQ_OTHER);
+	c.url = w->session;
+	c.req.idempotent = 0;
+	gcs_send(w->s, &c, &r);
+	loom_error_clear();
+	gcs_call_dispose(&c);
+	http_response_dispose(&r);
+}
+
+static void writer_free(gcs_writer *w)
+{
+	part_pool_give(&w->s->chunks, w->cur);
+	if (w->pooled)
+		part_pool_writer_close(&w->s->chunks);
+	loom_buf_dispose(&w->all);
+	loom_free(w->session);
+	loom_free(w->key);
+	loom_free(w);
+}
+
+static int writer_commit(loom_store_writer *base)
+{
+	gcs_writer *w = (gcs_writer *)base;
+	int rc;
+	if (w->whole)
+		rc = media_upload(w->s, w->key, w->all.ptr ? w->all.ptr : "", w->all.size, w->flags);
+	else if (!w->session && w->offset == 0)
+		rc = media_upload(w->s, w->key, w->cur ? (const void *)w->cur : "", w->cur_len, w->flags);
+	else if ((rc = send_chunk(w, 1)) < 0)
+		cancel_session(w);
+	writer_free(w);
+	return rc;
+}
+
+static void writer_abort(loom_store_writer *base)
+{
+	gcs_writer *w = (gcs_writer *)base;
+	cancel_session(w);
+	writer_free(w);
+}
+
+int gcs_writer_open(loom_store *st, const char *key, unsigned int flags, loom_store_writer **out)
+{
+	gcs_store *s = (gcs_store *)st;
+	gcs_writer *w;
+	uint8_t uuid[16];
+	char text[37];
+	size_t i, k;
+
+	*out = NULL;
+	LOOM_TRY(loom_store_check_key(key, "write"));
+	LOOM_TRY(loom_uuid_v4(uuid));
+	if (!(w = loom_calloc(1, sizeof(*w))))
+		return OOM();
+	w->s = s;
+	w->flags = flags;
+	w->whole = (flags & LOOM_PUT_IF_ABSENT) && strncmp(key, "_delta_log/", 11) == 0;
+	if (!(w->key = loom_strdup(key))) {
+		loom_free(w);
+		return OOM();
+	}
+	loom_uuid_format(uuid, text);
+	for (i = k = 0; text[i]; i++)
+		if (text[i] != '-')
+			w->upload_id[k++] = text[i];
+	w->upload_id[k] = '\0';
+	part_pool_writer_open(&s->chunks);
+	w->pooled = 1;
+	w->base.write = writer_write;
+	w->base.commit = writer_commit;
+	w->base.abort = writer_abort;
+	*out = &w->base;
+	return 0;
+}
+
+int gcs_put(loom_store *st, const char *key, const void *data, size_t len, unsigned int flags)
+{
+	gcs_store *s = (gcs_store *)st;
+	loom_store_writer *w;
+	int rc;
+	LOOM_TRY(loom_store_check_key(key, "put"));
+	if (len <= s->chunk_size || (flags & LOOM_PUT_IF_ABSENT))
+		return media_upload(s, key, data, len, flags);
+	LOOM_TRY(gcs_writer_open(st, key, flags, &w));
+	if ((rc = w->write(w, data, len)) < 0) {
+		w->abort(w);
+		return rc;
+	}
+	return w->commit(w);
+}
