@@ -6,7 +6,8 @@ checkpoints) on loom's native C engine.
   NativeMaintainer, a drop-in backend for loom's Python ETL (loom-py);
 * :class:`DeltaTable` -- one table, with delta-rs's maintenance method names;
 * :mod:`libloom.native` -- one function per C operation, cancel tokens;
-* :class:`StorageConfig` -- the loom ``storage:`` YAML.
+* :class:`StorageConfig` -- the loom ``storage:`` YAML;
+* :func:`table_health` / :func:`advise` -- what a table needs, from its log.
 
 The C library is found through ``LIBLOOM_LIBRARY``, a copy bundled in the
 package, or the system (``libloom.so.0``).
@@ -29,6 +30,7 @@ from .errors import (
     LoomValueError,
     MissingTableError,
 )
+from .health import Advice, HealthPolicy, TableHealth, advise, table_health
 from .location import TableLocation, TableRef
 from .native import CancelToken, format_size, parse_size
 from .native import version as library_version
@@ -37,8 +39,10 @@ from .table import DeltaTable
 __version__ = "0.1.0"
 
 __all__ = [
+    "Advice",
     "CancelToken",
     "DeltaTable",
+    "HealthPolicy",
     "LoomCancelled",
     "LoomConflict",
     "LoomCorrupt",
@@ -53,10 +57,13 @@ __all__ = [
     "LoomValueError",
     "MissingTableError",
     "StorageConfig",
+    "TableHealth",
     "TableLocation",
     "TableRef",
+    "advise",
     "format_size",
     "library_path",
     "library_version",
     "parse_size",
+    "table_health",
 ]

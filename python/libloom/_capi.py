@@ -309,6 +309,43 @@ class loom_file_info(Structure):
     ]
 
 
+# ---- health.h, auto.h ------------------------------------------------------------
+
+LOOM_HEALTH_POLICY_VERSION = 1
+LOOM_AUTO_OPTS_VERSION = 1
+LOOM_HEALTH_JSON_HEALTH = 1
+LOOM_HEALTH_JSON_ADVICE = 2
+
+
+class loom_health_policy(Structure):
+    _fields_ = [
+        ("version", c_uint),
+        ("target_size", c_int64),
+        ("min_small_files", c_int64),
+        ("dv_purge_ratio", c_double),
+        ("min_dv_files", c_int64),
+        ("max_clustering_depth", c_double),
+        ("checkpoint_commits", c_int64),
+        ("checkpoint_json_bytes", c_int64),
+        ("min_vacuum_files", c_int64),
+        ("min_expired_logs", c_int64),
+        ("zorder_columns", POINTER(c_char_p)),
+        ("n_zorder_columns", c_size_t),
+    ]
+
+
+class loom_auto_opts(Structure):
+    _fields_ = [
+        ("version", c_uint),
+        ("policy", loom_health_policy),
+        ("vacuum", POINTER(loom_vacuum_opts)),
+        ("compact", POINTER(loom_compact_opts)),
+        ("zorder", POINTER(loom_zorder_opts)),
+    ]
+
+
+loom_health_p = c_void_p
+
 # ---- the library ----------------------------------------------------------------
 
 # name: (restype, argtypes)
@@ -455,6 +492,16 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_table_result_op_count": (c_size_t, [loom_table_result_p]),
     "loom_table_result_op_name": (c_char_p, [loom_table_result_p, c_size_t]),
     "loom_table_result_op_at": (POINTER(loom_op_result), [loom_table_result_p, c_size_t]),
+    # health, advice, auto (loom/health.h, loom/auto.h)
+    "loom_health_policy_init": (c_int, [POINTER(loom_health_policy), c_uint]),
+    "loom_health_policy_check": (c_int, [POINTER(loom_health_policy)]),
+    "loom_table_health": (c_int, [POINTER(loom_health_p), c_char_p,
+                                  POINTER(loom_table_location), POINTER(loom_health_policy)]),
+    "loom_health_to_json": (c_int, [loom_health_p, c_char_p, c_int, POINTER(c_void_p)]),
+    "loom_health_free": (None, [loom_health_p]),
+    "loom_op_auto": (c_int, [POINTER(loom_op_p), POINTER(loom_auto_opts)]),
+    "loom_decl_auto": (c_int, [loom_decl_p, POINTER(loom_auto_opts)]),
+    "loom_config_maintenance_auto": (c_int, [loom_config_p, POINTER(loom_auto_opts)]),
     # tables
     "loom_table_open": (c_int, [POINTER(loom_table_p), c_char_p]),
     "loom_table_open_opts": (c_int, [POINTER(loom_table_p), c_char_p,

@@ -59,17 +59,21 @@ class MaintenanceConfig:
     compact_target_size: int | None = None
     z_order_by: tuple[str, ...] = ()
     z_order_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # (loom) `auto:` on: its HealthPolicy (the defaults when it sets none);
+    # the ops above are then auto's settings. None: off.
+    auto: Any = None
 
     @property
     def schedules_ops(self) -> bool:
-        return self.vacuum is not None or self.compact or bool(self.z_order_by)
+        return (self.vacuum is not None or self.compact or bool(self.z_order_by) or
+                self.auto is not None)
 
     def check_runnable(self) -> None:
         """ValueError when the block cannot run: compact together with
-        z_order_by. The block loads either way (a step of the same file
-        may still run); it is refused where loom-py refuses it, when the
-        block itself is run."""
-        if self.compact and self.z_order_by:
+        z_order_by (unless they are auto's settings). The block loads either
+        way (a step of the same file may still run); it is refused where
+        loom-py refuses it, when the block itself is run."""
+        if self.compact and self.z_order_by and self.auto is None:
             raise ValueError("StorageConfig.maintenance: compact and z_order_by are mutually "
                              "exclusive (Z-order already rewrites and bin-packs the files)")
 
@@ -312,7 +316,24 @@ class StorageConfig:
                      "full": bool(z.full), "dry_run": bool(z.dry_run)}
         return MaintenanceConfig(schemas=schemas, vacuum=vacuum, compact=has_c,
                                  compact_target_size=(c.target_size or None) if has_c else None,
-                                 z_order_by=cols, z_order_options=zopts)
+                                 z_order_by=cols, z_order_options=zopts,
+                                 auto=self._auto_policy())
+
+    def _auto_policy(self) -> Any:
+        """The block's ``auto:`` policy as a HealthPolicy, None when off."""
+        from .health import HealthPolicy
+        a = _capi.loom_auto_opts()
+        if lib.loom_config_maintenance_auto(self.handle, byref(a)) != 1:
+            return None
+        p = a.policy
+        return HealthPolicy(target_size=p.target_size or None,
+                            min_small_files=p.min_small_files, dv_purge_ratio=p.dv_purge_ratio,
+                            min_dv_files=p.min_dv_files,
+                            max_clustering_depth=p.max_clustering_depth,
+                            checkpoint_commits=p.checkpoint_commits,
+                            checkpoint_json_bytes=p.checkpoint_json_bytes,
+                            min_vacuum_files=p.min_vacuum_files,
+                            min_expired_logs=p.min_expired_logs)
 
     def __repr__(self) -> str:
         return f"StorageConfig({self.source!r})"

@@ -70,6 +70,18 @@ int main(void)
 	FIELD(loom_file_info, dv_cardinality); FIELD(loom_file_info, dv_path_or_inline);
 	FIELD(loom_file_info, dv_offset); FIELD(loom_file_info, dv_size_in_bytes);
 	FIELD(loom_file_info, data_change); END();
+	STRUCT(loom_health_policy); FIELD(loom_health_policy, version);
+	FIELD(loom_health_policy, target_size); FIELD(loom_health_policy, min_small_files);
+	FIELD(loom_health_policy, dv_purge_ratio); FIELD(loom_health_policy, min_dv_files);
+	FIELD(loom_health_policy, max_clustering_depth);
+	FIELD(loom_health_policy, checkpoint_commits);
+	FIELD(loom_health_policy, checkpoint_json_bytes);
+	FIELD(loom_health_policy, min_vacuum_files); FIELD(loom_health_policy, min_expired_logs);
+	FIELD(loom_health_policy, zorder_columns); FIELD(loom_health_policy, n_zorder_columns);
+	END();
+	STRUCT(loom_auto_opts); FIELD(loom_auto_opts, version); FIELD(loom_auto_opts, policy);
+	FIELD(loom_auto_opts, vacuum); FIELD(loom_auto_opts, compact); FIELD(loom_auto_opts, zorder);
+	END();
 	printf("}\n");
 	return 0;
 }

@@ -45,6 +45,7 @@ from ._builder import MaintainSchema, MaintainTable
 from ._maintainer import NativeMaintainer
 from ._runner import MaintenanceError, MaintenanceReport, MaintenanceRunner, ProgressEvent
 from ._specs import (
+    AutoSpec,
     CompactSpec,
     DeltaTableMaintainer,
     MaintenanceSpec,
@@ -80,6 +81,7 @@ __all__ = [
     "CompactSpec",
     "ZOrderSpec",
     # loom
+    "AutoSpec",
     "NativeMaintainer",
     "ProgressEvent",
     "StorageConfig",

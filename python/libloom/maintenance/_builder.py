@@ -5,7 +5,10 @@ where it is written, not in the middle of a nightly run):
 
 * an empty (or blank) ref / prefix: ValueError (the seed's);
 * ``z_order_by([])``: ValueError (the seed's);
-* ``compact()`` together with ``z_order_by()``: TypeError (the seed's);
+* ``compact()`` together with ``z_order_by()``: TypeError (the seed's),
+  unless ``auto()`` was declared first (then both are auto's settings);
+* beside ``auto()``, ``vacuum()`` / ``compact()`` / ``z_order_by()`` are
+  auto's settings, not operations of their own;
 * the same operation twice (results are keyed by name), a ref with an
   empty part (``raw..x``), a negative retention, a non-positive target
   size, a Z-order column listed twice, an unknown curve: ValueError (loom's
@@ -24,17 +27,22 @@ never "raw_backup.events" nor a route named just "raw".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._capi import lib
 from ..errors import LoomValueError
 from ..native import column_list, flag, parse_size
 from . import _cbridge
-from ._specs import CompactSpec, MaintenanceSpec, VacuumSpec, ZOrderSpec
+from ._specs import AutoSpec, CompactSpec, MaintenanceSpec, VacuumSpec, ZOrderSpec
 
 if TYPE_CHECKING:
     from ..config import StorageConfig
+    from ..health import HealthPolicy
+
+# what each op declared beside auto() sets on it
+_AUTO_SETTING = {VacuumSpec: "vacuum", CompactSpec: "compact", ZOrderSpec: "z_order"}
 
 _Self = TypeVar("_Self", bound="_Declaration")
 
@@ -59,19 +67,47 @@ class _Declaration:
     def _owner(self) -> str:
         return f"{self._kind}({self._target!r})"
 
-    def _add(self: _Self, spec: Any) -> _Self:
-        kinds = {type(op) for op in self._ops} | {type(spec)}
-        if CompactSpec in kinds and ZOrderSpec in kinds:
-            raise TypeError(f"{self._owner()}: compact() and z_order_by() are mutually exclusive")
-        if any(op.name == spec.name for op in self._ops):
-            raise ValueError(f"{self._owner()}: operation '{spec.name}' is scheduled twice "
-                             f"(results are keyed by operation name)")
+    def _check_c(self, spec: Any) -> None:
         try:
             _cbridge.free_op(_cbridge.builtin_op(spec))   # the C option checks
         except LoomValueError as exc:
             raise ValueError(f"{self._owner()}: {exc.message}") from None
         except (TypeError, ValueError) as exc:   # the binding's own checks
             raise type(exc)(f"{self._owner()}: {exc}") from None
+
+    def _add_auto(self: _Self, spec: Any) -> _Self:
+        """Beside auto, vacuum / compact / z_order_by are its settings: they
+        run when the health calls for them, not every time."""
+        auto = next((op for op in self._ops if isinstance(op, AutoSpec)), None)
+        if isinstance(spec, AutoSpec):
+            if auto is not None:
+                raise ValueError(f"{self._owner()}: operation 'auto' is scheduled twice")
+            settings = {_AUTO_SETTING[type(op)]: op for op in self._ops
+                        if type(op) in _AUTO_SETTING}
+            spec = dataclasses.replace(spec, **settings)
+            self._check_c(spec)
+            self._ops = [op for op in self._ops if type(op) not in _AUTO_SETTING] + [spec]
+            return self
+        assert auto is not None
+        key = _AUTO_SETTING[type(spec)]
+        if getattr(auto, key) is not None:
+            raise ValueError(f"{self._owner()}: operation '{spec.name}' is scheduled twice "
+                             f"(it is auto's {key} setting)")
+        self._check_c(spec)
+        self._ops[self._ops.index(auto)] = dataclasses.replace(auto, **{key: spec})
+        return self
+
+    def _add(self: _Self, spec: Any) -> _Self:
+        if isinstance(spec, AutoSpec) or (type(spec) in _AUTO_SETTING and
+                                          any(isinstance(op, AutoSpec) for op in self._ops)):
+            return self._add_auto(spec)
+        kinds = {type(op) for op in self._ops} | {type(spec)}
+        if CompactSpec in kinds and ZOrderSpec in kinds:
+            raise TypeError(f"{self._owner()}: compact() and z_order_by() are mutually exclusive")
+        if any(op.name == spec.name for op in self._ops):
+            raise ValueError(f"{self._owner()}: operation '{spec.name}' is scheduled twice "
+                             f"(results are keyed by operation name)")
+        self._check_c(spec)
         self._ops.append(spec)
         return self
 
@@ -141,6 +177,31 @@ class _Declaration:
         return self._add(ZOrderSpec(columns=cols, target_size=self._target_size(target_size),
                                     curve=curve, memory=memory, temp_dir=temp_dir,
                                     spill_limit=spill_limit, full=full))
+
+    def auto(self: _Self, policy: HealthPolicy | Mapping[str, Any] | None = None) -> _Self:
+        """(loom) Automatic maintenance: each table gets only what the
+        health policy recommends -- Z-order or compaction, vacuum, a
+        checkpoint, expired-log cleanup -- judged from its log alone
+        (``loom advise`` shows the same decisions).
+
+        ``vacuum()``, ``compact()`` and ``z_order_by()`` on the same
+        declaration, before or after, become auto's settings: they run when
+        the health calls for them, never unconditionally (vacuum stays a dry
+        run unless declared with ``dry_run=False``). With auto, compact and
+        z_order_by may both be given (declare ``auto()`` first): auto runs
+        the Z-order when clustering is due, else the compaction.
+
+        Args:
+            policy: a :class:`libloom.health.HealthPolicy`, or a mapping of
+                its keys (the storage YAML's ``maintenance.auto``:
+                ``{"min_small_files": 20, "target_size": "256MiB"}``);
+                None: the defaults (docs/health.md).
+        """
+        try:
+            spec = AutoSpec(policy=policy)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{self._owner()}: auto: {exc}") from None
+        return self._add(spec)
 
     def _target_size(self, target_size: Any) -> int | None:
         if target_size is None:

@@ -85,9 +85,13 @@ def free_op(op: int | None) -> None:
 def builtin_op(spec: Any) -> int:
     """A C op for a VacuumSpec / CompactSpec / ZOrderSpec; the library
     checks the options (LoomValueError with its message)."""
-    from ._specs import CompactSpec, VacuumSpec, ZOrderSpec
+    from ._specs import AutoSpec, CompactSpec, VacuumSpec, ZOrderSpec
     op = _capi.loom_op_p()
-    if isinstance(spec, VacuumSpec):
+    if isinstance(spec, AutoSpec):
+        a, keep = auto_opts(spec)
+        check(lib.loom_op_auto(byref(op), byref(a)))   # copies what `keep` holds
+        del keep
+    elif isinstance(spec, VacuumSpec):
         o = native.vacuum_opts(spec.retention_hours, spec.dry_run, spec.full, spec.retention_check)
         check(lib.loom_op_vacuum(byref(op), byref(o)))
     elif isinstance(spec, CompactSpec):
@@ -102,6 +106,34 @@ def builtin_op(spec: Any) -> int:
     else:
         raise TypeError(f"not a built-in operation: {type(spec).__name__}")
     return _capi.handle(op)
+
+
+def auto_opts(spec: Any) -> tuple[Any, list[Any]]:
+    """``loom_auto_opts`` for an AutoSpec, and the objects its pointers
+    reach (kept alive by the caller for the call)."""
+    from ..health import policy_struct
+    a = _capi.loom_auto_opts()
+    a.version = _capi.LOOM_AUTO_OPTS_VERSION
+    a.policy = policy_struct(spec.policy)
+    keep: list[Any] = []
+    if spec.vacuum is not None:
+        v = spec.vacuum
+        vo = native.vacuum_opts(v.retention_hours, v.dry_run, v.full, v.retention_check)
+        keep.append(vo)
+        a.vacuum = ctypes.pointer(vo)
+    if spec.compact is not None:
+        co = native.compact_opts(spec.compact.target_size)
+        keep.append(co)
+        a.compact = ctypes.pointer(co)
+    if spec.z_order is not None:
+        z = spec.z_order
+        cols = native.CStrings(native.column_list(z.columns))
+        tmp = _capi.cstr(z.temp_dir) if z.temp_dir is not None else None
+        zo = native.zorder_opts(cols, z.target_size, z.curve, z.memory, tmp, z.spill_limit,
+                                z.full)
+        keep += [cols, tmp, zo]
+        a.zorder = ctypes.pointer(zo)
+    return a, keep
 
 
 def _noop(out: Any, m: Any, uri: Any, loc: Any, cancel: Any, payload: Any) -> int:
@@ -211,7 +243,12 @@ class Run:
     # ---- building the C step -------------------------------------------------------
 
     def c_op(self, spec: Any) -> int:
-        from ._specs import BUILTIN_SPECS
+        from ._specs import BUILTIN_SPECS, AutoSpec
+        if type(spec) is AutoSpec:
+            if not self.native_engine:
+                raise TypeError("auto runs on loom's native engine (NativeMaintainer) only: "
+                                f"this runner's maintainer is {type(self.maintainer).__name__}")
+            return builtin_op(spec)
         if self.native_engine and type(spec) in BUILTIN_SPECS:
             return builtin_op(spec)
         name = getattr(spec, "name", None)

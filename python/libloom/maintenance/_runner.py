@@ -21,9 +21,10 @@ from .._capi import lib
 from ..config import ConfigLocator, StorageConfig
 from ..errors import LoomError, MissingTableError, check, error_for
 from . import _cbridge
-from ._builder import MaintainSchema
+from ._builder import _AUTO_SETTING, MaintainSchema
 from ._maintainer import NativeMaintainer
 from ._specs import (
+    AutoSpec,
     CompactSpec,
     MaintenanceSpec,
     OptimizeResult,
@@ -283,6 +284,9 @@ class MaintenanceRunner:
             ops.append(ZOrderSpec(list(mc.z_order_by), zo.get("target_size"), zo.get("curve"),
                                   zo.get("memory"), zo.get("temp_dir"), zo.get("spill_limit"),
                                   bool(zo.get("full"))))
+        if mc.auto is not None:   # the block's ops are auto's settings
+            settings = {_AUTO_SETTING[type(op)]: op for op in ops}
+            ops = [AutoSpec(policy=mc.auto, **settings)]
         decls: list[Any] = []
         for schema in mc.schemas:
             d = MaintainSchema(schema)

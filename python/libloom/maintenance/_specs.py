@@ -256,4 +256,45 @@ class MaintenanceSpec:
     ops: tuple[Any, ...] = ()
 
 
+@dataclass(frozen=True)
+class AutoSpec:
+    """(loom) Automatic maintenance (``loom_op_auto``): per table, only what
+    the health policy recommends -- Z-order or compaction, vacuum, a
+    checkpoint, expired-log cleanup -- each decision in the result's
+    metrics (``"<op>.ran"``: 1 or 0, and each sub-operation's metrics as
+    ``"<op>.<metric>"``).
+
+    Args:
+        policy: the thresholds (:class:`libloom.health.HealthPolicy`).
+        vacuum: the vacuum to run when one is recommended (None: the
+            defaults, a dry run); the retention check is always on.
+        compact: the compaction settings when compaction is recommended.
+        z_order: the Z-order (its columns are the ones clustering is
+            judged on) when one is recommended; None: the last Z-order's.
+
+    Runs on loom's native engine only (it reads the health itself).
+    """
+
+    name: ClassVar[str] = "auto"
+    policy: Any = None
+    vacuum: VacuumSpec | None = None
+    compact: CompactSpec | None = None
+    z_order: ZOrderSpec | None = None
+
+    def __post_init__(self) -> None:
+        from ..health import HealthPolicy
+        object.__setattr__(self, "policy", HealthPolicy.coerce(self.policy))
+        for what, spec, kind in (("vacuum", self.vacuum, VacuumSpec),
+                                 ("compact", self.compact, CompactSpec),
+                                 ("z_order", self.z_order, ZOrderSpec)):
+            if spec is not None and not isinstance(spec, kind):
+                raise TypeError(f"AutoSpec: {what} must be a {kind.__name__} or None, "
+                                f"got {type(spec).__name__}")
+
+    def execute(self, maintainer: DeltaTableMaintainer, uri: str,
+                location: TableLocation) -> OptimizeResult:
+        raise TypeError("auto runs on loom's native engine (NativeMaintainer) only: it reads "
+                        "the table's health and runs loom's own operations")
+
+
 BUILTIN_SPECS = (VacuumSpec, CompactSpec, ZOrderSpec)
