@@ -30,6 +30,7 @@ declare -A folder_deps=(
 	[ops/log]=""
 	[ops/vacuum]=""
 	[ops/health]="optimize compact log"
+	[ops/analyze]="pipeline"
 	[store/http]=""
 	[store/s3]="http"
 	[store/azure]="http"

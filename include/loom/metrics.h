@@ -8,6 +8,10 @@
 
 /* every operation that commits: the version written (-1: none) */
 #define LOOM_METRIC_VERSION "version"
+/* OPTIMIZE with commit_every: the commits made, and the units of work
+ * left undone when the run stopped early (0: it finished). */
+#define LOOM_METRIC_NUM_COMMITS "numCommits"
+#define LOOM_METRIC_UNITS_LEFT "unitsLeft"
 
 /* OPTIMIZE: compaction and Z-order */
 #define LOOM_METRIC_NUM_FILES_ADDED "numFilesAdded"
@@ -33,6 +37,13 @@
 #define LOOM_SUMMARY_TOTAL_SIZE "totalSize"
 #define LOOM_METRIC_FILES_REMOVED_TOTAL_FILES "filesRemoved.totalFiles"
 #define LOOM_METRIC_FILES_REMOVED_TOTAL_SIZE "filesRemoved.totalSize"
+/* purge (REORG ... APPLY (PURGE)): DV-deleted rows dropped */
+#define LOOM_METRIC_NUM_ROWS_PURGED "numRowsPurged"
+/* analyze (COMPUTE STATS): files given new stats, files in scope, files
+ * with a column scanned (the footer's statistics were not exact) */
+#define LOOM_METRIC_NUM_FILES_ANALYZED "numFilesAnalyzed"
+#define LOOM_METRIC_NUM_FILES_SCANNED "numFilesScanned"
+
 /* Z-order only */
 #define LOOM_METRIC_ZORDER_CURVE_HILBERT "zOrderCurveHilbert"
 #define LOOM_METRIC_ZORDER_SPILL_BYTES "zOrderSpillBytes"

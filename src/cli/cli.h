@@ -35,6 +35,8 @@ int cmd_execute_unit(int argc, char **argv);
 int cmd_commit(int argc, char **argv);
 int cmd_health(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
+int cmd_purge(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* --plan-out of compact and zorder: write the plan to `path`, print a
  * summary (one JSON line with `json`). Returns an exit status. */

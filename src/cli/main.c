@@ -15,6 +15,8 @@ static const cli_command commands[] = {
 	{ "zorder", "OPTIMIZE ZORDER BY: cluster rows by columns along a space-filling curve", cmd_zorder },
 	{ "execute-unit", "run one unit of an OPTIMIZE / Z-order plan (no commit)", cmd_execute_unit },
 	{ "commit", "commit the results of a plan's units in one commit", cmd_commit },
+	{ "purge", "REORG ... APPLY (PURGE): rewrite files with deletion vectors without their deleted rows", cmd_purge },
+	{ "analyze", "COMPUTE STATISTICS: give files without (complete) stats new ones, metadata only", cmd_analyze },
 	{ "convert", "make a Delta table of a directory of Parquet files", cmd_convert },
 	{ "maintain", "run the maintenance plan of a storage YAML", cmd_maintain },
 	{ "health", "what a table's log says it needs: files, DVs, tombstones, log, clustering", cmd_health },

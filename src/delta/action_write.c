@@ -95,3 +95,27 @@ int delta_remove_line(loom_buf *b, const delta_file *f, int64_t deletion_timesta
 		json_object_set_new(r, "stats", json_string(f->stats));
 	return delta_action_line(b, "remove", r);
 }
+
+int delta_restate_line(loom_buf *b, const delta_file *f, const char *stats)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "path", json_string(f->path_raw));
+	json_object_set_new(o, "partitionValues", kv_object(f->partition_values, f->num_partition_values));
+	json_object_set_new(o, "size", json_integer((json_int_t)f->size));
+	json_object_set_new(o, "modificationTime", json_integer((json_int_t)f->modification_time));
+	json_object_set_new(o, "dataChange", json_false());
+	if (stats)
+		json_object_set_new(o, "stats", json_string(stats));
+	if (f->num_tags)
+		json_object_set_new(o, "tags", kv_object(f->tags, f->num_tags));
+	if (f->dv.storage_type)
+		json_object_set_new(o, "deletionVector", dv_object(&f->dv));
+	if (f->base_row_id >= 0)
+		json_object_set_new(o, "baseRowId", json_integer((json_int_t)f->base_row_id));
+	if (f->default_row_commit_version >= 0)
+		json_object_set_new(o, "defaultRowCommitVersion",
+		                    json_integer((json_int_t)f->default_row_commit_version));
+	if (f->clustering_provider)
+		json_object_set_new(o, "clusteringProvider", json_string(f->clustering_provider));
+	return delta_action_line(b, "add", o);
+}

@@ -32,6 +32,11 @@ typedef struct delta_add_spec {
 
 int delta_add_line(loom_buf *b, const delta_add_spec *a);
 
+/* An add action re-stating live file f with new `stats` (ANALYZE): path,
+ * partition values, size, modification time, tags, DV, row tracking fields
+ * and clusteringProvider as f has them, dataChange=false. */
+int delta_restate_line(loom_buf *b, const delta_file *f, const char *stats);
+
 /* A remove action for live file f (extended file metadata, its DV, row
  * tracking fields and stats carried over). */
 int delta_remove_line(loom_buf *b, const delta_file *f, int64_t deletion_timestamp, int data_change);

@@ -457,8 +457,10 @@ int delta_stats_json(loom_buf *out, int64_t num_records, const delta_stats_leaf 
 	json_object_set(root, "minValues", mins);
 	json_object_set(root, "maxValues", maxs);
 	json_object_set(root, "nullCount", nulls);
-	if (o && o->tight_bounds)
+	if (o && o->tight_bounds > 0)
 		json_object_set_new(root, "tightBounds", json_true());
+	else if (o && o->tight_bounds < 0)
+		json_object_set_new(root, "tightBounds", json_false());
 	text = json_dumps(root, JSON_COMPACT);
 	if (!text) {
 		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_DELTA, "out of memory writing stats");

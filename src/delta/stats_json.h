@@ -43,7 +43,9 @@ typedef struct delta_stats_opts {
 	int64_t num_indexed_cols;    /* -1 all; default 32 */
 	const char *stats_columns;   /* comma list or NULL */
 	int string_prefix;           /* 0: 32 */
-	int tight_bounds;            /* write "tightBounds":true */
+	int tight_bounds;            /* 1: write "tightBounds":true; -1: false
+	                              * (bounds over every stored row of a file
+	                              * whose DV deletes some); 0: omit */
 } delta_stats_opts;
 
 /* Fill a leaf's path/depth/complex/node fields from a Parquet schema. */

@@ -286,11 +286,63 @@ TEST(errors_have_lines)
 	CHECK_PLAN_ERR("steps: [\n", 2, "YAML syntax error");
 }
 
+/* auto: one op whose siblings are its settings (explain shows them:
+ * vacuum=DELETE, the Z-order columns); its policy errors have lines. */
+TEST(auto_takes_its_siblings)
+{
+	static const char yaml[] =
+		"steps:\n"
+		"  nightly:\n"
+		"    - schema: raw\n"
+		"      auto: {min_small_files: 20, checkpoint_commits: 50}\n"
+		"      vacuum: {dry_run: false}\n"
+		"      compact:\n"
+		"      z_order_by: [id, ts]\n";
+	loom_plan *plan = NULL;
+	loom_config *cfg = NULL;
+	loom_spec_list *l = NULL;
+	char *text = NULL;
+
+	CHECK_OK(load(&plan, yaml));
+	CHECK_OK(loom_config_load_string(&cfg, cfg_yaml, sizeof(cfg_yaml) - 1, "c.yaml"));
+	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, cfg));
+	CHECK_INT(loom_spec_list_count(l), 2);
+	CHECK_INT(loom_spec_op_count(loom_spec_list_at(l, 0)), 1);
+	CHECK_STR(loom_op_name(loom_spec_op_at(loom_spec_list_at(l, 0), 0)), "auto");
+	loom_spec_list_free(l);
+	CHECK_OK(loom_step_explain(&text, loom_plan_step_at(plan, 0), NULL, cfg, 0));
+	CHECK(strstr(text, "auto min_small_files=20") != NULL);
+	CHECK(strstr(text, "checkpoint_commits=50") != NULL);
+	CHECK(strstr(text, "vacuum=DELETE z_order_by=id,ts") != NULL);
+	loom_string_free(text);
+	loom_plan_free(plan);
+	loom_config_free(cfg);
+
+	/* auto: false leaves the ops as ops */
+	CHECK_OK(load(&plan, "steps:\n  s:\n    - table: raw.events\n      auto: false\n"
+	                     "      vacuum:\n"));
+	CHECK_OK(loom_config_load_string(&cfg, cfg_yaml, sizeof(cfg_yaml) - 1, "c.yaml"));
+	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, cfg));
+	CHECK_STR(loom_op_name(loom_spec_op_at(loom_spec_list_at(l, 0), 0)), "vacuum");
+	loom_spec_list_free(l);
+	loom_plan_free(plan);
+	loom_config_free(cfg);
+
+	CHECK_PLAN_ERR("steps:\n  s:\n    - table: raw.events\n      auto:\n"
+	               "        max_clustering_depth: 0.9\n", 5,
+	               "auto.max_clustering_depth: max_clustering_depth must be >= 1.0");
+	CHECK_PLAN_ERR("steps:\n  s:\n    - table: raw.events\n      auto: {ratio: 1}\n", 4,
+	               "unknown key 'ratio' in auto");
+	CHECK_PLAN_ERR("steps:\n  s:\n    - table: raw.events\n      auto: true\n"
+	               "      vacuum: {dry_run: maybe}\n", 5, "vacuum.dry_run");
+}
+
 int main(void)
 {
 	RUN(nightly_example);
 	RUN(options_reach_the_maintainer);
 	RUN(compact_op_copies_its_filters);
 	RUN(errors_have_lines);
+	RUN(auto_takes_its_siblings);
 	return test_summary();
 }

@@ -78,8 +78,8 @@ static int compact_flavour_plan(void *ctx, compact_plan *plan, const delta_snaps
 }
 
 /* Every bin through reader -> writer, bins of a partition grouped into
- * units, then the commit. */
-static int compact_flavour_execute(void *ctx, loom_op_result *out, loom_store *store,
+ * units, then the commit (compact.h: purge executes its plan the same way). */
+int compact_flavour_execute(void *ctx, loom_op_result *out, loom_store *store,
                                    const delta_snapshot *snap, const compact_plan *plan,
                                    const optimize_job *job)
 {
@@ -164,7 +164,11 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_t
 	p.common.cancel = cancel;
 	p.progress = opts->progress;
 	p.progress_ctx = opts->progress_ctx;
-	p.copy_row_group_min_size = opts->copy_row_group_min_size;
+	/* fields of later versions only where the caller's struct has them */
+	if (opts->version >= 2)
+		p.copy_row_group_min_size = opts->copy_row_group_min_size;
+	if (opts->version >= 3)
+		p.common.commit_every = opts->commit_every;
 	LOOM_TRY(ops_table_open(&t, uri, loc, "compact"));
 	p.common.secrets = &t.secrets;
 	rc = compact_run(out, t.store, &p);

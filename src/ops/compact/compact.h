@@ -62,6 +62,14 @@ int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t t
  * partitions units of about equal bytes. Returns the unit count. */
 size_t compact_group_units(const compact_plan *plan, size_t workers, pipe_unit *units);
 
+/* The execute step of the compaction flavour (optimize_flavour.execute;
+ * `ctx` a compact_params): the plan's bins grouped into units
+ * (compact_group_units), each read -> written with DV-deleted rows
+ * dropped, then optimize_execute_commit. REORG ... APPLY (PURGE)
+ * (ops/compact/purge.c) plans its own bins and executes them with this. */
+int compact_flavour_execute(void *ctx, loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                            const compact_plan *plan, const optimize_job *job);
+
 /* The whole operation on the table in `store`. */
 int compact_run(loom_op_result *out, loom_store *store, const compact_params *p);
 

@@ -1,0 +1,113 @@
+/* cli/cmd_purge.c - `loom purge TABLE [--partition k=v]... [--target-size S]
+ * [--dry-run] [--json]`: REORG TABLE ... APPLY (PURGE). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "loom.h"
+#include "loom/metrics.h"
+#include "loom/ops.h"
+
+#define MAX_FILTERS 32
+
+static void purge_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: loom purge TABLE [options]\n\n"
+	        "REORG ... APPLY (PURGE): rewrite every file that has a deletion vector without\n"
+	        "its deleted rows, whatever share of its rows the vector deletes, in one commit\n"
+	        "that changes no data (row ids kept). The old files stay on storage for the\n"
+	        "table's history: the deleted rows are physically gone only once a vacuum after\n"
+	        "the retention (`loom vacuum TABLE --no-dry-run`) has removed them.\n"
+	        "TABLE is a path or URI, or with --config a table name like raw.events.\n\n"
+	        "  --config FILE        the loom storage YAML that names the table\n"
+	        "  --partition K=V      only partitions where column K has value V (repeatable)\n"
+	        "  --target-size SIZE   most bytes a new file holds (default as compact)\n"
+	        "  --dry-run            list the files that would be purged, write nothing\n"
+	        "  --json               machine-readable output\n");
+}
+
+static void print_json(const char *shown, const loom_op_result *r)
+{
+	size_t i;
+	printf("{\"table\":");
+	cli_print_json_string(shown);
+	printf(",\"dry_run\":%s,\"version\":%lld,\"files_purged\":%zu,\"rows_purged\":%lld,"
+	       "\"files_added\":%lld,\"bytes_removed\":%lld,\"bytes_added\":%lld,\"files\":[",
+	       r->dry_run ? "true" : "false", (long long)loom_op_result_metric(r, LOOM_METRIC_VERSION, -1),
+	       r->n_files_deleted, (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_ROWS_PURGED, 0),
+	       (long long)r->num_files_added,
+	       (long long)loom_op_result_metric(r, LOOM_METRIC_FILES_REMOVED_TOTAL_SIZE, 0),
+	       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_ADDED_BYTES, 0));
+	for (i = 0; i < r->n_files_deleted; i++) {
+		if (i)
+			putchar(',');
+		cli_print_json_string(r->files_deleted[i]);
+	}
+	printf("]}\n");
+}
+
+static void print_result(const char *verb, const char *shown, const loom_op_result *r, int json)
+{
+	long long version = (long long)loom_op_result_metric(r, LOOM_METRIC_VERSION, -1);
+	long long rows = (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_ROWS_PURGED, 0);
+	size_t i;
+	(void)verb;
+	if (json) {
+		print_json(shown, r);
+		return;
+	}
+	for (i = 0; i < r->n_files_deleted; i++)
+		printf("%s %s\n", r->dry_run ? "would purge" : "purged", r->files_deleted[i]);
+	if (r->n_files_deleted == 0)
+		printf("%s: nothing to purge: no live file has a deletion vector\n", shown);
+	else if (r->dry_run)
+		printf("%s: would rewrite %zu files with deletion vectors, dropping %lld deleted rows\n", shown,
+		       r->n_files_deleted, rows);
+	else
+		printf("%s: rewrote %zu files with deletion vectors into %lld files, dropping %lld deleted rows; "
+		       "version %lld. The old files go with the next vacuum after the retention.\n",
+		       shown, r->n_files_deleted, (long long)r->num_files_added, rows, version);
+}
+
+static int run_purge(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
+{
+	return loom_purge(out, t->uri, t->loc, opts, cancel);
+}
+
+int cmd_purge(int argc, char **argv)
+{
+	loom_purge_opts opts = LOOM_PURGE_OPTS_INIT;
+	cli_table_args args = { "purge", purge_usage, NULL, NULL, 0 };
+	const char *filters[MAX_FILTERS];
+	size_t nf = 0;
+	cli_table table;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
+			if (loom_parse_size(argv[++i], &opts.target_size) < 0 || opts.target_size <= 0) {
+				fprintf(stderr, "loom purge: --target-size needs a size like 128MiB, got '%s'\n", argv[i]);
+				return CLI_EXIT_USAGE;
+			}
+		} else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {
+			if (nf == MAX_FILTERS || !strchr(argv[i + 1], '=')) {
+				fprintf(stderr, "loom purge: --partition needs K=V (at most %d), got '%s'\n", MAX_FILTERS,
+				        argv[i + 1]);
+				return CLI_EXIT_USAGE;
+			}
+			filters[nf++] = argv[++i];
+		} else if (strcmp(a, "--dry-run") == 0) {
+			opts.dry_run = 1;
+		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
+			return rc;
+		}
+	}
+	if ((rc = cli_table_args_end(&args, &table)) != 0)
+		return rc;
+	opts.partition_filters = nf ? filters : NULL;
+	opts.n_partition_filters = nf;
+	return cli_table_run(&table, &args, run_purge, &opts, print_result);
+}

@@ -1,0 +1,188 @@
+/* ops/compact/purge.c - REORG TABLE ... APPLY (PURGE): every live file with a
+ * deletion vector rewritten without its deleted rows, so that a VACUUM after
+ * the retention can make them physically gone (GDPR and similar duties;
+ * compaction only purges files above COMPACT_MAX_DELETED_RATIO).
+ *
+ * A flavour of the one OPTIMIZE driver (ops/optimize/optimize.h): its own
+ * plan, compaction's execution (compact_flavour_execute) and commit.
+ *
+ * Bins: per partition, the DV files (in the order they entered the table)
+ * are packed first-fit into bins of at most the target, as compaction
+ * packs its candidates, and every bin is kept, a lone file included (Spark
+ * rewrites each DV file whatever its size). A partition's bins are then
+ * written as one stream cut at the target (compact_group_units), so many
+ * small DV files become a few full ones rather than as many small ones;
+ * a file larger than the target is a bin of its own. Files without a DV
+ * are never rewritten. */
+#include <string.h>
+
+#include "delta/protocol.h"
+#include "loom/metrics.h"
+#include "ops/compact/compact.h"
+#include "ops/location.h"
+#include "ops/optimize/partition_groups.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+#define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
+
+/* A file purge rewrites: it has a DV (whatever its cardinality: none may
+ * be left) and lives inside the table root (files elsewhere are not
+ * loom's to rewrite; compaction leaves them too). */
+static int purgeable(loom_store *store, const delta_file *f)
+{
+	const char *key;
+	return f->dv.storage_type && loom_store_key_of(store, f->path, &key) == 0;
+}
+
+static int purge_plan(void *ctx, compact_plan *plan, const delta_snapshot *snap, int64_t target)
+{
+	const compact_params *p = ctx;
+	partition_groups pg;
+	int64_t *bin_bytes = NULL;
+	long *bin_of = NULL;
+	size_t g, i, b;
+	int rc = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->target = target;
+	plan->read_version = snap->version;
+	LOOM_TRY(partition_groups_build(&pg, snap, p->partition_filters, p->n_partition_filters));
+	plan->considered = pg.num_files;
+	plan->partitions = pg.num_groups;
+	plan->storage = loom_calloc(pg.num_files + 1, sizeof(*plan->storage));
+	plan->bins = loom_calloc(pg.num_files + 1, sizeof(*plan->bins));
+	bin_bytes = loom_calloc(pg.num_files + 1, sizeof(*bin_bytes));
+	bin_of = loom_calloc(pg.num_files + 1, sizeof(*bin_of));
+	if (!plan->storage || !plan->bins || !bin_bytes || !bin_of) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning the purge");
+		goto done;
+	}
+	for (g = 0; g < pg.num_groups; g++) {
+		const delta_file *const *files = pg.files + pg.begin[g];
+		size_t n = pg.begin[g + 1] - pg.begin[g], nb = 0;
+		/* first-fit, as compaction (ops/compact/compact_plan.c) */
+		for (i = 0; i < n; i++) {
+			int64_t sz = files[i]->size > 0 ? files[i]->size : 0;
+			bin_of[i] = -1;
+			if (!purgeable(snap->store, files[i]))
+				continue;
+			for (b = 0; b < nb && bin_bytes[b] + sz > target; b++)
+				;
+			if (b == nb)
+				bin_bytes[nb++] = 0;
+			bin_bytes[b] += sz;
+			bin_of[i] = (long)b;
+		}
+		for (b = 0; b < nb; b++) {
+			compact_bin *cb = &plan->bins[plan->num_bins++];
+			cb->files = &plan->storage[plan->files_in_bins];
+			cb->partition = g;
+			for (i = 0; i < n; i++)
+				if (bin_of[i] == (long)b) {
+					plan->storage[plan->files_in_bins++] = files[i];
+					cb->num_files++;
+					cb->bytes += files[i]->size > 0 ? files[i]->size : 0;
+					plan->dvs_in_bins++;
+				}
+			plan->bytes_in_bins += cb->bytes;
+		}
+		plan->partitions_optimized += nb > 0;
+	}
+done:
+	loom_free(bin_bytes);
+	loom_free(bin_of);
+	partition_groups_dispose(&pg);
+	if (rc < 0)
+		compact_plan_dispose(plan);
+	return rc;
+}
+
+static const optimize_flavour purge_flavour = {
+	DELTA_OP_COMPACT, NULL, purge_plan, compact_flavour_execute,
+};
+
+/* Which files the plan purges and how many rows: out->files_deleted (the
+ * paths as logged, so a reader finds them in the history) and
+ * numRowsPurged. Computed from the snapshot the plan was made on, before
+ * the run (the plan is gone after it), so a failed run reports nothing. */
+typedef struct purge_report {
+	const delta_file **files;
+	size_t n;
+	int64_t rows;
+} purge_report;
+
+static int report_collect(purge_report *r, const delta_snapshot *snap, const compact_params *p)
+{
+	compact_plan plan;
+	size_t i;
+	memset(r, 0, sizeof(*r));
+	LOOM_TRY(purge_plan((void *)p, &plan, snap, INT64_MAX / 4));
+	r->files = loom_calloc(plan.files_in_bins + 1, sizeof(*r->files));
+	if (!r->files) {
+		compact_plan_dispose(&plan);
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < plan.files_in_bins; i++) {
+		r->files[r->n++] = plan.storage[i];
+		r->rows += plan.storage[i]->dv.cardinality > 0 ? plan.storage[i]->dv.cardinality : 0;
+	}
+	compact_plan_dispose(&plan);
+	return 0;
+}
+
+static int report_fill(loom_op_result *out, const purge_report *r)
+{
+	size_t i;
+	for (i = 0; i < r->n; i++)
+		LOOM_TRY(loom_op_result_add_deleted(out, r->files[i]->path_raw));
+	out->kind = LOOM_RESULT_OPTIMIZE; /* add_deleted marks a vacuum */
+	return loom_op_result_set_metric(out, LOOM_METRIC_NUM_ROWS_PURGED, r->rows);
+}
+
+static int purge_run(loom_op_result *out, loom_store *store, const compact_params *p)
+{
+	delta_snapshot *snap = NULL;
+	purge_report rep;
+	optimize_job job;
+	int rc;
+
+	memset(&rep, 0, sizeof(rep));
+	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
+		return rc;
+	optimize_job_init(&job, "purge", &p->common);
+	job.predicates = p->partition_filters;
+	job.n_predicates = p->n_partition_filters;
+	job.param_key = "applyPurge"; /* as Spark's REORG ... APPLY (PURGE) */
+	job.param_value = "true";
+	if ((rc = report_collect(&rep, snap, p)) == 0 &&
+	    (rc = optimize_run(out, store, snap, &purge_flavour, (void *)p, &job, p->target_size)) == 0)
+		rc = report_fill(out, &rep);
+	loom_free(rep.files);
+	delta_snapshot_free(snap);
+	return rc;
+}
+
+LOOM_EXTERN(int) loom_purge(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                            const loom_purge_opts *opts, const loom_cancel *cancel)
+{
+	const loom_purge_opts defaults = LOOM_PURGE_OPTS_INIT;
+	compact_params p;
+	ops_table t;
+	int rc;
+
+	if (!opts)
+		opts = &defaults;
+	LOOM_TRY(loom_purge_opts_check(opts));
+	memset(&p, 0, sizeof(p));
+	p.target_size = opts->target_size;
+	p.common.dry_run = opts->dry_run;
+	p.common.loc = loc;
+	p.common.cancel = cancel;
+	p.partition_filters = opts->partition_filters;
+	p.n_partition_filters = opts->n_partition_filters;
+	LOOM_TRY(ops_table_open(&t, uri, loc, "purge"));
+	p.common.secrets = &t.secrets;
+	rc = purge_run(out, t.store, &p);
+	return ops_table_close(&t, rc, "purge");
+}
