@@ -109,6 +109,35 @@ typedef enum loom_zorder_curve {
 } loom_zorder_curve;
 #define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0, NULL, 0 }
 
+#define LOOM_PURGE_OPTS_VERSION 1
+typedef struct loom_purge_opts {
+	unsigned int version;    /* LOOM_PURGE_OPTS_VERSION */
+	int64_t target_size;     /* bytes a new file holds at most (as
+	                          * compaction's); 0 = table/engine default */
+	int dry_run;             /* default 0: 1 = plan only, write nothing */
+	/* "col=value" partition filters, ANDed, as loom_compact_opts' */
+	const char *const *partition_filters;
+	size_t n_partition_filters;
+} loom_purge_opts;
+#define LOOM_PURGE_OPTS_INIT { LOOM_PURGE_OPTS_VERSION, 0, 0, NULL, 0 }
+
+#define LOOM_ANALYZE_OPTS_VERSION 1
+typedef struct loom_analyze_opts {
+	unsigned int version;    /* LOOM_ANALYZE_OPTS_VERSION */
+	int all;                 /* 1: recompute every live file's statistics;
+	                          * default 0: only files without statistics
+	                          * or whose statistics miss a stats column */
+	int dry_run;             /* default 0: 1 = list the files, commit nothing */
+	/* column names (logical, dotted into structs; LOOM_EINVAL for a
+	 * name the table's schema lacks), borrowed for the call: only files
+	 * whose statistics miss one of these are recomputed (the stats
+	 * written always follow the table's stats columns); NULL / 0 = every
+	 * stats column */
+	const char *const *columns;
+	size_t n_columns;
+} loom_analyze_opts;
+#define LOOM_ANALYZE_OPTS_INIT { LOOM_ANALYZE_OPTS_VERSION, 0, 0, NULL, 0 }
+
 /** The curve a name means, as the CLI, plan files, the storage YAML and
  *  the Python package spell it: "z" (also "zorder", "morton"), "hilbert",
  *  "auto". LOOM_EINVAL for anything else (nothing recorded). */
@@ -121,6 +150,8 @@ LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve);
 LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version);
 LOOM_EXTERN(int) loom_compact_opts_init(loom_compact_opts *o, unsigned int version);
 LOOM_EXTERN(int) loom_zorder_opts_init(loom_zorder_opts *o, unsigned int version);
+LOOM_EXTERN(int) loom_purge_opts_init(loom_purge_opts *o, unsigned int version);
+LOOM_EXTERN(int) loom_analyze_opts_init(loom_analyze_opts *o, unsigned int version);
 
 /** Check options: version set, retention >= 0 or the table default,
  *  target sizes >= 0, at least one non-empty Z-order column and no
@@ -128,6 +159,8 @@ LOOM_EXTERN(int) loom_zorder_opts_init(loom_zorder_opts *o, unsigned int version
 LOOM_EXTERN(int) loom_vacuum_opts_check(const loom_vacuum_opts *o);
 LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o);
 LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o);
+LOOM_EXTERN(int) loom_purge_opts_check(const loom_purge_opts *o);
+LOOM_EXTERN(int) loom_analyze_opts_check(const loom_analyze_opts *o);
 
 /* ---- where a table lives ------------------------------------------------ */
 
@@ -340,6 +373,59 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri,
                              const loom_table_location *loc,
                              const loom_zorder_opts *opts,
                              const loom_cancel *cancel);
+
+/** REORG TABLE ... APPLY (PURGE) of the table at `uri` with the native
+ *  engine: every live file with a deletion vector (in the partitions the
+ *  filters select), whatever share of its rows the DV deletes, is
+ *  rewritten without its deleted rows. Per partition the DV files are
+ *  packed first-fit, in the order they were added, into bins of at most
+ *  the target size and written as compaction writes its bins (one stream
+ *  per partition cut at the target); files without a DV are never touched.
+ *  Row ids and row commit versions are kept (row tracking), new files get
+ *  stats. ONE commit, operation OPTIMIZE (operationParameters.applyPurge
+ *  "true"), dataChange=false, conflict-checked like compaction's: a
+ *  concurrent commit that removed or re-wrote one of the files (a DELETE
+ *  adding a DV) makes it fail with LOOM_ECONFLICT, the table unchanged and
+ *  the new files deleted. The old files stay on storage, referenced by
+ *  the table's history, until a VACUUM after the retention removes them:
+ *  only then are the deleted rows physically gone.
+ *  `out` as for loom_compact, with files_deleted listing the purged files
+ *  (paths relative to the table root, as logged; kind stays OPTIMIZE) and
+ *  the metric numRowsPurged (DV-deleted rows dropped). */
+LOOM_EXTERN(int) loom_purge(loom_op_result *out, const char *uri,
+                            const loom_table_location *loc,
+                            const loom_purge_opts *opts,
+                            const loom_cancel *cancel);
+
+/** ANALYZE TABLE ... COMPUTE DELTA STATISTICS with the native engine:
+ *  live files without statistics, or whose statistics miss one of the
+ *  table's current stats columns (delta.dataSkippingStatsColumns /
+ *  delta.dataSkippingNumIndexedCols; opts->columns narrows the check),
+ *  or every live file with opts->all, get new statistics: numRecords,
+ *  minValues, maxValues and nullCount per stats column, written as Delta
+ *  writes them (physical names, nested structs, strings cut at the
+ *  table's prefix, timestamps at ms). Values come from the Parquet footer
+ *  where its statistics are exact (every row group with null counts and
+ *  min_value/max_value of the column's order; strings only when the
+ *  footer says they are not truncated) and from a scan of the column
+ *  otherwise. A file with a deletion vector gets bounds over all its
+ *  stored rows with "tightBounds":false (its deleted rows are still in
+ *  it); on a table with deletion vectors other files get
+ *  "tightBounds":true. One commit of `add` actions re-stating the same
+ *  files (path, size, partition values, tags, DV, baseRowId,
+ *  defaultRowCommitVersion, clusteringProvider kept; dataChange false),
+ *  operation COMPUTE STATS; a concurrent commit that removed one of the
+ *  files (a DELETE adding a DV, an OPTIMIZE) makes it fail with
+ *  LOOM_ECONFLICT, the table unchanged (run it again).
+ *  `out`: kind OPTIMIZE, files_deleted listing the files given new stats
+ *  (that would be, in a dry run), the metrics numFilesAnalyzed,
+ *  totalConsideredFiles, numFilesScanned (files with at least one column
+ *  read because the footer was not exact), dryRun and version (-1: no
+ *  commit). Nothing to do commits nothing. */
+LOOM_EXTERN(int) loom_analyze(loom_op_result *out, const char *uri,
+                              const loom_table_location *loc,
+                              const loom_analyze_opts *opts,
+                              const loom_cancel *cancel);
 
 /** The native engine (src/ops): vacuum, compact and zorder as above. On
  *  success *out is a static maintainer (never freed). */

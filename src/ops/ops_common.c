@@ -317,3 +317,57 @@ LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c)
 	/* atomic_load needs a non-const object in C11. */
 	return c ? atomic_load(&((loom_cancel *)c)->flag) != 0 : 0;
 }
+
+LOOM_EXTERN(int) loom_purge_opts_init(loom_purge_opts *o, unsigned int version)
+{
+	const loom_purge_opts d = LOOM_PURGE_OPTS_INIT;
+	if (!o || version != LOOM_PURGE_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_purge_opts_init: unknown version %u", version);
+	*o = d;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_analyze_opts_init(loom_analyze_opts *o, unsigned int version)
+{
+	const loom_analyze_opts d = LOOM_ANALYZE_OPTS_INIT;
+	if (!o || version != LOOM_ANALYZE_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_analyze_opts_init: unknown version %u", version);
+	*o = d;
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_purge_opts_check(const loom_purge_opts *o)
+{
+	if (!o)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "purge: options are NULL");
+	if (o->version != LOOM_PURGE_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "purge: options version %u; initialise them with LOOM_PURGE_OPTS_INIT", o->version);
+	if (o->target_size < 0)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "purge: target_size %lld is not positive",
+		                (long long)o->target_size);
+	return check_switch("purge", "dry_run", o->dry_run);
+}
+
+LOOM_EXTERN(int) loom_analyze_opts_check(const loom_analyze_opts *o)
+{
+	size_t i, j;
+	if (!o)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: options are NULL");
+	if (o->version != LOOM_ANALYZE_OPTS_VERSION)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "analyze: options version %u; initialise them with LOOM_ANALYZE_OPTS_INIT",
+		                o->version);
+	if (o->n_columns && !o->columns)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: %zu columns but no list", o->n_columns);
+	for (i = 0; i < o->n_columns; i++) {
+		if (!o->columns[i] || !o->columns[i][0])
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: column %zu is empty", i);
+		for (j = 0; j < i; j++)
+			if (strcmp(o->columns[i], o->columns[j]) == 0)
+				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: column '%s' is listed twice",
+				                o->columns[i]);
+	}
+	LOOM_TRY(check_switch("analyze", "all", o->all));
+	return check_switch("analyze", "dry_run", o->dry_run);
+}
