@@ -9,6 +9,9 @@
  *      remove     remove a live file (DELETE of a whole file);
  *      dv         delete up to 3 rows of a live file without a deletion
  *                 vector by adding an inline one (remove + add of the path);
+ *      dv-more    delete up to 2 more rows of a file whose inline DV this
+ *                 tool wrote (rows 0..j-1): its DV replaced by one of rows
+ *                 0..k-1 (a DELETE on a file that already has a DV);
  *      enable-dv  upgrade the protocol to reader 3 / writer 7 with the
  *                 deletionVectors feature (template set-up).
  * remove and dv conflict with a winning commit that removed their file
@@ -148,7 +151,7 @@ int main(int argc, char **argv)
 	int rc, status = 0;
 
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: race_writer TABLE_DIR append|remove|dv|enable-dv SEED [PAUSE_MS]\n");
+		fprintf(stderr, "usage: race_writer TABLE_DIR append|remove|dv|dv-more|enable-dv SEED [PAUSE_MS]\n");
 		return 2;
 	}
 	/* every way out frees what it holds (the sanitizer pass checks leaks) */
@@ -165,10 +168,13 @@ int main(int argc, char **argv)
 			status = 3;
 			goto out;
 		}
-		/* the SEED-th file (from a random start for dv: one without a DV) */
+		/* the SEED-th file (from a random start for dv: one without a DV;
+		 * for dv-more: one with an inline DV not deleting every row) */
 		for (i = 0; i < snap->num_files; i++) {
 			const delta_file *cand = snap->files[((size_t)seed + i) % snap->num_files];
-			if (strcmp(mode, "dv") != 0 || !cand->dv.storage_type) {
+			if (strcmp(mode, "dv-more") == 0 ? cand->dv.storage_type == 'i' &&
+			                                       cand->dv.cardinality < cand->num_records
+			                                 : strcmp(mode, "dv") != 0 || !cand->dv.storage_type) {
 				f = cand;
 				break;
 			}
@@ -221,10 +227,11 @@ int main(int argc, char **argv)
 		append_line(&actions, remove_of(f, now));
 		loom_map_puts(&removed, f->path, (void *)f);
 		delta_rows = -(f->num_records - (f->dv.storage_type ? f->dv.cardinality : 0));
-	} else if (strcmp(mode, "dv") == 0) {
+	} else if (strcmp(mode, "dv") == 0 || strcmp(mode, "dv-more") == 0) {
 		json_t *add = json_object(), *a = json_object();
 		delta_dv_descriptor dv;
-		uint32_t k = f->num_records < 3 ? (uint32_t)f->num_records : 3;
+		int64_t had = f->dv.storage_type ? f->dv.cardinality : 0;
+		uint32_t k = f->num_records < had + 3 ? (uint32_t)f->num_records : (uint32_t)(had + (had ? 2 : 3));
 		char *stats = loose_stats(f->stats);
 		if (!k) {
 			printf("aborted empty file\n");
@@ -258,7 +265,7 @@ int main(int argc, char **argv)
 		append_line(&actions, a);
 		free(stats);
 		loom_map_puts(&removed, f->path, (void *)f);
-		delta_rows = -(long long)k;
+		delta_rows = -(long long)(k - had);
 	} else if (strcmp(mode, "enable-dv") == 0) {
 		loom_buf_puts(&actions, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
 		                        "\"readerFeatures\":[\"deletionVectors\"],"

@@ -8,6 +8,7 @@
 //   append      a blind append (tests/helpers/race_writer)
 //   remove      a DELETE of a whole file
 //   dv          a DELETE of rows through an inline deletion vector
+//   dv-more     a DELETE of more rows of a file that has one (--template-dvs)
 //   vacuum      `loom vacuum --full --no-dry-run`
 //   checkpoint  `loom checkpoint`
 //   twin        a second run of the same maintainer
@@ -23,6 +24,7 @@
 // clean and a checkpoint written in the race equals the commits' replay.
 //
 //   node race_trials.mjs [--races N] [--seed S] [--kinds append,dv] [--maintainers compact,zorder]
+//                        [--template-dvs N]   (N files of the template get a DV first)
 // N races in all, spread evenly over maintainer x competitor. Exit 1 on any failure.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,20 +35,26 @@ import { oracle, oracleRuns } from './oracle_warm.mjs';
 
 const WRITER = path.join(process.env.LOOM_BUILD_DIR || path.join(SRC, 'build'), 'tests/race_writer');
 const KINDS = ['append', 'remove', 'dv', 'vacuum', 'checkpoint', 'twin'];
+// also: dv-more (a DELETE adding rows to a file's DV; needs --template-dvs)
 const MAINTAINERS = {
   compact: (t) => ['compact', t, '--target-size', '64MiB'],
   zorder: (t) => ['zorder', t, '--columns', 'id,v'],
+  // issue 32: the purge rewrites the files with DVs (--template-dvs gives
+  // the template some), analyze re-states every file's stats
+  purge: (t) => ['purge', t],
+  analyze: (t) => ['analyze', t, '--all'],
 };
 const CONFLICT = /conflict|concurrent commit|ECONFLICT/i;
 
 function parseArgs(argv) {
-  const o = { races: 60, seed: Date.now() % 100000, kinds: KINDS, maintainers: Object.keys(MAINTAINERS) };
+  const o = { races: 60, seed: Date.now() % 100000, kinds: KINDS, maintainers: ['compact', 'zorder'], templateDvs: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i], v = () => argv[++i];
     if (a === '--races') o.races = +v();
     else if (a === '--seed') o.seed = +v();
     else if (a === '--kinds') o.kinds = v().split(',');
     else if (a === '--maintainers') o.maintainers = v().split(',');
+    else if (a === '--template-dvs') o.templateDvs = +v();
     else throw new Error(`unknown argument ${a}`);
   }
   return o;
@@ -85,10 +93,11 @@ async function fp(t, v) {
   return r.json;
 }
 
-async function buildTemplate(dir) {
+async function buildTemplate(dir, dvs) {
   genSmallFiles(dir, 2, 8, 200);
   sh(`'${LOOM}' convert '${dir}' --partition-by p,q`);
   sh(`'${WRITER}' '${dir}' enable-dv 0`);
+  for (let i = 0; i < dvs; i++) sh(`'${WRITER}' '${dir}' dv ${i + 1} 0`);
   fs.mkdirSync(path.join(dir, 'junk'), { recursive: true });
   for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(dir, 'junk', `orphan-${i}.parquet`), 'x');
   age(dir, "-not -path '*/_delta_log*'", 30);
@@ -120,7 +129,7 @@ async function main() {
   console.log(`races: ${opt.races}, seed ${opt.seed}`);
   try {
     const template = path.join(scratch, 'template');
-    await buildTemplate(template);
+    await buildTemplate(template, opt.templateDvs);
     const base = await fp(template, latestVersion(template));
     const baseVersion = latestVersion(template);
     const commitPia = {};
@@ -142,7 +151,7 @@ async function main() {
       const mEnv = timing === 0 ? { LOOM_FAULTS: `put-if-absent@${commitPia[m]}:delay=${pause}` } : {};
       const cPause = timing === 1 ? pause : 0;
       let cCmd, cArgs, cEnv = {};
-      if (['append', 'remove', 'dv'].includes(kind)) {
+      if (['append', 'remove', 'dv', 'dv-more'].includes(kind)) {
         cCmd = WRITER; cArgs = [t, kind, String(seed), String(cPause)];
       } else {
         cCmd = LOOM;
