@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "loom.h"
+#include "loom/auto.h"
 #include "loom/health.h"
 
 typedef struct health_args {
@@ -21,7 +22,9 @@ static void health_usage(FILE *o, const char *verb)
 	        "       loom %s --config FILE [--json] [policy options]   (every table of the YAML)\n"
 	        "\n"
 	        "%s\n"
-	        "Reads the log only (no data file). Policy options (docs/health.md):\n"
+	        "Reads the log only (no data file). With --config, the policy is the YAML's\n"
+	        "maintenance.auto (and its z_order_by columns); these options change it\n"
+	        "(docs/health.md):\n"
 	        "  --target-size S  --min-small-files N  --dv-purge-ratio R  --min-dv-files N\n"
 	        "  --max-clustering-depth D  --checkpoint-commits N  --checkpoint-json-bytes S\n"
 	        "  --min-vacuum-files N  --min-expired-logs N  --zorder-columns a,b\n",
@@ -56,11 +59,13 @@ static int ratio(const char *verb, const char *opt, const char *v, double *out)
 static char *zcols_buf;
 static const char *zcols[64];
 
-static int parse(int argc, char **argv, const char *verb, health_args *a)
+/* `base`: the policy the options change (the YAML's, else the defaults). */
+static int parse(int argc, char **argv, const char *verb, const loom_health_policy *base,
+                 health_args *a)
 {
 	int i;
 	memset(a, 0, sizeof(*a));
-	loom_health_policy_init(&a->policy, LOOM_HEALTH_POLICY_VERSION);
+	a->policy = *base;
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int rc = 0;
@@ -190,18 +195,54 @@ static int one(const health_args *a, const char *verb, const char *uri, const ch
 	return 0;
 }
 
+/* With --config, the policy starts as the maintenance block's auto:
+ * policy and its z_order_by columns (what `loom maintain` would judge
+ * by); the options given change it. *cfg is kept for the columns. */
+static int yaml_policy(int argc, char **argv, const char *verb, loom_config **cfg,
+                       loom_health_policy *base)
+{
+	loom_auto_opts ao;
+	int i;
+	loom_health_policy_init(base, LOOM_HEALTH_POLICY_VERSION);
+	*cfg = NULL;
+	for (i = 1; i + 1 < argc && strcmp(argv[i], "--config") != 0; i++)
+		;
+	if (i + 1 >= argc)
+		return 0;
+	if (loom_config_load_file(cfg, argv[i + 1]) < 0) {
+		cli_print_error(verb);
+		return -1;
+	}
+	if (loom_config_maintenance_auto(*cfg, &ao) >= 0) {
+		*base = ao.policy;
+		if (ao.zorder) {
+			base->zorder_columns = ao.zorder->columns;
+			base->n_zorder_columns = ao.zorder->n_columns;
+		}
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv, const char *verb)
 {
 	health_args a;
 	cli_table t;
-	int rc = parse(argc, argv, verb, &a), failed = 0;
+	loom_health_policy base;
+	loom_config *yaml = NULL;
+	int rc, failed = 0;
+	if (yaml_policy(argc, argv, verb, &yaml, &base) < 0)
+		return CLI_EXIT_USAGE;
+	rc = parse(argc, argv, verb, &base, &a);
 	if (rc != 0) {
 		free(zcols_buf);
+		loom_config_free(yaml);
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
 	if (a.table) {
-		if ((rc = cli_table_resolve(&t, verb, a.table, a.config)) != 0)
+		if ((rc = cli_table_resolve(&t, verb, a.table, a.config)) != 0) {
+			loom_config_free(yaml);
 			return rc;
+		}
 		failed = one(&a, verb, t.uri, t.shown, t.loc);
 		cli_table_release(&t);
 	} else {
@@ -209,6 +250,7 @@ static int run(int argc, char **argv, const char *verb)
 		size_t i;
 		if (loom_config_load_file(&cfg, a.config) < 0) {
 			cli_print_error(verb);
+			loom_config_free(yaml);
 			return CLI_EXIT_USAGE;
 		}
 		for (i = 0; i < loom_config_table_count(cfg); i++) {
@@ -231,6 +273,7 @@ static int run(int argc, char **argv, const char *verb)
 	}
 	free(zcols_buf);
 	zcols_buf = NULL;
+	loom_config_free(yaml);
 	return failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 

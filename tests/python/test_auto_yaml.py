@@ -93,6 +93,18 @@ class AutoFromYaml(AutoChecks):
             self.assertIn("auto min_small_files=61", p.stdout)
             self.assertIn("checkpoint_commits=20", p.stdout)
             self.assertIn("vacuum=DELETE", p.stdout)
+        # loom advise --config judges by the same policy (an option changes it)
+        def compact_threshold(*extra: str) -> float:
+            p = subprocess.run([str(BUILD_DIR / "loom"), "advise", "raw.orders", "--config",
+                                str(path), "--json", *extra], capture_output=True, text=True,
+                               env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return next(a["threshold"] for a in json.loads(p.stdout)["advice"]
+                        if a["op"] == "compact")
+
+        self.make_lake()
+        self.assertEqual(compact_threshold(), 61)
+        self.assertEqual(compact_threshold("--min-small-files", "7"), 7)
         # without auto: in the YAML, --auto uses the default policy and the
         # block's vacuum; the block alone runs its vacuum as declared
         path = self.yaml("")
