@@ -50,7 +50,10 @@ typedef struct loom_vacuum_opts {
 } loom_vacuum_opts;
 #define LOOM_VACUUM_OPTS_INIT { LOOM_VACUUM_OPTS_VERSION, LOOM_RETENTION_TABLE_DEFAULT, 1, 0, 1 }
 
-#define LOOM_COMPACT_OPTS_VERSION 2 /* 2: copy_row_group_min_size */
+/* Options structs grow by appending fields and bumping the version; the
+ * library accepts every older version and reads only the fields that
+ * version has (the others take their defaults). */
+#define LOOM_COMPACT_OPTS_VERSION 3 /* 2: copy_row_group_min_size; 3: commit_every */
 typedef struct loom_compact_opts {
 	unsigned int version;    /* LOOM_COMPACT_OPTS_VERSION */
 	int64_t target_size;     /* bytes; 0 = table/engine default; < 0 invalid */
@@ -75,11 +78,19 @@ typedef struct loom_compact_opts {
 	 * of the writer's row-group size (2 MiB by default);
 	 * LOOM_COPY_ROW_GROUPS_OFF = re-encode every row group. */
 	int64_t copy_row_group_min_size;
+	/* (version 3) partial progress: 0 = one commit at the end (nothing is
+	 * kept of a run that stops early); > 0 = finished units of work are
+	 * committed as they finish, in order of completion, each commit
+	 * holding at least this many input bytes (the last the rest), each
+	 * conflict-checked on its own. A run that fails, is cancelled or is
+	 * killed keeps every commit made (and, failing or cancelled, commits
+	 * the units it had finished); the next run compacts what is left. */
+	int64_t commit_every;
 } loom_compact_opts;
 #define LOOM_COPY_ROW_GROUPS_OFF (-1)
-#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0, NULL, NULL, 0 }
+#define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0, NULL, NULL, 0, 0 }
 
-#define LOOM_ZORDER_OPTS_VERSION 1
+#define LOOM_ZORDER_OPTS_VERSION 2 /* 2: commit_every */
 typedef struct loom_zorder_opts {
 	unsigned int version;        /* LOOM_ZORDER_OPTS_VERSION */
 	const char *const *columns;  /* borrowed for the call; at least one */
@@ -100,6 +111,8 @@ typedef struct loom_zorder_opts {
 	                              * vanish however the run ends */
 	int64_t spill_limit;         /* bytes all spills of a run may hold; 0:
 	                              * 90 % of the free space in temp_dir */
+	int64_t commit_every;        /* (version 2) as loom_compact_opts'; a
+	                              * partition is always committed whole */
 } loom_zorder_opts;
 
 typedef enum loom_zorder_curve {
@@ -107,7 +120,7 @@ typedef enum loom_zorder_curve {
 	LOOM_ZORDER_CURVE_Z = 1,      /* Morton / Z-order */
 	LOOM_ZORDER_CURVE_HILBERT = 2
 } loom_zorder_curve;
-#define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0, NULL, 0 }
+#define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0, NULL, 0, 0 }
 
 #define LOOM_PURGE_OPTS_VERSION 1
 typedef struct loom_purge_opts {

@@ -83,8 +83,8 @@ class loom_kv(Structure):
 
 LOOM_RETENTION_TABLE_DEFAULT = -1
 LOOM_VACUUM_OPTS_VERSION = 1
-LOOM_COMPACT_OPTS_VERSION = 2
-LOOM_ZORDER_OPTS_VERSION = 1
+LOOM_COMPACT_OPTS_VERSION = 3
+LOOM_ZORDER_OPTS_VERSION = 2
 LOOM_CHECKPOINT_OPTS_VERSION = 2
 LOOM_CLEANUP_LOGS_OPTS_VERSION = 1
 LOOM_CONVERT_OPTS_VERSION = 1
@@ -118,6 +118,7 @@ class loom_compact_opts(Structure):
         ("progress", COMPACT_PROGRESS_FN),
         ("progress_ctx", c_void_p),
         ("copy_row_group_min_size", c_int64),
+        ("commit_every", c_int64),
     ]
 
 
@@ -133,6 +134,7 @@ class loom_zorder_opts(Structure):
         ("memory_budget", c_int64),
         ("temp_dir", c_char_p),
         ("spill_limit", c_int64),
+        ("commit_every", c_int64),
     ]
 
 

@@ -16,6 +16,10 @@ from typing import Final
 
 # every operation that commits: the version written (-1: none)
 VERSION: Final = "version"
+# OPTIMIZE with commit_every: the commits made, the units of work left
+# undone when the run stopped early (0: it finished)
+NUM_COMMITS: Final = "numCommits"
+UNITS_LEFT: Final = "unitsLeft"
 
 # OPTIMIZE: compaction and Z-order
 NUM_FILES_ADDED: Final = "numFilesAdded"

@@ -108,7 +108,10 @@ int cli_table_args_end(cli_table_args *a, cli_table *t);
 /* The library call of a verb, with its options. */
 typedef int (*cli_table_op)(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel);
 /* How a verb prints its result (`shown`: the table with secrets masked). */
-typedef void (*cli_result_printer)(const char *shown, const loom_op_result *r, int json);
+typedef void (*cli_result_printer)(const char *verb, const char *shown, const loom_op_result *r, int json);
+/* The printer of the OPTIMIZE verbs (compact, zorder): one JSON line with
+ * `json`, else the human summary. */
+void cli_print_optimize(const char *verb, const char *shown, const loom_op_result *r, int json);
 /* Run `op` under a Ctrl-C cancel token, print its error (exit 2 for
  * LOOM_EINVAL, else 1) or its result; release the result and `t`. */
 int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *opts, cli_result_printer print);

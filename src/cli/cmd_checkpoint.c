@@ -56,11 +56,13 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int64_t *o
 	return 0;
 }
 
-static void print_checkpoint(const char *uri, const loom_op_result *r, int json)
+static void print_checkpoint(const char *verb, const char *uri, const loom_op_result *r, int json)
 {
 	int64_t version, created, kind;
 	const char *kind_name;
 	char path[96];
+
+	(void)verb; /* the one verb this prints for */
 
 	version = loom_op_result_metric(r, LOOM_METRIC_VERSION, -1);
 	created = loom_op_result_metric(r, "created", 0);
@@ -140,11 +142,12 @@ int cmd_checkpoint(int argc, char **argv)
 	return cli_table_run(&table, &args, run_checkpoint, &opts, print_checkpoint);
 }
 
-static void print_cleanup(const char *uri, const loom_op_result *r, int json)
+static void print_cleanup(const char *verb, const char *uri, const loom_op_result *r, int json)
 {
 	size_t k;
 	int64_t ckpt, temps, protect, blocked;
 
+	(void)verb; /* the one verb this prints for */
 	ckpt = loom_op_result_metric(r, "checkpointVersion", -1);
 	temps = loom_op_result_metric(r, LOOM_METRIC_NUM_STALE_TEMP_FILES, 0);
 	protect = loom_op_result_metric(r, LOOM_METRIC_CHECKPOINT_PROTECTION_VERSION, -1);

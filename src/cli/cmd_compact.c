@@ -36,6 +36,9 @@ static void compact_usage(FILE *out)
 	        "                       off: re-encode all. Default: the writer setting\n"
 	        "                       copy_row_group_min_size, else 1/8 of the row-group\n"
 	        "                       size (2MiB)\n"
+	        "  --commit-every SIZE  commit finished units of work as they finish, once\n"
+	        "                       they hold SIZE of input (a stopped or killed run\n"
+	        "                       keeps its commits; the next run does the rest)\n"
 	        "  --dry-run            print the plan, write nothing\n"
 	        "  --plan-out FILE      write a plan for `loom execute-unit` / `loom commit`\n"
 	        "                       (units run anywhere, one commit); changes nothing\n"
@@ -74,14 +77,6 @@ static int run_compact(loom_op_result *out, const cli_table *t, void *opts, loom
 static int plan_compact(char **plan, const cli_table *t, void *opts, size_t units)
 {
 	return loom_plan_compact(plan, t->uri, t->loc, opts, units);
-}
-
-static void print_result(const char *shown, const loom_op_result *r, int json)
-{
-	if (json)
-		cli_print_optimize_json(shown, r);
-	else
-		cli_print_result_human("compact", shown, r);
 }
 
 int cmd_compact(int argc, char **argv)
@@ -123,6 +118,11 @@ int cmd_compact(int argc, char **argv)
 		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
 			if (cli_parse_units("compact", argv[++i], &units) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--commit-every") == 0 && i + 1 < argc) {
+			if (loom_parse_size(argv[++i], &opts.commit_every) < 0 || opts.commit_every <= 0) {
+				fprintf(stderr, "loom compact: --commit-every needs a size like 1GiB, got '%s'\n", argv[i]);
+				return CLI_EXIT_USAGE;
+			}
 		} else if (strcmp(a, "--dry-run") == 0) {
 			opts.dry_run = 1;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
@@ -135,5 +135,5 @@ int cmd_compact(int argc, char **argv)
 	opts.n_partition_filters = nf;
 	if (plan_out)
 		return cli_table_plan(&table, &args, plan_compact, &opts, units, plan_out);
-	return cli_table_run(&table, &args, run_compact, &opts, print_result);
+	return cli_table_run(&table, &args, run_compact, &opts, cli_print_optimize);
 }

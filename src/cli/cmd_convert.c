@@ -23,8 +23,9 @@ static void convert_usage(FILE *out)
 	        "  --json               machine-readable output\n");
 }
 
-static void print_result(const char *uri, const loom_op_result *r, int json)
+static void print_result(const char *verb, const char *uri, const loom_op_result *r, int json)
 {
+	(void)verb;
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(uri);

@@ -66,12 +66,12 @@ static void print_json(const char *uri, const loom_op_result *r)
 	printf("}\n");
 }
 
-static void print_result(const char *shown, const loom_op_result *r, int json)
+static void print_result(const char *verb, const char *shown, const loom_op_result *r, int json)
 {
 	if (json)
 		print_json(shown, r);
 	else
-		cli_print_result_human("vacuum", shown, r);
+		cli_print_result_human(verb, shown, r);
 }
 
 static int run_vacuum(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)

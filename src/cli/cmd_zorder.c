@@ -36,6 +36,9 @@ static void zorder_usage(FILE *out)
 	        "                       vanish however the run ends\n"
 	        "  --spill-limit SIZE   most temp space the spills may take (default 90%%\n"
 	        "                       of the free space there)\n"
+	        "  --commit-every SIZE  commit finished partitions as they finish, once they\n"
+	        "                       hold SIZE of input (a partition is committed whole;\n"
+	        "                       a stopped or killed run keeps its commits)\n"
 	        "  --dry-run            print the plan, write nothing\n"
 	        "  --plan-out FILE      sample once and write a plan of key-range units for\n"
 	        "                       `loom execute-unit` / `loom commit`; changes nothing\n"
@@ -59,14 +62,6 @@ static int run_zorder(loom_op_result *out, const cli_table *t, void *opts, loom_
 static int plan_zorder(char **plan, const cli_table *t, void *opts, size_t units)
 {
 	return loom_plan_zorder(plan, t->uri, t->loc, opts, units);
-}
-
-static void print_result(const char *shown, const loom_op_result *r, int json)
-{
-	if (json)
-		cli_print_optimize_json(shown, r);
-	else
-		cli_print_result_human("zorder", shown, r);
 }
 
 int cmd_zorder(int argc, char **argv)
@@ -101,13 +96,15 @@ int cmd_zorder(int argc, char **argv)
 		} else if (strcmp(a, "--temp-dir") == 0 && i + 1 < argc) {
 			opts.temp_dir = argv[++i];
 		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0 ||
-		            strcmp(a, "--spill-limit") == 0) && i + 1 < argc) {
+		            strcmp(a, "--spill-limit") == 0 || strcmp(a, "--commit-every") == 0) && i + 1 < argc) {
 			int64_t v = 0;
 			if (loom_parse_size(argv[++i], &v) < 0 || v <= 0) {
 				fprintf(stderr, "loom zorder: %s needs a size like 128MiB, got '%s'\n", a, argv[i]);
 				return CLI_EXIT_USAGE;
 			}
-			if (a[2] == 't')
+			if (a[2] == 'c')
+				opts.commit_every = v;
+			else if (a[2] == 't')
 				opts.target_size = v;
 			else if (a[2] == 's')
 				opts.spill_limit = v;
@@ -138,5 +135,5 @@ int cmd_zorder(int argc, char **argv)
 	opts.n_columns = nc;
 	if (plan_out)
 		return cli_table_plan(&table, &args, plan_zorder, &opts, units, plan_out);
-	return cli_table_run(&table, &args, run_zorder, &opts, print_result);
+	return cli_table_run(&table, &args, run_zorder, &opts, cli_print_optimize);
 }

@@ -119,6 +119,13 @@ static void print_optimize(const char *verb, const char *uri, const loom_op_resu
 		printf("%s: %s %lld files (%s) into %lld files (%s) in %lld partitions; version %lld\n", uri,
 		       zorder ? "z-ordered" : "compacted", (long long)r->num_files_removed, removed,
 		       (long long)r->num_files_added, added, parts, version);
+	if (!r->dry_run && loom_op_result_metric(r, LOOM_METRIC_NUM_COMMITS, 0) > 0) {
+		long long left = (long long)loom_op_result_metric(r, LOOM_METRIC_UNITS_LEFT, 0);
+		printf("%s: in %lld commits%s\n", uri, (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_COMMITS, 0),
+		       left ? "; stopped early: run again for the rest" : "");
+		if (left)
+			printf("%s: %lld units of work left\n", uri, left);
+	}
 }
 
 void cli_print_result_human(const char *verb, const char *uri, const loom_op_result *r)
@@ -156,4 +163,12 @@ void cli_report_store_stats(void)
 	        (unsigned long long)st.bytes_written);
 	if (out != stderr)
 		fclose(out);
+}
+
+void cli_print_optimize(const char *verb, const char *shown, const loom_op_result *r, int json)
+{
+	if (json)
+		cli_print_optimize_json(shown, r);
+	else
+		cli_print_result_human(verb, shown, r);
 }

@@ -68,7 +68,7 @@ int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *
 		loom_op_result_clear(&result);
 		return failed(a->verb, rc, t);
 	}
-	print(t->shown, &result, a->json);
+	print(a->verb, t->shown, &result, a->json);
 	loom_op_result_clear(&result);
 	cli_table_release(t);
 	return CLI_EXIT_OK;

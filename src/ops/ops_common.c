@@ -70,15 +70,19 @@ LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o)
 {
 	if (!o)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "compact: options are NULL");
-	if (o->version != LOOM_COMPACT_OPTS_VERSION)
+	if (o->version < 1 || o->version > LOOM_COMPACT_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "compact: options version %u; initialise them with "
 		                "LOOM_COMPACT_OPTS_INIT", o->version);
+	if (o->version >= 3 && o->commit_every < 0)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "compact: commit_every %lld is negative", (long long)o->commit_every);
 	if (o->target_size < 0)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "compact: target_size %lld is not positive",
 		                (long long)o->target_size);
-	if (o->copy_row_group_min_size < 0 && o->copy_row_group_min_size != LOOM_COPY_ROW_GROUPS_OFF)
+	if (o->version >= 2 && o->copy_row_group_min_size < 0 &&
+	    o->copy_row_group_min_size != LOOM_COPY_ROW_GROUPS_OFF)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "compact: copy_row_group_min_size %lld is negative",
 		                (long long)o->copy_row_group_min_size);
@@ -90,10 +94,13 @@ LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
 	size_t i, j;
 	if (!o)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order: options are NULL");
-	if (o->version != LOOM_ZORDER_OPTS_VERSION)
+	if (o->version < 1 || o->version > LOOM_ZORDER_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "z_order: options version %u; initialise them with "
 		                "LOOM_ZORDER_OPTS_INIT", o->version);
+	if (o->version >= 2 && o->commit_every < 0)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "z_order: commit_every %lld is negative", (long long)o->commit_every);
 	if (o->n_columns == 0 || !o->columns)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "z_order_by: the column list is empty");

@@ -24,12 +24,12 @@ int main(void)
 	FIELD(loom_compact_opts, target_size); FIELD(loom_compact_opts, dry_run);
 	FIELD(loom_compact_opts, partition_filters); FIELD(loom_compact_opts, n_partition_filters);
 	FIELD(loom_compact_opts, progress); FIELD(loom_compact_opts, progress_ctx);
-	FIELD(loom_compact_opts, copy_row_group_min_size); END();
+	FIELD(loom_compact_opts, copy_row_group_min_size); FIELD(loom_compact_opts, commit_every); END();
 	STRUCT(loom_zorder_opts); FIELD(loom_zorder_opts, version); FIELD(loom_zorder_opts, columns);
 	FIELD(loom_zorder_opts, n_columns); FIELD(loom_zorder_opts, target_size);
 	FIELD(loom_zorder_opts, curve); FIELD(loom_zorder_opts, full); FIELD(loom_zorder_opts, dry_run);
 	FIELD(loom_zorder_opts, memory_budget); FIELD(loom_zorder_opts, temp_dir);
-	FIELD(loom_zorder_opts, spill_limit); END();
+	FIELD(loom_zorder_opts, spill_limit); FIELD(loom_zorder_opts, commit_every); END();
 	STRUCT(loom_checkpoint_opts); FIELD(loom_checkpoint_opts, version);
 	FIELD(loom_checkpoint_opts, table_version); FIELD(loom_checkpoint_opts, part_size); END();
 	STRUCT(loom_cleanup_logs_opts); FIELD(loom_cleanup_logs_opts, version);

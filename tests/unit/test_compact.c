@@ -3,7 +3,9 @@
  * and leave no new file; a concurrent append must not), and a failing
  * rewrite leaving nothing behind. */
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -261,6 +263,45 @@ TEST(a_failing_rewrite_leaves_nothing)
 	free(dir);
 }
 
+/* A caller built against an older loom passes an older, shorter options
+ * struct: the library accepts it and reads only the fields that version
+ * has (a read past the struct's end fails this test under ASan). */
+TEST(older_options_versions_are_accepted)
+{
+	char *dir;
+	loom_store *s = open_copy("delta/simple_table", &dir);
+	size_t v1 = offsetof(loom_compact_opts, copy_row_group_min_size);
+	size_t v2 = offsetof(loom_compact_opts, commit_every);
+	void *o1 = malloc(v1), *o2 = malloc(v2);
+	loom_compact_opts full = LOOM_COMPACT_OPTS_INIT, bad = LOOM_COMPACT_OPTS_INIT;
+	loom_op_result out;
+	REQUIRE(s != NULL && o1 && o2);
+	/* the older structs: the first v1 / v2 bytes of a current one */
+	full.dry_run = 1;
+	full.version = 1;
+	memcpy(o1, &full, v1);
+	full.version = 2;
+	memcpy(o2, &full, v2);
+	CHECK_OK(loom_compact_opts_check(o1));
+	memset(&out, 0, sizeof(out));
+	CHECK_OK(loom_compact(&out, dir, NULL, o1, NULL));
+	CHECK_INT(loom_op_result_metric(&out, "filesRemoved.totalFiles", -1), 5);
+	loom_op_result_clear(&out);
+	CHECK_OK(loom_compact(&out, dir, NULL, o2, NULL));
+	loom_op_result_clear(&out);
+	bad.version = LOOM_COMPACT_OPTS_VERSION + 1;
+	CHECK_ERR(loom_compact_opts_check(&bad), LOOM_EINVAL);
+	bad.version = LOOM_COMPACT_OPTS_VERSION;
+	bad.commit_every = -1;
+	CHECK_ERR(loom_compact_opts_check(&bad), LOOM_EINVAL);
+	CHECK_INT(latest_version(s), 4);
+	free(o1);
+	free(o2);
+	loom_store_free(s);
+	test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(plan_packs_small_files_and_skips_large_ones);
@@ -269,5 +310,6 @@ int main(void)
 	RUN(concurrent_append_does_not_conflict);
 	RUN(dry_run_writes_nothing);
 	RUN(a_failing_rewrite_leaves_nothing);
+	RUN(older_options_versions_are_accepted);
 	return test_summary();
 }

@@ -175,23 +175,16 @@ static int plan_build(compact_plan *plan, char ***ids_out, const delta_snapshot 
 	int64_t min_cube = target * CLUSTER_MIN_CUBE_FACTOR, bin_cap = min_cube + min_cube / 2;
 	int rc = 0;
 
-	memset(plan, 0, sizeof(*plan));
 	*ids_out = NULL;
-	plan->target = target;
-	plan->read_version = snap->version;
-	LOOM_TRY(partition_groups_build(&pg, snap, NULL, 0));
-	plan->considered = pg.num_files;
-	plan->partitions = pg.num_groups;
+	LOOM_TRY(compact_plan_start(plan, &pg, snap, target, NULL, 0, snap->num_files));
 	if (pg.num_groups > 1) {
 		rc = OPS_ERR(LOOM_EUNSUPPORTED, "a clustered table with partitions: the protocol does not "
 		                                "allow both (Clustered Table)");
 		goto done;
 	}
 	order = loom_calloc(pg.num_files + 1, sizeof(*order));
-	plan->storage = loom_calloc(pg.num_files + 1, sizeof(*plan->storage));
-	plan->bins = loom_calloc(pg.num_files + 1, sizeof(*plan->bins));
 	ids = loom_calloc(pg.num_files + 1, sizeof(*ids));
-	if (!order || !plan->storage || !plan->bins || !ids) {
+	if (!order || !ids) {
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning clustering");
 		goto done;
 	}

@@ -64,18 +64,11 @@ int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t t
 	size_t g, i, b;
 	int rc = 0;
 
-	memset(plan, 0, sizeof(*plan));
-	plan->target = target;
-	plan->read_version = snap->version;
-	LOOM_TRY(partition_groups_build(&pg, snap, filters, n_filters));
-	plan->considered = pg.num_files;
-	plan->partitions = pg.num_groups;
-	plan->storage = loom_calloc(pg.num_files + 1, sizeof(*plan->storage));
-	plan->bins = loom_calloc(pg.num_files + 1, sizeof(*plan->bins));
+	LOOM_TRY(compact_plan_start(plan, &pg, snap, target, filters, n_filters, snap->num_files));
 	bin_of = loom_calloc(pg.num_files + 1, sizeof(*bin_of));
 	bin_bytes = loom_calloc(pg.num_files + 1, sizeof(*bin_bytes));
 	bin_count = loom_calloc(pg.num_files + 1, sizeof(*bin_count));
-	if (!plan->storage || !plan->bins || !bin_of || !bin_bytes || !bin_count) {
+	if (!bin_of || !bin_bytes || !bin_count) {
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning compaction");
 		goto done;
 	}

@@ -111,7 +111,8 @@ static int plan_compact(char **out, const char *uri, loom_store *store, const lo
 	for (i = 0; i < opts->n_partition_filters; i++)
 		json_array_append_new(preds, json_string(opts->partition_filters[i]));
 	json_object_set_new(root, "predicates", preds);
-	json_object_set_new(root, "copy_row_group_min_size", json_integer(opts->copy_row_group_min_size));
+	json_object_set_new(root, "copy_row_group_min_size",
+	                    json_integer(opts->version >= 2 ? opts->copy_row_group_min_size : 0));
 	for (i = 0; i < n; i++) {
 		/* the bins of a unit are consecutive: its first file's bin is its partition's */
 		size_t b = 0;

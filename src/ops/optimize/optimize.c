@@ -3,6 +3,7 @@
 #include "ops/optimize/optimize.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "delta/protocol.h"
 #include "delta/row_tracking.h"
 #include "loom/metrics.h"
+#include "ops/optimize/partition_groups.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/hashmap.h"
@@ -26,6 +28,25 @@ void compact_plan_dispose(compact_plan *plan)
 	loom_free(plan->storage);
 	loom_free(plan->bins);
 	memset(plan, 0, sizeof(*plan));
+}
+
+int compact_plan_start(compact_plan *plan, partition_groups *pg, const delta_snapshot *snap, int64_t target,
+                       const char *const *filters, size_t n_filters, size_t max_bins)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->target = target;
+	plan->read_version = snap->version;
+	LOOM_TRY(partition_groups_build(pg, snap, filters, n_filters));
+	plan->considered = pg->num_files;
+	plan->partitions = pg->num_groups;
+	plan->storage = loom_calloc(pg->num_files + 1, sizeof(*plan->storage));
+	plan->bins = loom_calloc(max_bins + 1, sizeof(*plan->bins));
+	if (!plan->storage || !plan->bins) {
+		partition_groups_dispose(pg);
+		compact_plan_dispose(plan);
+		return OPS_ERR(LOOM_ENOMEM, "out of memory planning");
+	}
+	return 0;
 }
 
 int64_t optimize_target(int64_t requested, const loom_table_location *loc, const delta_snapshot *snap)
@@ -403,11 +424,210 @@ cleanup:
 	return rc;
 }
 
+/* ---- partial progress (job->commit_every) ---------------------------------- */
+
+static void summary_merge(size_summary *dst, const size_summary *src)
+{
+	if (src->count == 0)
+		return;
+	if (dst->count == 0 || src->min < dst->min)
+		dst->min = src->min;
+	if (dst->count == 0 || src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	dst->total += src->total;
+}
+
+/* Finished units waiting for their commit, and what the commits made so
+ * far hold. Workers report units through on_unit_done; one commit at a
+ * time (the lock), while the other workers go on rewriting. */
+typedef struct partial_run {
+	loom_store *store;
+	const delta_snapshot *snap;
+	const compact_plan *plan;
+	pipe_unit *units;
+	const optimize_job *job;
+	pthread_mutex_t lock;
+	size_t *pending;              /* unit indexes, in order of completion */
+	size_t npending;
+	int64_t pending_bytes;
+	unsigned char *settled;       /* per unit: committed, or its outputs deleted */
+	run_totals totals;            /* over the commits made */
+	size_t commits;
+	int failed;                   /* a commit failed: none after it */
+	loom_error fail_err;
+	pipe_progress_fn progress;
+	void *progress_ctx;
+} partial_run;
+
+/* One commit of the pending units: a plan of their files alone, removes
+ * and adds as a whole run's, conflict-checked from the run's read version
+ * (the run's earlier commits removed other files: no conflict). */
+static int commit_pending(partial_run *pr)
+{
+	const size_t n = pr->npending;
+	const compact_plan *plan = pr->plan;
+	optimize_job job = *pr->job;
+	compact_plan sub;
+	compact_bin *bins = loom_calloc(n + 1, sizeof(*bins));
+	pipe_unit *us = loom_calloc(n + 1, sizeof(*us));
+	char **ids = job.zcube_ids ? loom_calloc(n + 1, sizeof(*ids)) : NULL;
+	run_totals t;
+	metric_list ml;
+	size_t k, j;
+	int rc;
+
+	if (!bins || !us || (job.zcube_ids && !ids)) {
+		rc = OPS_ERR(LOOM_ENOMEM, "out of memory committing finished units");
+		goto done;
+	}
+	memset(&sub, 0, sizeof(sub));
+	sub.target = plan->target;
+	sub.read_version = plan->read_version;
+	sub.considered = plan->considered;
+	sub.partitions = plan->partitions;
+	for (k = 0; k < n; k++) {
+		const pipe_unit *u = &pr->units[pr->pending[k]];
+		us[k] = *u; /* a view: the results stay the unit's */
+		bins[k].files = (const delta_file **)u->files;
+		bins[k].num_files = u->num_files;
+		bins[k].bytes = u->bytes;
+		bins[k].partition = k;
+		sub.files_in_bins += u->num_files;
+		sub.bytes_in_bins += u->bytes;
+		for (j = 0; j < u->num_files; j++)
+			sub.dvs_in_bins += u->files[j]->dv.storage_type != 0;
+		if (ids)
+			ids[k] = job.zcube_ids[pr->pending[k]];
+	}
+	sub.bins = bins;
+	sub.num_bins = n;
+	sub.partitions_optimized = n;
+	job.zcube_ids = ids;
+	memset(&t, 0, sizeof(t));
+	t.version = -1;
+	removed_totals(&sub, &t);
+	for (k = 0; k < n; k++) {
+		t.batches += us[k].result.batches;
+		for (j = 0; j < us[k].result.num_files; j++)
+			summary_add(&t.added, us[k].result.files[j].size);
+	}
+	build_metrics(&ml, &sub, &job, &t);
+	rc = commit(pr->store, pr->snap, &sub, us, n, &job, &ml, &t.version);
+	if (rc < 0 && t.version != DELTA_COMMIT_UNKNOWN)
+		delete_outputs(pr->store, us, n);
+	if (rc == 0) {
+		summary_merge(&pr->totals.added, &t.added);
+		summary_merge(&pr->totals.removed, &t.removed);
+		pr->totals.batches += t.batches;
+		pr->totals.version = t.version;
+		pr->commits++;
+	}
+	/* committed, or deleted, or (outcome unknown) left for vacuum */
+	for (k = 0; k < n; k++)
+		pr->settled[pr->pending[k]] = 1;
+	pr->npending = 0;
+	pr->pending_bytes = 0;
+done:
+	loom_free(ids);
+	loom_free(us);
+	loom_free(bins);
+	return rc;
+}
+
+static void on_unit_done(void *ctx, const pipe_unit *u, size_t done, size_t total)
+{
+	partial_run *pr = ctx;
+	pthread_mutex_lock(&pr->lock);
+	if (!pr->failed) {
+		pr->pending[pr->npending++] = (size_t)(u - pr->units);
+		pr->pending_bytes += u->bytes;
+		if (pr->pending_bytes >= pr->job->commit_every && commit_pending(pr) < 0) {
+			pr->failed = 1;
+			loom_err_copy(&pr->fail_err);
+		}
+	}
+	pthread_mutex_unlock(&pr->lock);
+	if (pr->progress)
+		pr->progress(pr->progress_ctx, u, done, total);
+}
+
+/* The result of a run of partial commits: the commits' totals, with the
+ * whole plan's counts; numCommits and unitsLeft say how far it got. */
+static int partial_result(loom_op_result *out, partial_run *pr, size_t left)
+{
+	metric_list ml;
+	build_metrics(&ml, pr->plan, pr->job, &pr->totals);
+	LOOM_TRY(metrics_to_result(out, &ml, pr->job, &pr->totals));
+	LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_NUM_COMMITS, (int64_t)pr->commits));
+	return loom_op_result_set_metric(out, LOOM_METRIC_UNITS_LEFT, (int64_t)left);
+}
+
+static int execute_partial(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
+                           const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
+                           const optimize_job *job, pipe_progress_fn progress, void *progress_ctx)
+{
+	partial_run pr;
+	loom_error run_err;
+	size_t i, left = 0;
+	int rc;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.store = store;
+	pr.snap = snap;
+	pr.plan = plan;
+	pr.units = units;
+	pr.job = job;
+	pr.totals.version = -1;
+	pr.progress = progress;
+	pr.progress_ctx = progress_ctx;
+	pr.pending = loom_calloc(nunits + 1, sizeof(*pr.pending));
+	pr.settled = loom_calloc(nunits + 1, 1);
+	if (!pr.pending || !pr.settled || pthread_mutex_init(&pr.lock, NULL) != 0) {
+		loom_free(pr.pending);
+		loom_free(pr.settled);
+		return OPS_ERR(LOOM_ENOMEM, "out of memory");
+	}
+	rc = pipe_exec_run(x, units, nunits, on_unit_done, &pr);
+	if (rc < 0)
+		loom_err_copy(&run_err);
+	/* the units finished before a failure or a stop are kept too */
+	if (!pr.failed && pr.npending > 0 && commit_pending(&pr) < 0) {
+		pr.failed = 1;
+		loom_err_copy(&pr.fail_err);
+	}
+	for (i = 0; i < nunits; i++)
+		if (!pr.settled[i]) {
+			delete_outputs(store, &units[i], 1);
+			left++;
+		}
+	if (pr.commits > 0)
+		delta_log_sweep_temps(store, job->clock);
+	if (pr.failed)
+		rc = loom_err_raise(&pr.fail_err);
+	else if (rc == LOOM_ECANCELLED && pr.commits > 0)
+		rc = 0; /* stopped early, its finished work kept: the result says how far */
+	else if (rc < 0)
+		rc = loom_err_raise(&run_err);
+	if (rc == 0)
+		rc = partial_result(out, &pr, left);
+	else if (pr.commits > 0)
+		loom_err_wrap("%s kept %zu commit%s of finished units (up to version %lld)", job->name,
+		              pr.commits, pr.commits == 1 ? "" : "s", (long long)pr.totals.version);
+	pthread_mutex_destroy(&pr.lock);
+	loom_free(pr.pending);
+	loom_free(pr.settled);
+	return rc;
+}
+
 int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
                             const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
                             const optimize_job *job, pipe_progress_fn progress, void *progress_ctx)
 {
-	int rc = pipe_exec_run(x, units, nunits, progress, progress_ctx);
+	int rc;
+	if (job->commit_every > 0)
+		return execute_partial(out, store, snap, plan, x, units, nunits, job, progress, progress_ctx);
+	rc = pipe_exec_run(x, units, nunits, progress, progress_ctx);
 	if (rc < 0) {
 		delete_outputs(store, units, nunits);
 		return rc;

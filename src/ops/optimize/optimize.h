@@ -50,6 +50,14 @@ typedef struct compact_plan {
 
 void compact_plan_dispose(compact_plan *plan);
 
+struct partition_groups;
+/* The start every plan shares: `plan` emptied, its target and read version
+ * set, the live files in scope grouped by partition into `pg` (filters as
+ * compact_plan_build takes them), room for every file and `max_bins` bins.
+ * On failure nothing is left to dispose. */
+int compact_plan_start(compact_plan *plan, struct partition_groups *pg, const delta_snapshot *snap,
+                       int64_t target, const char *const *filters, size_t n_filters, size_t max_bins);
+
 /* What differs between OPTIMIZE flavours when committing and reporting. */
 typedef struct optimize_job {
 	const char *name;                 /* "compaction", "Z-order" */
@@ -73,6 +81,13 @@ typedef struct optimize_job {
 	/* Test hook: called right before the commit. */
 	void (*before_commit)(void *ctx);
 	void *hook_ctx;
+	/* Partial progress (optimize_execute_commit): 0 = one commit of every
+	 * unit at the end; > 0 = finished units committed in order of
+	 * completion once they hold this many input bytes, each commit
+	 * conflict-checked on its own; a failed or cancelled run still commits
+	 * the units it finished. Units must hold disjoint files (one unit per
+	 * bin or run of bins: not the key-range units of a distributed plan). */
+	int64_t commit_every;
 } optimize_job;
 
 /* What every flavour's caller sets the same way (a flavour's own
@@ -85,6 +100,7 @@ typedef struct optimize_common {
 	const loom_secrets *secrets;      /* may be NULL */
 	void (*before_commit)(void *ctx); /* test hook, or NULL */
 	void *hook_ctx;
+	int64_t commit_every;             /* partial commits: see optimize_job */
 } optimize_common;
 
 /* A job named `name` (a flavour then sets its tags and parameters). */

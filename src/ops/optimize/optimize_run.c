@@ -19,6 +19,7 @@ void optimize_job_init(optimize_job *job, const char *name, const optimize_commo
 	job->secrets = c->secrets;
 	job->before_commit = c->before_commit;
 	job->hook_ctx = c->hook_ctx;
+	job->commit_every = c->commit_every;
 }
 
 int optimize_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,

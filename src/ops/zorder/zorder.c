@@ -184,20 +184,8 @@ int zorder_plan(const zrun *run, compact_plan *plan, const delta_snapshot *snap,
 {
 	partition_groups pg;
 	size_t g, k;
-	int rc = 0;
 
-	memset(plan, 0, sizeof(*plan));
-	plan->target = target;
-	plan->read_version = snap->version;
-	LOOM_TRY(partition_groups_build(&pg, snap, NULL, 0));
-	plan->considered = pg.num_files;
-	plan->partitions = pg.num_groups;
-	plan->storage = loom_calloc(pg.num_files + 1, sizeof(*plan->storage));
-	plan->bins = loom_calloc(pg.num_groups + 1, sizeof(*plan->bins));
-	if (!plan->storage || !plan->bins) {
-		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning Z-order");
-		goto done;
-	}
+	LOOM_TRY(compact_plan_start(plan, &pg, snap, target, NULL, 0, snap->num_files));
 	for (g = 0; g < pg.num_groups; g++) {
 		int clustered = 1;
 		compact_bin *b;
@@ -217,11 +205,8 @@ int zorder_plan(const zrun *run, compact_plan *plan, const delta_snapshot *snap,
 		plan->bytes_in_bins += b->bytes;
 		plan->partitions_optimized++;
 	}
-done:
 	partition_groups_dispose(&pg);
-	if (rc < 0)
-		compact_plan_dispose(plan);
-	return rc;
+	return 0;
 }
 
 unsigned zorder_key_bits(size_t ncols)
@@ -448,6 +433,8 @@ void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, con
 	p->memory_budget = opts->memory_budget;
 	p->temp_dir = opts->temp_dir;
 	p->spill_limit = opts->spill_limit;
+	if (opts->version >= 2) /* a version 1 struct ends before it */
+		p->common.commit_every = opts->commit_every;
 	p->common.loc = loc;
 }
 
