@@ -261,6 +261,12 @@ int main(int argc, char **argv)
 		if (stats)
 			json_object_set_new(add, "stats", json_string(stats));
 		json_object_set_new(add, "deletionVector", dv_json(&dv));
+		/* a DELETE keeps the file's row ids (PROTOCOL.md, Row Tracking) */
+		if (f->base_row_id >= 0)
+			json_object_set_new(add, "baseRowId", json_integer((json_int_t)f->base_row_id));
+		if (f->default_row_commit_version >= 0)
+			json_object_set_new(add, "defaultRowCommitVersion",
+			                    json_integer((json_int_t)f->default_row_commit_version));
 		json_object_set_new(a, "add", add);
 		append_line(&actions, a);
 		free(stats);
