@@ -212,13 +212,20 @@ LOOM_EXTERN(int) loom_cancel_new(loom_cancel **out);
 /** Ask every operation polling `c` to stop. Safe from any thread and from
  *  a signal handler (a lock-free atomic store). NULL is ignored. */
 LOOM_EXTERN(void) loom_cancel_request(loom_cancel *c);
-/** Clear a request so the token can be used again. NULL is ignored. */
+/** Clear a request (and a deadline) so the token can be used again. NULL
+ *  is ignored. */
 LOOM_EXTERN(void) loom_cancel_reset(loom_cancel *c);
 /** 1 when cancellation was requested; 0 otherwise and for NULL.
  *  Thread-safe (an atomic load). */
 LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c);
 /** Release a token; NULL is fine. */
 LOOM_EXTERN(void) loom_cancel_free(loom_cancel *c);
+/** A deadline: `seconds` from now the token counts as requested (a time
+ *  budget); 0 or less removes it. NULL is ignored. */
+LOOM_EXTERN(void) loom_cancel_set_deadline(loom_cancel *c, double seconds);
+/** 1 when the token's deadline has passed (whether or not a request was
+ *  made too); 0 otherwise and for NULL. */
+LOOM_EXTERN(int) loom_cancel_past_deadline(const loom_cancel *c);
 
 /* ---- results ------------------------------------------------------------ */
 

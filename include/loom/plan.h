@@ -223,6 +223,18 @@ LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *c
 /** Tables run concurrently on up to `jobs` worker threads (default 1;
  *  0 = one per CPU). Results stay in declaration order whatever the count. */
 LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs);
+/** Budgets for the runs of `r` (0: none): `seconds` of wall time from a
+ *  run's start and `bytes` of table data rewritten (the input of
+ *  compactions, Z-orders and purges). Under a budget the tables run in
+ *  order of benefit per byte, judged from their health (files compaction
+ *  would merge and DV files it would purge, per byte of them; tables with
+ *  nothing to rewrite first); no table or operation starts once a budget
+ *  is spent (the report says which, and why); at the time budget the
+ *  running compactions and Z-orders stop and commit the units of work they
+ *  finished: they run with commit_every = `commit_every` bytes (0: 1 GiB)
+ *  unless their options set one. LOOM_EINVAL for a negative value. */
+LOOM_EXTERN(int) loom_runner_set_budget(loom_runner *r, double seconds, int64_t bytes,
+                                        int64_t commit_every);
 /** Ask a running (or the next) run to stop: no new table or op starts, and
  *  ops see it through their cancel token. Safe from any thread or a signal
  *  handler (an atomic store). */

@@ -41,6 +41,14 @@ static void maintain_usage(FILE *out)
 	        "                      health policy recommends (loom advise): the block's auto:\n"
 	        "                      policy, its vacuum / compact / z_order_by as the settings\n"
 	        "                      (what maintenance: {auto: true} does without --auto)\n"
+	        "  --budget-time T     a time budget (45m, 2h, 90s, 1h30m): no table or\n"
+	        "                      operation starts after it; running compactions and\n"
+	        "                      Z-orders stop at it and commit what they finished\n"
+	        "  --budget-bytes S    a budget of bytes rewritten (200GiB): no table or\n"
+	        "                      operation starts once spent\n"
+	        "                      (under a budget tables run by benefit per byte)\n"
+	        "  --commit-every S    under a budget, compactions and Z-orders commit each\n"
+	        "                      S of finished work (default 1GiB)\n"
 	        "  --json              machine-readable output (docs/report-schema.md)\n"
 	        "\n"
 	        "exit status: 0 all tables ok or skipped, 1 a table failed or the run could\n"
@@ -51,7 +59,34 @@ typedef struct maintain_args {
 	const char *config, *plan, *step;
 	int policy, json, explain, automatic;
 	size_t jobs;
+	double budget_seconds;
+	int64_t budget_bytes, commit_every;
 } maintain_args;
+
+/* A duration as people write it: "45m", "2h", "90s", "1h30m", "1.5h". */
+static int parse_duration(const char *s, double *seconds)
+{
+	double total = 0;
+	const char *p = s;
+	if (!*p)
+		return -1;
+	while (*p) {
+		char *end;
+		double v = strtod(p, &end);
+		if (end == p || v < 0)
+			return -1;
+		switch (*end) {
+		case 'h': v *= 3600; break;
+		case 'm': v *= 60; break;
+		case 's': break;
+		default: return -1;
+		}
+		total += v;
+		p = end + 1;
+	}
+	*seconds = total;
+	return total > 0 ? 0 : -1;
+}
 
 static int parse_args(int argc, char **argv, maintain_args *a)
 {
@@ -72,13 +107,26 @@ static int parse_args(int argc, char **argv, maintain_args *a)
 			a->automatic = 1;
 		} else if (strcmp(arg, "--config") == 0 || strcmp(arg, "--plan") == 0 ||
 		           strcmp(arg, "--step") == 0 || strcmp(arg, "--jobs") == 0 ||
-		           strcmp(arg, "--policy") == 0) {
+		           strcmp(arg, "--policy") == 0 || strcmp(arg, "--budget-time") == 0 ||
+		           strcmp(arg, "--budget-bytes") == 0 || strcmp(arg, "--commit-every") == 0) {
 			if (!val) {
 				fprintf(stderr, "loom maintain: %s needs a value\n", arg);
 				return -1;
 			}
 			i++;
-			if (strcmp(arg, "--config") == 0) {
+			if (strcmp(arg, "--budget-time") == 0) {
+				if (parse_duration(val, &a->budget_seconds) < 0) {
+					fprintf(stderr, "loom maintain: --budget-time takes a duration like 45m, "
+					                "2h or 1h30m, not '%s'\n", val);
+					return -1;
+				}
+			} else if (strcmp(arg, "--budget-bytes") == 0 || strcmp(arg, "--commit-every") == 0) {
+				int64_t *dst = arg[2] == 'b' ? &a->budget_bytes : &a->commit_every;
+				if (loom_parse_size(val, dst) < 0 || *dst <= 0) {
+					fprintf(stderr, "loom maintain: %s takes a size like 200GiB, not '%s'\n", arg, val);
+					return -1;
+				}
+			} else if (strcmp(arg, "--config") == 0) {
 				a->config = val;
 			} else if (strcmp(arg, "--plan") == 0) {
 				a->plan = val;
@@ -212,7 +260,8 @@ int cmd_maintain(int argc, char **argv)
 		goto out;
 	}
 	if (loom_runner_from_config(&runner, cfg, engine, a.policy) < 0 ||
-	    loom_runner_set_jobs(runner, a.jobs) < 0) {
+	    loom_runner_set_jobs(runner, a.jobs) < 0 ||
+	    loom_runner_set_budget(runner, a.budget_seconds, a.budget_bytes, a.commit_every) < 0) {
 		cli_print_error("maintain");
 		goto out;
 	}

@@ -5,6 +5,7 @@
 
 #include "loom/ops.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version)
@@ -287,6 +288,7 @@ fail:
 
 struct loom_cancel {
 	atomic_int flag;
+	atomic_llong deadline_ns;   /* monotonic clock; 0: none */
 };
 
 LOOM_EXTERN(int) loom_cancel_new(loom_cancel **out)
@@ -298,6 +300,7 @@ LOOM_EXTERN(int) loom_cancel_new(loom_cancel **out)
 	if (!(c = loom_malloc(sizeof(*c))))
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OPS, "out of memory");
 	atomic_init(&c->flag, 0);
+	atomic_init(&c->deadline_ns, 0);
 	*out = c;
 	return 0;
 }
@@ -310,8 +313,10 @@ LOOM_EXTERN(void) loom_cancel_request(loom_cancel *c)
 
 LOOM_EXTERN(void) loom_cancel_reset(loom_cancel *c)
 {
-	if (c)
+	if (c) {
 		atomic_store(&c->flag, 0);
+		atomic_store(&c->deadline_ns, 0);
+	}
 }
 
 LOOM_EXTERN(void) loom_cancel_free(loom_cancel *c)
@@ -319,10 +324,23 @@ LOOM_EXTERN(void) loom_cancel_free(loom_cancel *c)
 	loom_free(c);
 }
 
+LOOM_EXTERN(void) loom_cancel_set_deadline(loom_cancel *c, double seconds)
+{
+	if (c)
+		atomic_store(&c->deadline_ns, seconds > 0 ? loom_clock_mono_ns(loom_clock_system()) +
+		                                            (long long)(seconds * 1e9) : 0);
+}
+
+LOOM_EXTERN(int) loom_cancel_past_deadline(const loom_cancel *c)
+{
+	long long d = c ? atomic_load(&((loom_cancel *)c)->deadline_ns) : 0;
+	return d > 0 && loom_clock_mono_ns(loom_clock_system()) >= d;
+}
+
 LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c)
 {
 	/* atomic_load needs a non-const object in C11. */
-	return c ? atomic_load(&((loom_cancel *)c)->flag) != 0 : 0;
+	return c ? atomic_load(&((loom_cancel *)c)->flag) != 0 || loom_cancel_past_deadline(c) : 0;
 }
 
 LOOM_EXTERN(int) loom_purge_opts_init(loom_purge_opts *o, unsigned int version)

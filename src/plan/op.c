@@ -1,6 +1,7 @@
 /* plan/op.c - operations (the seed's OpSpec): the three built-ins that
  * dispatch to the maintainer, and custom ones with their own execute. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "plan/plan_int.h"
@@ -110,6 +111,23 @@ LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts)
 	return 0;
 }
 
+/* A caller's options may be of an older version, hence a shorter struct:
+ * copy the fields its version has; the others keep their defaults. */
+static void copy_compact_opts(loom_compact_opts *d, const loom_compact_opts *o)
+{
+	size_t n = o->version >= 3 ? sizeof(*o)
+	           : o->version == 2 ? offsetof(loom_compact_opts, commit_every)
+	                             : offsetof(loom_compact_opts, copy_row_group_min_size);
+	memcpy(d, o, n);
+	d->version = LOOM_COMPACT_OPTS_VERSION;
+}
+
+static void copy_zorder_opts(loom_zorder_opts *d, const loom_zorder_opts *o)
+{
+	memcpy(d, o, o->version >= 2 ? sizeof(*o) : offsetof(loom_zorder_opts, commit_every));
+	d->version = LOOM_ZORDER_OPTS_VERSION;
+}
+
 LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts)
 {
 	loom_compact_opts d = LOOM_COMPACT_OPTS_INIT;
@@ -120,7 +138,7 @@ LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts)
 	*out = NULL;
 	if (opts) {
 		LOOM_TRY(loom_compact_opts_check(opts));
-		d = *opts;
+		copy_compact_opts(&d, opts);
 	}
 	LOOM_TRY(op_alloc(&op, "compact", PLAN_OP_COMPACT));
 	/* the filters are borrowed by the caller only for this call: copy them */
@@ -161,7 +179,8 @@ LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts)
 	for (i = 0; i < opts->n_columns; i++)
 		if (!(op->zcols[i] = loom_strdup(opts->columns[i])))
 			goto oom;
-	op->zorder = *opts;
+	op->zorder = (loom_zorder_opts)LOOM_ZORDER_OPTS_INIT;
+	copy_zorder_opts(&op->zorder, opts);
 	op->zorder.columns = (const char *const *)op->zcols;
 	op->zorder.temp_dir = NULL;
 	if (opts->temp_dir && !(op->ztmp = loom_strdup(opts->temp_dir)))
@@ -239,6 +258,25 @@ LOOM_EXTERN(void) loom_op_free(loom_op *op)
 	}
 	loom_free(op->name);
 	loom_free(op);
+}
+
+int plan_op_execute_with(const loom_op *op, loom_op_result *out, const loom_maintainer *m,
+                         const char *uri, const loom_table_location *loc, const loom_cancel *cancel,
+                         int64_t commit_every)
+{
+	if (op && out && commit_every > 0 && op->kind == PLAN_OP_COMPACT && op->compact.commit_every == 0) {
+		loom_compact_opts o = op->compact;
+		o.commit_every = commit_every;
+		LOOM_TRY(need(m, m ? (const void *)m->compact : NULL, "compact"));
+		return m->compact(out, m, uri, loc, &o, cancel);
+	}
+	if (op && out && commit_every > 0 && op->kind == PLAN_OP_ZORDER && op->zorder.commit_every == 0) {
+		loom_zorder_opts o = op->zorder;
+		o.commit_every = commit_every;
+		LOOM_TRY(need(m, m ? (const void *)m->z_order : NULL, "z_order"));
+		return m->z_order(out, m, uri, loc, &o, cancel);
+	}
+	return loom_op_execute(op, out, m, uri, loc, cancel);
 }
 
 LOOM_EXTERN(int) loom_op_execute(const loom_op *op, loom_op_result *out,

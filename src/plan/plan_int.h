@@ -23,6 +23,11 @@ void plan_decl_allow_no_ops(loom_decl *d);
 enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER,
 	            PLAN_OP_AUTO };
 int plan_op_kind(const loom_op *op);
+/* loom_op_execute, a compaction or Z-order without a commit_every of its
+ * own run with `commit_every` (> 0: under a run's budget, plan/budget.h). */
+int plan_op_execute_with(const loom_op *op, loom_op_result *out, const loom_maintainer *m,
+                         const char *uri, const loom_table_location *loc, const loom_cancel *cancel,
+                         int64_t commit_every);
 /* Mark an op made by loom_op_new as the auto op (auto.c); it keeps its
  * execute function and payload. */
 void plan_op_mark_auto(loom_op *op);

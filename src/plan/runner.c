@@ -7,11 +7,13 @@
  * Errors are copied from the worker's thread-local record into the slot. */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "loom/store.h"
 #include "plan/config_int.h"
 #include "plan/plan_int.h"
+#include "plan/budget.h"
 #include "plan/report_int.h"
 #include "util/alloc.h"
 #include "util/cpu_budget.h"
@@ -33,6 +35,8 @@ struct loom_runner {
 	void *locate_payload;
 	loom_progress_fn progress;
 	void *progress_payload;
+	plan_budget budget;           /* loom_runner_set_budget */
+	pthread_mutex_t warn_lock;    /* report warnings from job threads */
 };
 
 LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *cfg,
@@ -76,11 +80,14 @@ LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *c
 	r = loom_calloc(1, sizeof(*r));
 	if (!r)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
-	if (loom_cancel_new(&r->cancel) < 0 || loom_cancel_new(&r->stop) < 0) {
+	if (loom_cancel_new(&r->cancel) < 0 || loom_cancel_new(&r->stop) < 0 ||
+	    pthread_mutex_init(&r->warn_lock, NULL) != 0) {
 		loom_cancel_free(r->cancel);
+		loom_cancel_free(r->stop);
 		loom_free(r);
-		return LOOM_ENOMEM;
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 	}
+	atomic_init(&r->budget.spent, 0);
 	r->cfg = cfg;
 	r->m = maintainer;
 	r->policy = missing_table_policy;
@@ -96,6 +103,21 @@ LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs)
 	if (jobs > 256)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "jobs %zu: at most 256", jobs);
 	r->jobs = jobs ? jobs : loom_cpu_count();
+	return 0;
+}
+
+LOOM_EXTERN(int) loom_runner_set_budget(loom_runner *r, double seconds, int64_t bytes,
+                                        int64_t commit_every)
+{
+	if (!r)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_runner_set_budget: NULL runner");
+	if (seconds < 0 || bytes < 0 || commit_every < 0 || seconds != seconds)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "budget: time %g s, bytes %lld, commit_every %lld: none may be negative",
+		                seconds, (long long)bytes, (long long)commit_every);
+	r->budget.seconds = seconds;
+	r->budget.bytes = bytes;
+	r->budget.commit_every = commit_every ? commit_every : PLAN_BUDGET_COMMIT_EVERY;
 	return 0;
 }
 
@@ -137,7 +159,17 @@ LOOM_EXTERN(void) loom_runner_free(loom_runner *r)
 		return;
 	loom_cancel_free(r->cancel);
 	loom_cancel_free(r->stop);
+	pthread_mutex_destroy(&r->warn_lock);
 	loom_free(r);
+}
+
+/* A warning from a job thread (the report's list is not thread-safe). */
+static void warn(loom_runner *r, loom_report *rep, const char *msg)
+{
+	pthread_mutex_lock(&r->warn_lock);
+	if (report_add_warning(rep, msg) < 0)
+		loom_error_clear(); /* a lost warning is not worth failing a table for */
+	pthread_mutex_unlock(&r->warn_lock);
 }
 
 /* ---- one table ---------------------------------------------------------- */
@@ -294,10 +326,17 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 	loom_table_result *t = &rep->tables[idx];
 	const loom_table_location *loc = NULL;
 	loom_table_location *owned = NULL;
+	char spent[128];
 	size_t i;
 	int rc;
 
 	progress(r, rep, t, LOOM_PROGRESS_TABLE_START, NULL, 0, 0);
+	if (plan_budget_spent(&r->budget, r->cancel, spent, sizeof(spent))) {
+		char msg[LOOM_ERROR_MESSAGE_MAX];
+		snprintf(msg, sizeof(msg), "%s before this table started", spent);
+		set_skipped(r, t, msg);
+		goto done;
+	}
 	if (loom_cancel_requested(r->cancel)) {
 		set_skipped(r, t, "run cancelled before this table started");
 		goto done;
@@ -338,6 +377,16 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 		const loom_op *op = loom_spec_op_at(spec, i);
 		int64_t o0 = loom_clock_mono_ns(clk);
 		loom_op_result res;
+		if (plan_budget_spent(&r->budget, r->cancel, spent, sizeof(spent))) {
+			char msg[LOOM_ERROR_MESSAGE_MAX];
+			snprintf(msg, sizeof(msg), "table '%s': %s: '%s' and the operations after it not started",
+			         t->ref, spent, loom_op_name(op));
+			if (i == 0)
+				set_skipped(r, t, msg);
+			else
+				warn((loom_runner *)r, rep, msg);
+			break;
+		}
 		if (loom_cancel_requested(r->cancel)) {
 			loom_err(LOOM_ECANCELLED, LOOM_ERRCLASS_PLAN,
 			         "table '%s': run cancelled before operation '%s'", t->ref,
@@ -348,7 +397,22 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 		progress(r, rep, t, LOOM_PROGRESS_OP_START, loom_op_name(op), 0, 0);
 		memset(&res, 0, sizeof(res));
 		loom_error_clear();
-		rc = loom_op_execute(op, &res, r->m, loc->uri, loc, r->cancel);
+		rc = plan_op_execute_with(op, &res, r->m, loc->uri, loc, r->cancel,
+		                          plan_budget_active(&r->budget) ? r->budget.commit_every : 0);
+		if (rc == LOOM_ECANCELLED && plan_budget_spent(&r->budget, r->cancel, spent, sizeof(spent))) {
+			/* the time budget stopped it with nothing finished to keep */
+			char msg[LOOM_ERROR_MESSAGE_MAX];
+			loom_op_result_clear(&res);
+			snprintf(msg, sizeof(msg), "%s while '%s' ran: it had finished nothing to commit",
+			         spent, loom_op_name(op));
+			if (i == 0)
+				set_skipped(r, t, msg);
+			else
+				warn((loom_runner *)r, rep, msg);
+			break;
+		}
+		if (rc == 0)
+			plan_budget_charge((plan_budget *)&r->budget, &res);
 		if (rc < 0) {
 			loom_op_result_clear(&res);
 			set_error(r, t, rc, loom_op_name(op), "the operation failed without a message");
@@ -388,6 +452,51 @@ static void run_task(void *arg)
 	for (i = 0; i < task->n; i++)
 		run_spec(task->r, loom_spec_list_at(task->specs, task->idx[i]), task->rep,
 		         task->idx[i]);
+}
+
+/* Under a budget: the tables in order of benefit per byte (plan/budget.h),
+ * highest first, ties in declaration order. Results keep their slots. */
+typedef struct task_score {
+	table_task task;
+	double benefit;
+	size_t order;
+} task_score;
+
+static int cmp_score(const void *a, const void *b)
+{
+	const task_score *x = a, *y = b;
+	if (x->benefit != y->benefit)
+		return x->benefit > y->benefit ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int order_by_benefit(const loom_runner *r, table_task *tasks, size_t n, const loom_spec_list *specs)
+{
+	task_score *sc = loom_calloc(n ? n : 1, sizeof(*sc));
+	size_t i;
+	if (!sc)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	for (i = 0; i < n; i++) {
+		const char *ref = loom_spec_table_ref(loom_spec_list_at(specs, tasks[i].idx[0]));
+		const loom_table_location *loc = NULL;
+		loom_table_location *owned = NULL;
+		int rc = r->locate ? r->locate(&loc, ref, r->locate_payload)
+		                   : loom_config_locate(r->cfg, ref, &owned);
+		if (!r->locate)
+			loc = owned;
+		sc[i].task = tasks[i];
+		sc[i].order = i;
+		sc[i].benefit = rc == 0 && loc && loc->uri ? plan_budget_benefit(loc->uri, loc) : -1;
+		if (r->locate && loc && r->release)
+			r->release(loc, r->locate_payload);
+		loom_table_location_free(owned);
+		loom_error_clear(); /* the run itself reports a table it cannot find */
+	}
+	qsort(sc, n, sizeof(*sc), cmp_score);
+	for (i = 0; i < n; i++)
+		tasks[i] = sc[i].task;
+	loom_free(sc);
+	return 0;
 }
 
 static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
@@ -448,6 +557,14 @@ static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
 		}
 		loom_free(done);
 	}
+	if (plan_budget_active(&r->budget)) {
+		atomic_store(&r->budget.spent, 0);
+		if ((rc = order_by_benefit(r, tasks, n_tasks, specs)) < 0)
+			goto fail;
+		/* the time budget is the ops' cancel token's deadline: running
+		 * rewrites stop there and keep their finished units */
+		loom_cancel_set_deadline(r->cancel, r->budget.seconds);
+	}
 	if (r->jobs <= 1 || n_tasks <= 1) {
 		for (i = 0; i < n_tasks; i++)
 			run_task(&tasks[i]);
@@ -470,7 +587,9 @@ static int run_specs(loom_report **out, loom_runner *r, const char *step_name,
 		loom_threadpool_free(pool);
 		loom_cpu_budget_set_jobs(1);
 	}
-	rep->cancelled = loom_cancel_requested(r->cancel);
+	/* cancelled by a caller; a spent time budget is not a cancellation */
+	rep->cancelled = loom_cancel_requested(r->cancel) && !loom_cancel_past_deadline(r->cancel);
+	loom_cancel_set_deadline(r->cancel, 0);
 	rep->duration_seconds = (double)(loom_clock_mono_ns(clk) - t0) / 1e9;
 	loom_free(tasks);
 	loom_free(idx);
