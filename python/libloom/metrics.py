@@ -44,6 +44,11 @@ SUMMARY_TOTAL_FILES: Final = "totalFiles"
 SUMMARY_TOTAL_SIZE: Final = "totalSize"
 FILES_REMOVED_TOTAL_FILES: Final = "filesRemoved.totalFiles"
 FILES_REMOVED_TOTAL_SIZE: Final = "filesRemoved.totalSize"
+# purge (REORG ... APPLY (PURGE)): DV-deleted rows dropped
+NUM_ROWS_PURGED: Final = "numRowsPurged"
+# analyze (COMPUTE STATS): files given new stats, files with a column scanned
+NUM_FILES_ANALYZED: Final = "numFilesAnalyzed"
+NUM_FILES_SCANNED: Final = "numFilesScanned"
 # Z-order only
 ZORDER_CURVE_HILBERT: Final = "zOrderCurveHilbert"
 ZORDER_SPILL_BYTES: Final = "zOrderSpillBytes"
