@@ -34,6 +34,9 @@ def _metadata() -> str:
              f"Summary: {p.get('description', '')}",
              f"Requires-Python: {p.get('requires-python', '')}"]
     lines += [f"Classifier: {c}" for c in p.get("classifiers", [])]
+    for extra, requirements in p.get("optional-dependencies", {}).items():
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in requirements]
     readme = ROOT / p.get("readme", "README.md")
     if readme.exists():
         lines.append("Description-Content-Type: text/markdown")

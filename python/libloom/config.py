@@ -226,8 +226,14 @@ class StorageConfig:
             lib.loom_config_free(self._handle)
             self._handle = None
 
-    def __del__(self) -> None:
+    def __enter__(self) -> StorageConfig:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def __del__(self) -> None:
+        self.close()  # a safety net: close() or ``with`` free it at once
 
     @property
     def handle(self) -> int:

@@ -83,8 +83,9 @@ class LoomMemoryError(LoomError, MemoryError):
     """ENOMEM: allocation failed or a memory limit was hit."""
 
 
-class LoomIOError(LoomError):
-    """EIO: the operating system or the object store failed."""
+class LoomIOError(LoomError, OSError):
+    """EIO: the operating system or the object store failed (an OSError, so
+    ``except OSError`` catches it as it does any I/O failure)."""
 
 
 class LoomPermissionError(LoomError, PermissionError):

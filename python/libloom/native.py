@@ -35,6 +35,16 @@ from .location import CLocation
 
 T = TypeVar("T")
 
+# The public binding. The other names here (option builders such as
+# vacuum_opts and flag, CStrings, the cancel plumbing) are the package's
+# own helpers, shared by libloom.maintenance, libloom.table and
+# libloom.dask; they may change without notice.
+__all__ = [
+    "CancelToken", "OpResult", "checkpoint", "cleanup_logs", "commit_plan", "compact", "convert",
+    "execute_unit", "format_size", "parse_size", "plan_compact", "plan_unit_count", "plan_zorder",
+    "vacuum", "version", "zorder",
+]
+
 # ---- sizes and curves --------------------------------------------------------------
 
 
@@ -116,8 +126,14 @@ class CancelToken:
             lib.loom_cancel_free(self._handle)
             self._handle = None
 
-    def __del__(self) -> None:
+    def __enter__(self) -> CancelToken:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def __del__(self) -> None:
+        self.close()  # a safety net: close() or ``with`` free it at once
 
 
 # The cancel token of the runner op a C worker thread is executing, so an

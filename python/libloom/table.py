@@ -52,10 +52,20 @@ class _Snapshot:
         check(rc)
         self.handle = snap.value
 
-    def __del__(self) -> None:
+    def close(self) -> None:
+        """Free the snapshot now (the finalizer is only a safety net)."""
         if getattr(self, "handle", None):
             lib.loom_snapshot_free(self.handle)
             self.handle = None
+
+    def __enter__(self) -> _Snapshot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
 
 
 class TableOptimizer:
@@ -65,11 +75,22 @@ class TableOptimizer:
         self._table = table
 
     def compact(self, partition_filters: Sequence[Any] | None = None,
-                target_size: int | None = None, writer_properties: Any = None,
-                commit_properties: Any = None, **_: Any) -> dict[str, Any]:
+                target_size: int | None = None, max_concurrent_tasks: int | None = None,
+                min_commit_interval: Any = None, writer_properties: Any = None,
+                custom_metadata: Mapping[str, str] | None = None,
+                post_commithook_properties: Any = None,
+                commit_properties: Any = None) -> dict[str, Any]:
         """Bin-pack small files; the OPTIMIZE metrics (numFilesAdded,
         numFilesRemoved, numAddedBytes, ...). Partition filters are
-        ``(column, "=", value)`` tuples or "column=value" strings."""
+        ``(column, "=", value)`` tuples or "column=value" strings.
+
+        delta-rs's other keywords are taken so its calls work unchanged:
+        ``max_concurrent_tasks``, ``min_commit_interval`` and
+        ``post_commithook_properties`` have no loom equivalent here (loom
+        sizes its own pool; partial commits are ``commit_every`` in the
+        maintenance API) and are ignored; ``custom_metadata`` joins the
+        commit metadata. Any other keyword is a TypeError."""
+        commit_properties = _with_metadata(commit_properties, custom_metadata)
         r = native.compact(self._table.table_uri,
                            location=self._table._location(writer_properties, commit_properties),
                            target_size=target_size,
@@ -78,10 +99,15 @@ class TableOptimizer:
         return dict(r.metrics)
 
     def z_order(self, columns: Sequence[str], partition_filters: Any = None,
-                target_size: int | None = None, writer_properties: Any = None,
-                commit_properties: Any = None, curve: str | None = None,
-                memory: int | str | None = None, **_: Any) -> dict[str, Any]:
-        """Cluster rows along the Hilbert (default) or Z curve of `columns`."""
+                target_size: int | None = None, max_concurrent_tasks: int | None = None,
+                max_spill_size: int | None = None, min_commit_interval: Any = None,
+                writer_properties: Any = None, custom_metadata: Mapping[str, str] | None = None,
+                post_commithook_properties: Any = None, commit_properties: Any = None,
+                curve: str | None = None, memory: int | str | None = None) -> dict[str, Any]:
+        """Cluster rows along the Hilbert (default) or Z curve of `columns`.
+        delta-rs's keywords as for :meth:`compact` (``max_spill_size`` is
+        ignored: loom spills past ``memory``); any other is a TypeError."""
+        commit_properties = _with_metadata(commit_properties, custom_metadata)
         if partition_filters:
             raise ValueError("z_order: partition_filters are not supported by loom; "
                              "Z-order rewrites every partition not yet clustered")
@@ -104,6 +130,16 @@ def _filters(filters: Sequence[Any] | None) -> list[str]:
     return out
 
 
+def _with_metadata(commit: Any, custom_metadata: Mapping[str, str] | None) -> Any:
+    """delta-rs's custom_metadata keyword, as commit properties' metadata."""
+    if not custom_metadata:
+        return commit
+    merged = dict(_settings(commit))
+    merged["custom_metadata"] = {**dict(merged.get("custom_metadata") or {}),
+                                 **dict(custom_metadata)}
+    return merged
+
+
 class DeltaTable:
     """A Delta table at `table_uri` (a path or file:// URI).
 
@@ -121,6 +157,18 @@ class DeltaTable:
         self._pinned = version
         self._snapshot: _Snapshot | None = _Snapshot(self.table_uri, version,
                                                      self.storage_options)
+
+    def close(self) -> None:
+        """Free the loaded snapshot now (it is loaded again when needed)."""
+        if self._snapshot is not None:
+            self._snapshot.close()
+            self._snapshot = None
+
+    def __enter__(self) -> DeltaTable:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _snap(self) -> _Snapshot:
         if self._snapshot is None:
@@ -164,10 +212,15 @@ class DeltaTable:
         return TableOptimizer(self)
 
     def vacuum(self, retention_hours: int | None = None, dry_run: bool = True,
-               enforce_retention_duration: bool = True, commit_properties: Any = None,
-               full: bool = False, **_: Any) -> list[str]:
+               enforce_retention_duration: bool = True,
+               custom_metadata: Mapping[str, str] | None = None,
+               post_commithook_properties: Any = None, commit_properties: Any = None,
+               full: bool = False) -> list[str]:
         """Files no retained version needs: deleted, or listed when
-        `dry_run` (the default)."""
+        `dry_run` (the default). delta-rs's keywords are taken
+        (``post_commithook_properties`` is ignored, ``custom_metadata``
+        joins the commit metadata); any other is a TypeError."""
+        commit_properties = _with_metadata(commit_properties, custom_metadata)
         native.flag(enforce_retention_duration, "enforce_retention_duration")
         r = native.vacuum(self.table_uri, location=self._location(None, commit_properties),
                           retention_hours=retention_hours, dry_run=dry_run, full=full,
