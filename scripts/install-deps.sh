@@ -15,6 +15,8 @@ packages=(
   # libloom.dask and its tests: Dask distributed (LocalCluster of worker
   # processes), Debian's build
   python3-distributed
+  # the ABI check of libloom.so against abi/libloom.abi (scripts/check-abi.sh)
+  abigail-tools
 )
 
 missing=()
