@@ -387,15 +387,20 @@ int gcs_holds_bytes(gcs_store *s, const char *key, const void *data, size_t len)
 	char range[64];
 	size_t got = 0;
 	uint64_t first = 0, size = 0;
-	int same;
+	int rc;
 	if (!buf)
-		return 0;
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	snprintf(range, sizeof(range), "bytes=0-%zu", len);
-	same = get_media(s, key, range, 0, buf, len + 1, &first, &got, &size) == 0 && size == len &&
-	       got == len && (len == 0 || memcmp(buf, data, len) == 0);
+	rc = get_media(s, key, range, 0, buf, len + 1, &first, &got, &size);
+	if (rc == 0)
+		rc = size == len && got == len && (len == 0 || memcmp(buf, data, len) == 0);
+	else if (rc == LOOM_ENOTFOUND)
+		rc = 0; /* gone meanwhile: not ours to claim */
+	else
+		loom_err_wrap("a create-only upload answered 412 and reading the object back failed "
+		              "(cannot tell whether an earlier attempt of ours wrote it)");
 	loom_free(buf);
-	loom_error_clear();
-	return same;
+	return rc;
 }
 
 /* ---- key_of ------------------------------------------------------------------------ */

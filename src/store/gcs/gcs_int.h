@@ -126,7 +126,8 @@ int gcs_get_metadata(gcs_store *s, const char *key, loom_store_entry *out, int64
                      char *custom, size_t custom_cap);
 /* Read the object's first len + 1 bytes and compare with data[len]: is
  * the object there the one we sent (our retried upload's first attempt
- * landed)? Errors are cleared: 0 means "cannot tell it is ours". */
+ * landed)? 1 yes, 0 no (other bytes, or no object), or the read's error:
+ * a create-only upload must not claim "exists" when it cannot tell. */
 int gcs_holds_bytes(gcs_store *s, const char *key, const void *data, size_t len);
 
 /* ---- parts -------------------------------------------------------------------- */

@@ -64,8 +64,8 @@ static int media_upload(gcs_store *s, const char *key, const void *data, size_t 
 		 * reused connection died, so even a "first" attempt may be the
 		 * second on the wire; loom's commits carry a random txnId, so
 		 * another writer's bytes are never the same) */
-		if (gcs_holds_bytes(s, key, data, len))
-			goto done;
+		if ((rc = gcs_holds_bytes(s, key, data, len)) != 0)
+			goto done; /* ours (1 -> 0 below), or no way to tell */
 		rc = gcs_status_error(s, &c, &r, LOOM_EEXISTS);
 		goto done;
 	}
@@ -74,7 +74,7 @@ done:
 	gcs_call_dispose(&c);
 	http_response_dispose(&r);
 	loom_buf_dispose(&object);
-	return rc;
+	return rc > 0 ? 0 : rc;
 }
 
 /* ---- the writer -------------------------------------------------------------------- */

@@ -36,7 +36,8 @@ import delta_snapshot_compare as dsc  # noqa: E402  (the snapshot comparison)
 # Tables loom must refuse per operation, with the word the refusal names:
 # tests/tools/fixture_refusals.tsv (the list every fixture test reads),
 # except the log-only fixture, whose data files are missing by design and
-# which Azure names its own way.
+# which each object store names its own way (Azure's BlobNotFound, else
+# LOOM_MISSING_OBJECT_WORD: the GCS sweep shares these checks).
 def load_refusals():
     refused = {"vacuum": {}, "compact": {}, "zorder": {}}
     ops = {"vacuum-full": "vacuum", "compact": "compact", "zorder": "zorder"}
@@ -47,7 +48,7 @@ def load_refusals():
             if len(cols) >= 3 and not cols[0].startswith("#") and cols[1] in ops:
                 refused[ops[cols[1]]][cols[0]] = cols[2]
     for op in ("compact", "zorder"):
-        refused[op]["checkpoints-log-only"] = "BlobNotFound"
+        refused[op]["checkpoints-log-only"] = os.environ.get("LOOM_MISSING_OBJECT_WORD", "BlobNotFound")
     return refused
 
 
