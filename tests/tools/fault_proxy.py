@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A fault-injecting HTTP/1.1 proxy for loopback tests of object-store
-clients (S3 in front of Ceph RGW, Azure Blob in front of Azurite).
+clients (S3 in front of Ceph RGW, Azure Blob in front of Azurite, GCS in
+front of the Storage emulator).
 
-    fault_proxy.py --upstream 127.0.0.1:PORT [--flavor s3|azure]
+    fault_proxy.py --upstream 127.0.0.1:PORT [--flavor s3|azure|gcs]
                    [--error-rate R] [--slowdown-rate R] [--reset-rate R]
                    [--truncate-rate R] [--delay-rate R] [--delay-ms MS]
-                   [--ambiguous-rate R] [--match REGEX] [--seed N]
+                   [--ambiguous-rate R] [--throttle-rate R] [--match REGEX] [--seed N]
                    [--max-faults N] [--log FILE] [--trace FILE]
                    [--port-file FILE]
 
@@ -34,6 +35,8 @@ untouched):
   ambiguous  forwarded (the upstream acts on it), then the connection is
              reset instead of relaying the response: the client cannot
              know whether its request took effect
+  throttle   answered 429 Too Many Requests without reaching the upstream
+             (GCS rateLimitExceeded, S3 SlowDown, Azure ServerBusy)
 
 --match REGEX limits faults to requests whose "METHOD TARGET" (the
 request line's first two words) matches; --max-faults stops injecting
@@ -161,6 +164,15 @@ def reset(sock):
 
 
 def error_response(flavor, status):
+    if flavor == "gcs":
+        reason, text = {429: ("rateLimitExceeded", "The object exceeded the rate limit for object mutation "
+                                                   "operations (create, update, and delete)."),
+                        503: ("backendError", "Backend Error")}.get(status, ("internalError", "Internal Error"))
+        body = json.dumps({"error": {"code": status, "message": text,
+                                     "errors": [{"message": text, "domain": "global", "reason": reason}]}}).encode()
+        phrase = {429: "Too Many Requests", 503: "Service Unavailable"}.get(status, "Internal Server Error")
+        return ("HTTP/1.1 %d %s\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: %d\r\n\r\n"
+                % (status, phrase, len(body))).encode() + body
     if flavor == "azure":
         code = "ServerBusy" if status == 503 else "InternalError"
         text = ("The server is currently unable to receive requests. Please retry your request."
@@ -182,7 +194,8 @@ def error_response(flavor, status):
 
 
 class Proxy:
-    FATES = ("error", "slowdown", "reset", "truncate", "delay", "ambiguous")
+    # (new fates go last: the same seed keeps drawing the same fates)
+    FATES = ("error", "slowdown", "reset", "truncate", "delay", "ambiguous", "throttle")
 
     def __init__(self, args):
         self.args = args
@@ -237,8 +250,9 @@ class Proxy:
                     sent_continue = True
                 body = read_body(reader, headers)
                 fate, n = self.fate(method, target)
-                if fate in ("error", "slowdown"):
-                    client.sendall(error_response(self.args.flavor, 503 if fate == "slowdown" else 500))
+                if fate in ("error", "slowdown", "throttle"):
+                    status = {"error": 500, "slowdown": 503, "throttle": 429}[fate]
+                    client.sendall(error_response(self.args.flavor, status))
                     continue
                 if fate == "reset":
                     reset(client)
@@ -312,7 +326,7 @@ def main():
     ap.add_argument("--upstream", required=True, help="HOST:PORT to forward to")
     ap.add_argument("--port", type=int, default=0, help="port to listen on (0: a free one)")
     ap.add_argument("--port-file", help="write the port here once listening")
-    ap.add_argument("--flavor", choices=("s3", "azure"), default="s3")
+    ap.add_argument("--flavor", choices=("s3", "azure", "gcs"), default="s3")
     for fate in Proxy.FATES:
         ap.add_argument("--%s-rate" % fate, type=float, default=0.0)
     ap.add_argument("--delay-ms", type=int, default=2000)
