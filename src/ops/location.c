@@ -55,3 +55,11 @@ int ops_table_close(ops_table *t, int rc, const char *what)
 	loom_secrets_dispose(&t->secrets);
 	return rc;
 }
+
+int ops_table_run(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                  const char *what, ops_table_fn run, void *params)
+{
+	ops_table t;
+	LOOM_TRY(ops_table_open(&t, uri, loc, what));
+	return ops_table_close(&t, run(out, t.store, &t.secrets, params), what);
+}

@@ -31,6 +31,15 @@ int ops_table_open(ops_table *t, const char *uri, const loom_table_location *loc
  * "<what> <uri>:" and masked. Returns rc. */
 int ops_table_close(ops_table *t, int rc, const char *what);
 
+/* The body of a public single-table operation: open the table, run
+ * `run(out, store, secrets, params)` with the table's secrets (masked in
+ * its commits and messages), close it; an error comes back wrapped
+ * "<what> <uri>:" and masked. */
+typedef int (*ops_table_fn)(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
+                            void *params);
+int ops_table_run(loom_op_result *out, const char *uri, const loom_table_location *loc,
+                  const char *what, ops_table_fn run, void *params);
+
 /* The store options of a location (`loc` may be NULL). */
 void ops_store_options(const loom_table_location *loc, loom_store_options *out);
 

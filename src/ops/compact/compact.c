@@ -144,33 +144,42 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	return rc;
 }
 
+void compact_params_from_opts(compact_params *p, const loom_compact_opts *opts,
+                              const loom_table_location *loc, const loom_cancel *cancel)
+{
+	memset(p, 0, sizeof(*p));
+	p->target_size = opts->target_size;
+	p->common.dry_run = opts->dry_run;
+	p->partition_filters = opts->partition_filters;
+	p->n_partition_filters = opts->n_partition_filters;
+	p->common.loc = loc;
+	p->common.cancel = cancel;
+	p->progress = opts->progress;
+	p->progress_ctx = opts->progress_ctx;
+	/* fields of later versions only where the caller's struct has them */
+	if (opts->version >= 2)
+		p->copy_row_group_min_size = opts->copy_row_group_min_size;
+	if (opts->version >= 3)
+		p->common.commit_every = opts->commit_every;
+}
+
+static int compact_on_table(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
+                            void *params)
+{
+	compact_params *p = params;
+	p->common.secrets = secrets;
+	return compact_run(out, store, p);
+}
+
 LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_table_location *loc,
                               const loom_compact_opts *opts, const loom_cancel *cancel)
 {
 	const loom_compact_opts defaults = LOOM_COMPACT_OPTS_INIT;
 	compact_params p;
-	ops_table t;
-	int rc;
 
 	if (!opts)
 		opts = &defaults;
 	LOOM_TRY(loom_compact_opts_check(opts));
-	memset(&p, 0, sizeof(p));
-	p.target_size = opts->target_size;
-	p.common.dry_run = opts->dry_run;
-	p.partition_filters = opts->partition_filters;
-	p.n_partition_filters = opts->n_partition_filters;
-	p.common.loc = loc;
-	p.common.cancel = cancel;
-	p.progress = opts->progress;
-	p.progress_ctx = opts->progress_ctx;
-	/* fields of later versions only where the caller's struct has them */
-	if (opts->version >= 2)
-		p.copy_row_group_min_size = opts->copy_row_group_min_size;
-	if (opts->version >= 3)
-		p.common.commit_every = opts->commit_every;
-	LOOM_TRY(ops_table_open(&t, uri, loc, "compact"));
-	p.common.secrets = &t.secrets;
-	rc = compact_run(out, t.store, &p);
-	return ops_table_close(&t, rc, "compact");
+	compact_params_from_opts(&p, opts, loc, cancel);
+	return ops_table_run(out, uri, loc, "compact", compact_on_table, &p);
 }

@@ -7,14 +7,28 @@
 #include "ops/location.h"
 #include "util/error.h"
 
+/* Checkpoints and log cleanup write no commit: the secrets only mask
+ * their messages (ops_table_run does that). */
+static int checkpoint_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
+                               void *params)
+{
+	(void)secrets;
+	return checkpoint_run(out, store, params);
+}
+
+static int cleanup_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
+                            void *params)
+{
+	(void)secrets;
+	return log_cleanup_run(out, store, params);
+}
+
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
                                  const loom_table_location *loc,
                                  const loom_checkpoint_opts *opts, const loom_cancel *cancel)
 {
 	const loom_checkpoint_opts defaults = LOOM_CHECKPOINT_OPTS_INIT;
 	checkpoint_params p;
-	ops_table t;
-	int rc;
 
 	if (!opts)
 		opts = &defaults;
@@ -39,9 +53,7 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 		p.part_size = opts->part_size;
 	}
 	p.cancel = cancel;
-	LOOM_TRY(ops_table_open(&t, uri, loc, "checkpoint"));
-	rc = checkpoint_run(out, t.store, &p);
-	return ops_table_close(&t, rc, "checkpoint");
+	return ops_table_run(out, uri, loc, "checkpoint", checkpoint_on_store, &p);
 }
 
 /* dry_run and force: 0 or 1. A binding's conversion slip (2, -1) must not
@@ -60,8 +72,6 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 {
 	const loom_cleanup_logs_opts defaults = LOOM_CLEANUP_LOGS_OPTS_INIT;
 	log_cleanup_params p;
-	ops_table t;
-	int rc;
 
 	if (!opts)
 		opts = &defaults;
@@ -82,7 +92,5 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 	p.force = opts->force;
 	p.retention_hours = opts->retention_hours;
 	p.cancel = cancel;
-	LOOM_TRY(ops_table_open(&t, uri, loc, "cleanup-logs"));
-	rc = log_cleanup_run(out, t.store, &p);
-	return ops_table_close(&t, rc, "cleanup-logs");
+	return ops_table_run(out, uri, loc, "cleanup-logs", cleanup_on_store, &p);
 }

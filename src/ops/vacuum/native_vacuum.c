@@ -6,13 +6,19 @@
 #include "ops/vacuum/vacuum.h"
 #include "util/error.h"
 
+static int vacuum_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
+                           void *params)
+{
+	vacuum_params *p = params;
+	p->secrets = secrets;
+	return vacuum_run(out, store, p);
+}
+
 LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_table_location *loc,
                              const loom_vacuum_opts *opts, const loom_cancel *cancel)
 {
 	const loom_vacuum_opts defaults = LOOM_VACUUM_OPTS_INIT;
 	vacuum_params p;
-	ops_table t;
-	int rc;
 
 	if (!opts)
 		opts = &defaults;
@@ -27,8 +33,5 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_ta
 		p.commit_metadata = loc->commit;
 		p.n_commit_metadata = loc->n_commit;
 	}
-	LOOM_TRY(ops_table_open(&t, uri, loc, "vacuum"));
-	p.secrets = &t.secrets;
-	rc = vacuum_run(out, t.store, &p);
-	return ops_table_close(&t, rc, "vacuum");
+	return ops_table_run(out, uri, loc, "vacuum", vacuum_on_store, &p);
 }

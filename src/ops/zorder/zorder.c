@@ -438,18 +438,21 @@ void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, con
 	p->common.loc = loc;
 }
 
+static int zorder_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
+                           void *params)
+{
+	zorder_params *p = params;
+	p->common.secrets = secrets;
+	return zorder_run(out, store, p);
+}
+
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
                              const loom_zorder_opts *opts, const loom_cancel *cancel)
 {
 	zorder_params p;
-	ops_table t;
-	int rc;
 
 	LOOM_TRY(loom_zorder_opts_check(opts));
 	zorder_params_from_opts(&p, opts, loc);
 	p.common.cancel = cancel;
-	LOOM_TRY(ops_table_open(&t, uri, loc, "z-order"));
-	p.common.secrets = &t.secrets;
-	rc = zorder_run(out, t.store, &p);
-	return ops_table_close(&t, rc, "z-order");
+	return ops_table_run(out, uri, loc, "z-order", zorder_on_store, &p);
 }
