@@ -71,7 +71,7 @@ static int run_analyze(loom_op_result *out, const cli_table *t, void *opts, loom
 int cmd_analyze(int argc, char **argv)
 {
 	loom_analyze_opts opts = LOOM_ANALYZE_OPTS_INIT;
-	cli_table_args args = { "analyze", analyze_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("analyze", analyze_usage);
 	const char *cols[MAX_COLUMNS];
 	char *list = NULL;
 	size_t nc = 0;

@@ -118,7 +118,7 @@ static int run_checkpoint(loom_op_result *out, const cli_table *t, void *opts, l
 int cmd_checkpoint(int argc, char **argv)
 {
 	loom_checkpoint_opts opts = LOOM_CHECKPOINT_OPTS_INIT;
-	cli_table_args args = { "checkpoint", checkpoint_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("checkpoint", checkpoint_usage);
 	cli_table table;
 	int i, rc;
 
@@ -213,7 +213,7 @@ static int run_cleanup(loom_op_result *out, const cli_table *t, void *opts, loom
 int cmd_cleanup_logs(int argc, char **argv)
 {
 	loom_cleanup_logs_opts opts = LOOM_CLEANUP_LOGS_OPTS_INIT;
-	cli_table_args args = { "cleanup-logs", cleanup_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("cleanup-logs", cleanup_usage);
 	cli_table table;
 	int i, rc;
 

@@ -62,16 +62,11 @@ static void progress_line(void *ctx, int64_t bins_done, int64_t bins_total, int6
 static int run_compact(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
 {
 	loom_compact_opts *o = opts;
-	int rc, tty = isatty(2);
-	if (tty) {
-		fprintf(stderr, "loom compact: %s: planning...", t->shown);
+	if (isatty(2)) {
 		o->progress = progress_line;
 		o->progress_ctx = (void *)t->shown;
 	}
-	rc = loom_compact(out, t->uri, t->loc, o, cancel);
-	if (tty)
-		fprintf(stderr, "\r\033[K");
-	return rc;
+	return loom_compact(out, t->uri, t->loc, o, cancel);
 }
 
 static int plan_compact(char **plan, const cli_table *t, void *opts, size_t units)
@@ -82,7 +77,7 @@ static int plan_compact(char **plan, const cli_table *t, void *opts, size_t unit
 int cmd_compact(int argc, char **argv)
 {
 	loom_compact_opts opts = LOOM_COMPACT_OPTS_INIT;
-	cli_table_args args = { "compact", compact_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("compact", compact_usage);
 	const char *filters[MAX_FILTERS];
 	size_t nf = 0;
 	const char *plan_out = NULL;
@@ -93,10 +88,8 @@ int cmd_compact(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
-			if (loom_parse_size(argv[++i], &opts.target_size) < 0 || opts.target_size <= 0) {
-				fprintf(stderr, "loom compact: --target-size needs a size like 128MiB, got '%s'\n", argv[i]);
+			if (cli_size_opt("compact", a, argv[++i], &opts.target_size) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-			}
 		} else if (strcmp(a, "--copy-row-group-min") == 0 && i + 1 < argc) {
 			if (strcasecmp(argv[++i], "off") == 0) {
 				opts.copy_row_group_min_size = LOOM_COPY_ROW_GROUPS_OFF;
@@ -107,22 +100,16 @@ int cmd_compact(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 		} else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {
-			if (nf == MAX_FILTERS || !strchr(argv[i + 1], '=')) {
-				fprintf(stderr, "loom compact: --partition needs K=V (at most %d), got '%s'\n", MAX_FILTERS,
-				        argv[i + 1]);
+			if (cli_partition_opt("compact", argv[++i], filters, &nf, MAX_FILTERS) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-			}
-			filters[nf++] = argv[++i];
 		} else if (strcmp(a, "--plan-out") == 0 && i + 1 < argc) {
 			plan_out = argv[++i];
 		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
 			if (cli_parse_units("compact", argv[++i], &units) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
 		} else if (strcmp(a, "--commit-every") == 0 && i + 1 < argc) {
-			if (loom_parse_size(argv[++i], &opts.commit_every) < 0 || opts.commit_every <= 0) {
-				fprintf(stderr, "loom compact: --commit-every needs a size like 1GiB, got '%s'\n", argv[i]);
+			if (cli_size_opt("compact", a, argv[++i], &opts.commit_every) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-			}
 		} else if (strcmp(a, "--dry-run") == 0) {
 			opts.dry_run = 1;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
@@ -131,6 +118,7 @@ int cmd_compact(int argc, char **argv)
 	}
 	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
+	args.status = "planning...";
 	opts.partition_filters = nf ? filters : NULL;
 	opts.n_partition_filters = nf;
 	if (plan_out)

@@ -50,7 +50,7 @@ static int run_convert(loom_op_result *out, const cli_table *t, void *opts, loom
 int cmd_convert(int argc, char **argv)
 {
 	loom_convert_opts copts = LOOM_CONVERT_OPTS_INIT;
-	cli_table_args args = { "convert", convert_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("convert", convert_usage);
 	const char *pcols[MAX_PCOLS];
 	char *list = NULL;
 	size_t np = 0;

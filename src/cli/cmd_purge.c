@@ -79,7 +79,7 @@ static int run_purge(loom_op_result *out, const cli_table *t, void *opts, loom_c
 int cmd_purge(int argc, char **argv)
 {
 	loom_purge_opts opts = LOOM_PURGE_OPTS_INIT;
-	cli_table_args args = { "purge", purge_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("purge", purge_usage);
 	const char *filters[MAX_FILTERS];
 	size_t nf = 0;
 	cli_table table;
@@ -88,17 +88,11 @@ int cmd_purge(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
-			if (loom_parse_size(argv[++i], &opts.target_size) < 0 || opts.target_size <= 0) {
-				fprintf(stderr, "loom purge: --target-size needs a size like 128MiB, got '%s'\n", argv[i]);
+			if (cli_size_opt("purge", a, argv[++i], &opts.target_size) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-			}
 		} else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {
-			if (nf == MAX_FILTERS || !strchr(argv[i + 1], '=')) {
-				fprintf(stderr, "loom purge: --partition needs K=V (at most %d), got '%s'\n", MAX_FILTERS,
-				        argv[i + 1]);
+			if (cli_partition_opt("purge", argv[++i], filters, &nf, MAX_FILTERS) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-			}
-			filters[nf++] = argv[++i];
 		} else if (strcmp(a, "--dry-run") == 0) {
 			opts.dry_run = 1;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {

@@ -82,7 +82,7 @@ static int run_vacuum(loom_op_result *out, const cli_table *t, void *opts, loom_
 int cmd_vacuum(int argc, char **argv)
 {
 	loom_vacuum_opts opts = LOOM_VACUUM_OPTS_INIT;
-	cli_table_args args = { "vacuum", vacuum_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("vacuum", vacuum_usage);
 	cli_table table;
 	int i, rc;
 

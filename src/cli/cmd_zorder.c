@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "loom.h"
@@ -50,13 +49,7 @@ static void zorder_usage(FILE *out)
 
 static int run_zorder(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
 {
-	int rc, tty = isatty(2);
-	if (tty)
-		fprintf(stderr, "loom zorder: %s: sampling, sorting and rewriting...\r", t->shown);
-	rc = loom_zorder(out, t->uri, t->loc, opts, cancel);
-	if (tty)
-		fprintf(stderr, "\033[K");
-	return rc;
+	return loom_zorder(out, t->uri, t->loc, opts, cancel);
 }
 
 static int plan_zorder(char **plan, const cli_table *t, void *opts, size_t units)
@@ -67,7 +60,7 @@ static int plan_zorder(char **plan, const cli_table *t, void *opts, size_t units
 int cmd_zorder(int argc, char **argv)
 {
 	loom_zorder_opts opts = LOOM_ZORDER_OPTS_INIT;
-	cli_table_args args = { "zorder", zorder_usage, NULL, NULL, 0 };
+	cli_table_args args = CLI_TABLE_ARGS("zorder", zorder_usage);
 	const char *cols[MAX_COLUMNS];
 	size_t nc = 0;
 	const char *plan_out = NULL;
@@ -131,6 +124,7 @@ int cmd_zorder(int argc, char **argv)
 	}
 	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
+	args.status = "sampling, sorting and rewriting...";
 	opts.columns = cols;
 	opts.n_columns = nc;
 	if (plan_out)

@@ -5,6 +5,7 @@
  * own options, its library call and how it prints its result. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "loom.h"
@@ -37,6 +38,25 @@ int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i)
 	return CLI_ARG_TAKEN;
 }
 
+int cli_size_opt(const char *verb, const char *opt, const char *value, int64_t *out)
+{
+	if (loom_parse_size(value, out) < 0 || *out <= 0) {
+		fprintf(stderr, "loom %s: %s needs a size like 128MiB, got '%s'\n", verb, opt, value);
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_EXIT_OK;
+}
+
+int cli_partition_opt(const char *verb, const char *value, const char **filters, size_t *n, size_t max)
+{
+	if (*n == max || !strchr(value, '=')) {
+		fprintf(stderr, "loom %s: --partition needs K=V (at most %zu), got '%s'\n", verb, max, value);
+		return CLI_EXIT_USAGE;
+	}
+	filters[(*n)++] = value;
+	return CLI_EXIT_OK;
+}
+
 int cli_table_args_end(cli_table_args *a, cli_table *t)
 {
 	if (!a->table) {
@@ -60,10 +80,16 @@ int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *
 	loom_cancel *cancel;
 	int rc;
 
+	int tty = a->status && isatty(2);
+
 	memset(&result, 0, sizeof(result));
+	if (tty)
+		fprintf(stderr, "loom %s: %s: %s", a->verb, t->shown, a->status);
 	cancel = cli_cancel_begin();
 	rc = op(&result, t, opts, cancel);
 	cli_cancel_end(cancel);
+	if (tty)
+		fprintf(stderr, "\r\033[K");
 	if (rc < 0) {
 		loom_op_result_clear(&result);
 		return failed(a->verb, rc, t);
