@@ -94,7 +94,10 @@ typedef struct cli_table_args {
 	const char *table;
 	const char *config;
 	int json;
+	const char *status;               /* shown on a terminal while the
+	                                     operation runs ("planning..."), or NULL */
 } cli_table_args;
+#define CLI_TABLE_ARGS(verb, usage) { (verb), (usage), NULL, NULL, 0, NULL }
 
 /* argv[*i] after the verb's own options: CLI_ARG_TAKEN when it was one of
  * the shared arguments (*i moved past its value), else the exit status to
@@ -104,6 +107,13 @@ typedef struct cli_table_args {
 int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i);
 /* After the arguments: the usage without a TABLE, else cli_table_resolve. */
 int cli_table_args_end(cli_table_args *a, cli_table *t);
+
+/* The value of a size option (--target-size 128MiB): CLI_EXIT_OK with
+ * *out > 0, or CLI_EXIT_USAGE after saying why. */
+int cli_size_opt(const char *verb, const char *opt, const char *value, int64_t *out);
+/* --partition K=V, appended to filters[*n] (at most `max`): CLI_EXIT_OK,
+ * or CLI_EXIT_USAGE after saying why. */
+int cli_partition_opt(const char *verb, const char *value, const char **filters, size_t *n, size_t max);
 
 /* The library call of a verb, with its options. */
 typedef int (*cli_table_op)(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel);
