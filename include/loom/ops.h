@@ -293,7 +293,11 @@ LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *
 
 /* ---- the maintainer backend --------------------------------------------- */
 
-#define LOOM_MAINTAINER_VERSION 1
+/* The maintainer grows like the option structs: members are appended at
+ * the end and the version bumped. The library accepts every older version
+ * and never reads past the members that version has: an op whose member is
+ * missing (or NULL) fails with LOOM_EUNSUPPORTED naming the maintainer. */
+#define LOOM_MAINTAINER_VERSION 2 /* 2: purge, analyze */
 
 typedef struct loom_maintainer loom_maintainer;
 
@@ -316,6 +320,14 @@ struct loom_maintainer {
 	               const char *uri, const loom_table_location *loc,
 	               const loom_zorder_opts *opts, const loom_cancel *cancel);
 	void *payload;          /* the backend's own state */
+	/* (version 2) REORG ... APPLY (PURGE) and ANALYZE ... COMPUTE DELTA
+	 * STATISTICS, as loom_purge / loom_analyze */
+	int (*purge)(loom_op_result *out, const loom_maintainer *self,
+	             const char *uri, const loom_table_location *loc,
+	             const loom_purge_opts *opts, const loom_cancel *cancel);
+	int (*analyze)(loom_op_result *out, const loom_maintainer *self,
+	               const char *uri, const loom_table_location *loc,
+	               const loom_analyze_opts *opts, const loom_cancel *cancel);
 };
 
 /** VACUUM the table at `uri` with the native engine. `out` (zero-filled
@@ -402,8 +414,9 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri,
  *  the target size and written as compaction writes its bins (one stream
  *  per partition cut at the target); files without a DV are never touched.
  *  Row ids and row commit versions are kept (row tracking), new files get
- *  stats. ONE commit, operation OPTIMIZE (operationParameters.applyPurge
- *  "true"), dataChange=false, conflict-checked like compaction's: a
+ *  stats. ONE commit, operation REORG (as Spark's REORG TABLE ... APPLY
+ *  (PURGE): operationParameters predicate and applyPurge "true"),
+ *  dataChange=false, conflict-checked like compaction's: a
  *  concurrent commit that removed or re-wrote one of the files (a DELETE
  *  adding a DV) makes it fail with LOOM_ECONFLICT, the table unchanged and
  *  the new files deleted. The old files stay on storage, referenced by
@@ -447,7 +460,8 @@ LOOM_EXTERN(int) loom_analyze(loom_op_result *out, const char *uri,
                               const loom_analyze_opts *opts,
                               const loom_cancel *cancel);
 
-/** The native engine (src/ops): vacuum, compact and zorder as above. On
+/** The native engine (src/ops): vacuum, compact, zorder, purge and analyze
+ *  as above (version LOOM_MAINTAINER_VERSION). On
  *  success *out is a static maintainer (never freed). */
 LOOM_EXTERN(int) loom_maintainer_native(const loom_maintainer **out);
 

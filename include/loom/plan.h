@@ -54,6 +54,14 @@ LOOM_EXTERN(int) loom_op_new(loom_op **out, const char *name,
 LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts);
 LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts);
 LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts);
+/** REORG ... APPLY (PURGE) and ANALYZE (loom_purge / loom_analyze through
+ *  the maintainer's purge / analyze, which a maintainer has from version 2
+ *  on: with an older one, or a NULL member, the op fails with
+ *  LOOM_EUNSUPPORTED). Options checked and copied with their strings
+ *  (partition filters, columns); NULL = the defaults. Names: "purge",
+ *  "analyze". */
+LOOM_EXTERN(int) loom_op_purge(loom_op **out, const loom_purge_opts *opts);
+LOOM_EXTERN(int) loom_op_analyze(loom_op **out, const loom_analyze_opts *opts);
 
 LOOM_EXTERN(const char *) loom_op_name(const loom_op *op);
 /** Take another reference (ops are shared by the specs of a schema). */
@@ -128,6 +136,10 @@ LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
 /** Z-order with every option (curve, memory budget, temp dir, spill limit,
  *  full, dry run); columns and temp_dir are copied. */
 LOOM_EXTERN(int) loom_decl_zorder(loom_decl *d, const loom_zorder_opts *opts);
+/** MaintainTable(...).purge() / .analyze(): loom_op_purge / loom_op_analyze
+ *  appended (NULL opts = the defaults). Errors as for the builders above. */
+LOOM_EXTERN(int) loom_decl_purge(loom_decl *d, const loom_purge_opts *opts);
+LOOM_EXTERN(int) loom_decl_analyze(loom_decl *d, const loom_analyze_opts *opts);
 /** Append any op (built-in or custom) to a table/schema declaration. */
 LOOM_EXTERN(int) loom_decl_add_op(loom_decl *d, loom_op *op);
 
@@ -164,8 +176,8 @@ LOOM_EXTERN(int) loom_step_resolve(loom_spec_list **out, const loom_step *step,
 LOOM_EXTERN(void) loom_step_free(loom_step *step);
 
 /** The config's maintenance block as a step named "maintenance": one
- *  MaintainSchema per listed schema with the block's vacuum / compact /
- *  z_order_by -- or, when the block says `auto:`, with the auto op
+ *  MaintainSchema per listed schema with the block's ops, in this order:
+ *  vacuum, compact or z_order_by, purge, analyze -- or, when the block says `auto:`, with the auto op
  *  (loom/auto.h), those three being its settings. A step with no
  *  declarations when there is no block.
  *  *out owned by the caller. */

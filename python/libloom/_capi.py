@@ -88,7 +88,9 @@ LOOM_ZORDER_OPTS_VERSION = 2
 LOOM_CHECKPOINT_OPTS_VERSION = 2
 LOOM_CLEANUP_LOGS_OPTS_VERSION = 1
 LOOM_CONVERT_OPTS_VERSION = 1
-LOOM_MAINTAINER_VERSION = 1
+LOOM_PURGE_OPTS_VERSION = 1
+LOOM_ANALYZE_OPTS_VERSION = 1
+LOOM_MAINTAINER_VERSION = 2
 
 LOOM_ZORDER_CURVE_AUTO = 0
 LOOM_ZORDER_CURVE_Z = 1
@@ -217,6 +219,26 @@ loom_table_p = c_void_p
 loom_snapshot_p = c_void_p
 
 
+class loom_purge_opts(Structure):
+    _fields_ = [
+        ("version", c_uint),
+        ("target_size", c_int64),
+        ("dry_run", c_int),
+        ("partition_filters", POINTER(c_char_p)),
+        ("n_partition_filters", c_size_t),
+    ]
+
+
+class loom_analyze_opts(Structure):
+    _fields_ = [
+        ("version", c_uint),
+        ("all", c_int),
+        ("dry_run", c_int),
+        ("columns", POINTER(c_char_p)),
+        ("n_columns", c_size_t),
+    ]
+
+
 class loom_maintainer(Structure):
     pass
 
@@ -231,6 +253,13 @@ MAINT_ZORDER_FN = CFUNCTYPE(
     c_int, POINTER(loom_op_result), POINTER(loom_maintainer), c_char_p,
     POINTER(loom_table_location), POINTER(loom_zorder_opts), loom_cancel_p)
 
+MAINT_PURGE_FN = CFUNCTYPE(
+    c_int, POINTER(loom_op_result), POINTER(loom_maintainer), c_char_p,
+    POINTER(loom_table_location), POINTER(loom_purge_opts), loom_cancel_p)
+MAINT_ANALYZE_FN = CFUNCTYPE(
+    c_int, POINTER(loom_op_result), POINTER(loom_maintainer), c_char_p,
+    POINTER(loom_table_location), POINTER(loom_analyze_opts), loom_cancel_p)
+
 loom_maintainer._fields_ = [
     ("version", c_uint),
     ("name", c_char_p),
@@ -238,6 +267,9 @@ loom_maintainer._fields_ = [
     ("compact", MAINT_COMPACT_FN),
     ("z_order", MAINT_ZORDER_FN),
     ("payload", c_void_p),
+    # version 2
+    ("purge", MAINT_PURGE_FN),
+    ("analyze", MAINT_ANALYZE_FN),
 ]
 
 # ---- plan.h ------------------------------------------------------------------
@@ -371,6 +403,8 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_vacuum_opts_init": (c_int, [POINTER(loom_vacuum_opts), c_uint]),
     "loom_compact_opts_init": (c_int, [POINTER(loom_compact_opts), c_uint]),
     "loom_zorder_opts_init": (c_int, [POINTER(loom_zorder_opts), c_uint]),
+    "loom_purge_opts_init": (c_int, [POINTER(loom_purge_opts), c_uint]),
+    "loom_analyze_opts_init": (c_int, [POINTER(loom_analyze_opts), c_uint]),
     "loom_vacuum_opts_check": (c_int, [POINTER(loom_vacuum_opts)]),
     "loom_compact_opts_check": (c_int, [POINTER(loom_compact_opts)]),
     "loom_zorder_opts_check": (c_int, [POINTER(loom_zorder_opts)]),
@@ -388,6 +422,10 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
                              POINTER(loom_compact_opts), loom_cancel_p]),
     "loom_zorder": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(loom_table_location),
                             POINTER(loom_zorder_opts), loom_cancel_p]),
+    "loom_purge": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(loom_table_location),
+                           POINTER(loom_purge_opts), loom_cancel_p]),
+    "loom_analyze": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(loom_table_location),
+                             POINTER(loom_analyze_opts), loom_cancel_p]),
     "loom_checkpoint": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(loom_table_location),
                                 POINTER(loom_checkpoint_opts), loom_cancel_p]),
     "loom_cleanup_logs": (c_int, [POINTER(loom_op_result), c_char_p,
@@ -433,6 +471,8 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_op_vacuum": (c_int, [POINTER(loom_op_p), POINTER(loom_vacuum_opts)]),
     "loom_op_compact": (c_int, [POINTER(loom_op_p), POINTER(loom_compact_opts)]),
     "loom_op_zorder": (c_int, [POINTER(loom_op_p), POINTER(loom_zorder_opts)]),
+    "loom_op_purge": (c_int, [POINTER(loom_op_p), POINTER(loom_purge_opts)]),
+    "loom_op_analyze": (c_int, [POINTER(loom_op_p), POINTER(loom_analyze_opts)]),
     "loom_op_name": (c_char_p, [loom_op_p]),
     "loom_op_free": (None, [loom_op_p]),
     "loom_spec_new": (c_int, [POINTER(loom_spec_p), c_char_p]),
@@ -451,6 +491,8 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_decl_vacuum": (c_int, [loom_decl_p, POINTER(loom_vacuum_opts)]),
     "loom_decl_compact": (c_int, [loom_decl_p, POINTER(loom_compact_opts)]),
     "loom_decl_zorder": (c_int, [loom_decl_p, POINTER(loom_zorder_opts)]),
+    "loom_decl_purge": (c_int, [loom_decl_p, POINTER(loom_purge_opts)]),
+    "loom_decl_analyze": (c_int, [loom_decl_p, POINTER(loom_analyze_opts)]),
     "loom_decl_add_op": (c_int, [loom_decl_p, loom_op_p]),
     "loom_decl_validate": (c_int, [loom_decl_p]),
     "loom_decl_resolve": (c_int, [loom_decl_p, loom_config_p, loom_spec_list_p]),

@@ -41,8 +41,8 @@ T = TypeVar("T")
 # libloom.dask; they may change without notice.
 __all__ = [
     "CancelToken", "OpResult", "checkpoint", "cleanup_logs", "commit_plan", "compact", "convert",
-    "execute_unit", "format_size", "parse_size", "plan_compact", "plan_unit_count", "plan_zorder",
-    "vacuum", "version", "zorder",
+    "analyze", "execute_unit", "format_size", "parse_size", "plan_compact", "plan_unit_count",
+    "plan_zorder", "purge", "vacuum", "version", "zorder",
 ]
 
 # ---- sizes and curves --------------------------------------------------------------
@@ -350,6 +350,30 @@ def zorder_opts(columns: CStrings, target_size: int | str | None = None,
     return o
 
 
+def purge_opts(target_size: int | str | None = None, dry_run: bool = False,
+               filters: CStrings | None = None) -> _capi.loom_purge_opts:
+    o = _capi.loom_purge_opts()
+    check(lib.loom_purge_opts_init(byref(o), _capi.LOOM_PURGE_OPTS_VERSION))
+    o.target_size = parse_size(target_size, "target_size")
+    o.dry_run = flag(dry_run, "dry_run")
+    if filters is not None and len(filters):
+        o.partition_filters = filters.ptr
+        o.n_partition_filters = len(filters)
+    return o
+
+
+def analyze_opts(columns: CStrings | None = None, all: bool = False,
+                 dry_run: bool = False) -> _capi.loom_analyze_opts:
+    o = _capi.loom_analyze_opts()
+    check(lib.loom_analyze_opts_init(byref(o), _capi.LOOM_ANALYZE_OPTS_VERSION))
+    o.all = flag(all, "all")
+    o.dry_run = flag(dry_run, "dry_run")
+    if columns is not None and len(columns):
+        o.columns = columns.ptr
+        o.n_columns = len(columns)
+    return o
+
+
 def column_list(columns: Sequence[str], what: str = "z_order_by") -> list[str]:
     """A non-empty list of column names; a bare string is refused (it would
     be read as one column per character)."""
@@ -449,6 +473,29 @@ def zorder(uri: str, columns: Sequence[str], *, location: Any = None,
     tmp = _capi.cstr(temp_dir) if temp_dir is not None else None
     opts = zorder_opts(cols, target_size, curve, memory, tmp, spill_limit, full, dry_run)
     return _run(lib.loom_zorder, uri, location, opts, cancel, keep=(cols, tmp))
+
+
+def purge(uri: str, *, location: Any = None, partition_filters: Sequence[str] = (),
+          target_size: int | str | None = None, dry_run: bool = False,
+          cancel: CancelToken | None = None) -> OpResult:
+    """REORG ... APPLY (PURGE) (``loom_purge``): rewrite every live file
+    with a deletion vector (in the partitions the "col=value" filters
+    select) without its deleted rows; one REORG commit. The old files stay
+    on storage until a VACUUM after the retention removes them."""
+    filters = CStrings(column_list(partition_filters, "purge: partition_filters"))
+    return _run(lib.loom_purge, uri, location, purge_opts(target_size, dry_run, filters), cancel,
+                keep=filters)
+
+
+def analyze(uri: str, *, location: Any = None, columns: Sequence[str] = (), all: bool = False,
+            dry_run: bool = False, cancel: CancelToken | None = None) -> OpResult:
+    """ANALYZE ... COMPUTE DELTA STATISTICS (``loom_analyze``): new
+    statistics for the live files without them or missing a stats column
+    (only `columns`, when given), or every live file with ``all=True``;
+    one COMPUTE STATS commit re-stating the same files."""
+    cols = CStrings(column_list(columns, "analyze: columns"))
+    return _run(lib.loom_analyze, uri, location, analyze_opts(cols, all, dry_run), cancel,
+                keep=cols)
 
 
 # ---- plan / execute(unit) / commit (loom/distributed.h) -------------------------------

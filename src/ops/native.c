@@ -27,8 +27,25 @@ static int native_z_order(loom_op_result *out, const loom_maintainer *self, cons
 	return loom_zorder(out, uri, loc, opts, cancel);
 }
 
+static int native_purge(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                        const loom_table_location *loc, const loom_purge_opts *opts,
+                        const loom_cancel *cancel)
+{
+	(void)self;
+	return loom_purge(out, uri, loc, opts, cancel);
+}
+
+static int native_analyze(loom_op_result *out, const loom_maintainer *self, const char *uri,
+                          const loom_table_location *loc, const loom_analyze_opts *opts,
+                          const loom_cancel *cancel)
+{
+	(void)self;
+	return loom_analyze(out, uri, loc, opts, cancel);
+}
+
 static const loom_maintainer native_maintainer = {
-	LOOM_MAINTAINER_VERSION, "native", native_vacuum, native_compact, native_z_order, NULL
+	LOOM_MAINTAINER_VERSION, "native", native_vacuum, native_compact, native_z_order, NULL,
+	native_purge, native_analyze
 };
 
 LOOM_EXTERN(int) loom_maintainer_native(const loom_maintainer **out)

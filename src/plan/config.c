@@ -95,6 +95,8 @@ LOOM_EXTERN(void) loom_config_free(loom_config *cfg)
 	loom_free(cfg->tables);
 	strv_free(cfg->schemas, cfg->n_schemas);
 	yopts_zorder_dispose(&cfg->zorder);
+	yopts_purge_dispose(&cfg->purge);
+	yopts_analyze_dispose(&cfg->analyze);
 	loom_secrets_dispose(&cfg->secrets);
 	loom_free(cfg->source);
 	loom_free(cfg);
@@ -392,15 +394,20 @@ static int op_form_err(ydoc *d, yaml_node_t *v, const char *what, const char *ke
  *               compact with those options / the defaults (loom)
  *   z_order_by: a list of columns; empty or null = no Z-order (loom-py);
  *               a mapping with every Z-order option (loom)
+ *   purge:      true/false, nothing (the defaults) or a mapping
+ *               {partition, target_size, dry_run} (loom, issue 32)
+ *   analyze:    true/false, nothing (the defaults) or a mapping
+ *               {columns, all, dry_run} (loom, issue 32)
  *   auto:       true/false, nothing (on), or a mapping of health policy
- *               thresholds (loom): the ops above become auto's settings
+ *               thresholds (loom): vacuum, compact and z_order_by become
+ *               auto's settings; purge and analyze still run as declared
  * compact and z_order_by exclude each other only when both are on, and
  * only when the block runs (loom_step_from_config), as in loom-py: the
  * file still loads for the steps of a plan. */
 static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 {
 	static const char *const top[] = { "schemas", "vacuum", "compact", "z_order_by", "auto",
-		                           NULL };
+		                           "purge", "analyze", NULL };
 	loom_buf b = LOOM_BUF_INIT;
 	yaml_node_t *v, *kc = NULL, *kz = NULL;
 	int rc = 0, on;
@@ -410,6 +417,8 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 	loom_compact_opts_init(&cfg->compact, LOOM_COMPACT_OPTS_VERSION);
 	loom_zorder_opts_init(&cfg->zorder.opts, LOOM_ZORDER_OPTS_VERSION);
 	loom_health_policy_init(&cfg->auto_policy, LOOM_HEALTH_POLICY_VERSION);
+	yopts_purge_dispose(&cfg->purge);
+	yopts_analyze_dispose(&cfg->analyze);
 	if (ydoc_is_null(n))
 		return 0;
 	if (!ydoc_is_map(n))
@@ -460,6 +469,26 @@ static int read_maintenance(loom_config *cfg, ydoc *d, yaml_node_t *n)
 		if ((rc = yopts_zorder(d, v, "maintenance.z_order_by", &cfg->zorder)) < 0)
 			goto done;
 		cfg->has_zorder = 1;
+	}
+	if ((v = ydoc_get(d, n, "purge", NULL))) {
+		if (bool_form(d, v, "maintenance.purge", &on, &rc))
+			cfg->has_purge = on;
+		else if (ydoc_is_scalar(v) && !ydoc_is_null(v))
+			rc = op_form_err(d, v, "maintenance.purge", "partition, target_size, dry_run");
+		else if ((rc = yopts_purge(d, v, "maintenance.purge", &cfg->purge)) == 0)
+			cfg->has_purge = 1;
+		if (rc < 0)
+			goto done;
+	}
+	if ((v = ydoc_get(d, n, "analyze", NULL))) {
+		if (bool_form(d, v, "maintenance.analyze", &on, &rc))
+			cfg->has_analyze = on;
+		else if (ydoc_is_scalar(v) && !ydoc_is_null(v))
+			rc = op_form_err(d, v, "maintenance.analyze", "columns, all, dry_run");
+		else if ((rc = yopts_analyze(d, v, "maintenance.analyze", &cfg->analyze)) == 0)
+			cfg->has_analyze = 1;
+		if (rc < 0)
+			goto done;
 	}
 	if ((v = ydoc_get(d, n, "auto", NULL)) &&
 	    (rc = yopts_auto(d, v, "maintenance.auto", &cfg->has_auto, &cfg->auto_policy)) < 0)

@@ -50,6 +50,11 @@ struct loom_config {
 	loom_vacuum_opts vacuum;
 	loom_compact_opts compact;
 	zorder_yaml zorder;
+	/* purge / analyze (issue 32): run after the rewrite, before nothing
+	 * else; true, a mapping of their options or nothing (the defaults) */
+	int has_purge, has_analyze;
+	purge_yaml purge;
+	analyze_yaml analyze;
 	/* auto: the block's tables get only what the health policy recommends,
 	 * vacuum / compact / z_order_by above being auto's settings (so
 	 * compact beside z_order_by is fine then: auto picks one per table) */

@@ -313,6 +313,10 @@ LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
 		}
 		if (cfg->has_zorder)
 			json_object_set_new(m, "z_order_by", plan_zorder_json(&cfg->zorder.opts));
+		if (cfg->has_purge)
+			json_object_set_new(m, "purge", plan_purge_json(&cfg->purge.opts));
+		if (cfg->has_analyze)
+			json_object_set_new(m, "analyze", plan_analyze_json(&cfg->analyze.opts));
 		json_object_set_new(m, "auto", cfg->has_auto ? plan_policy_json(&cfg->auto_policy)
 		                                             : json_false());
 		json_object_set_new(root, "maintenance", m);

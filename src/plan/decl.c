@@ -372,6 +372,26 @@ LOOM_EXTERN(int) loom_decl_zorder(loom_decl *d, const loom_zorder_opts *opts)
 	return add_new_op(d, rc, op);
 }
 
+LOOM_EXTERN(int) loom_decl_purge(loom_decl *d, const loom_purge_opts *opts)
+{
+	loom_op *op = NULL;
+	int rc;
+	if (!d)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "purge: declaration is NULL");
+	rc = loom_op_purge(&op, opts);
+	return add_new_op(d, rc, op);
+}
+
+LOOM_EXTERN(int) loom_decl_analyze(loom_decl *d, const loom_analyze_opts *opts)
+{
+	loom_op *op = NULL;
+	int rc;
+	if (!d)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: declaration is NULL");
+	rc = loom_op_analyze(&op, opts);
+	return add_new_op(d, rc, op);
+}
+
 LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
                                       size_t n_columns, int64_t target_size)
 {

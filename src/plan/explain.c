@@ -16,7 +16,8 @@
 int plan_config_schedules_ops(const loom_config *cfg)
 {
 	return cfg->has_maintenance &&
-	       (cfg->has_vacuum || cfg->has_compact || cfg->has_zorder || cfg->has_auto);
+	       (cfg->has_vacuum || cfg->has_compact || cfg->has_zorder || cfg->has_auto ||
+	        cfg->has_purge || cfg->has_analyze);
 }
 
 int plan_config_block_runs(const loom_config *cfg)
@@ -41,6 +42,18 @@ LOOM_EXTERN(int) loom_config_maintenance_auto(const loom_config *cfg, loom_auto_
 	return cfg->has_auto;
 }
 
+/* purge and analyze come after the rewrite (compaction already purges the
+ * files whose DVs delete more than 5 % and writes stats: less left to do);
+ * they are not auto's decisions, so in auto mode too they run as declared. */
+static int block_purge_analyze(loom_decl *d, const loom_config *cfg)
+{
+	if (cfg->has_purge)
+		LOOM_TRY(loom_decl_purge(d, &cfg->purge.opts));
+	if (cfg->has_analyze)
+		LOOM_TRY(loom_decl_analyze(d, &cfg->analyze.opts));
+	return 0;
+}
+
 /* The declaration of one schema of the block (every route when it lists
  * none), with the block's ops -- or, in auto mode, the auto op with those
  * ops as its settings. Schemas without ops still list their tables, each
@@ -53,7 +66,8 @@ static int block_decl(loom_step *step, const loom_config *cfg, size_t i, int aut
 	if (automatic) {
 		loom_auto_opts a;
 		LOOM_TRY(loom_config_maintenance_auto(cfg, &a));
-		return loom_decl_auto(d, &a);
+		LOOM_TRY(loom_decl_auto(d, &a));
+		return block_purge_analyze(d, cfg);
 	}
 	if (!plan_config_schedules_ops(cfg))
 		plan_decl_allow_no_ops(d);
@@ -63,7 +77,7 @@ static int block_decl(loom_step *step, const loom_config *cfg, size_t i, int aut
 		LOOM_TRY(loom_decl_compact(d, &cfg->compact));
 	if (cfg->has_zorder)
 		LOOM_TRY(loom_decl_zorder(d, &cfg->zorder.opts));
-	return 0;
+	return block_purge_analyze(d, cfg);
 }
 
 static int block_step(loom_step **out, const loom_config *cfg, const char *name, int automatic)
@@ -148,6 +162,8 @@ static json_t *op_json(const loom_op *op)
 	const loom_vacuum_opts *v = plan_op_vacuum_opts(op);
 	const loom_compact_opts *c = plan_op_compact_opts(op);
 	const loom_zorder_opts *z = plan_op_zorder_opts(op);
+	const loom_purge_opts *pu = plan_op_purge_opts(op);
+	const loom_analyze_opts *an = plan_op_analyze_opts(op);
 	json_t *a = auto_json(op);
 	json_object_set_new(o, "name", plan_json_str(loom_op_name(op)));
 	if (a) {
@@ -165,6 +181,10 @@ static json_t *op_json(const loom_op *op)
 		json_t *zo = plan_zorder_json(z);
 		json_object_update(o, zo);
 		json_decref(zo);
+	} else if (pu || an) {
+		json_t *x = pu ? plan_purge_json(pu) : plan_analyze_json(an);
+		json_object_update(o, x);
+		json_decref(x);
 	} else {
 		json_object_set_new(o, "custom", json_true());
 	}
@@ -181,6 +201,8 @@ static void op_text(int *brcp, loom_buf *b, const loom_op *op)
 	const loom_vacuum_opts *av;
 	const loom_compact_opts *ac;
 	const loom_zorder_opts *az;
+	const loom_purge_opts *pu = plan_op_purge_opts(op);
+	const loom_analyze_opts *an = plan_op_analyze_opts(op);
 	plan_bprintf(brcp, b, "    %s", loom_op_name(op));
 	if (plan_auto_settings(op, &p, &av, &ac, &az) == 0) {
 		/* the thresholds (sizes only when set), then what auto may delete */
@@ -221,6 +243,18 @@ static void op_text(int *brcp, loom_buf *b, const loom_op *op)
 		if (z->spill_limit)
 			plan_bprintf(brcp, b, " spill_limit=%lld", (long long)z->spill_limit);
 		plan_bprintf(brcp, b, "%s%s", z->full ? " full" : "", z->dry_run ? " dry-run" : "");
+	} else if (pu) {
+		for (i = 0; i < pu->n_partition_filters; i++)
+			plan_bprintf(brcp, b, " partition=%s", pu->partition_filters[i]);
+		if (pu->target_size)
+			plan_bprintf(brcp, b, " target_size=%lld", (long long)pu->target_size);
+		plan_bprintf(brcp, b, "%s", pu->dry_run ? " dry-run" : "");
+	} else if (an) {
+		if (an->n_columns)
+			plan_bprintf(brcp, b, "%s", " columns=");
+		for (i = 0; i < an->n_columns; i++)
+			plan_bprintf(brcp, b, "%s%s", i ? "," : "", an->columns[i]);
+		plan_bprintf(brcp, b, "%s%s", an->all ? " all" : "", an->dry_run ? " dry-run" : "");
 	} else {
 		plan_bprintf(brcp, b, "%s", " (custom)");
 	}

@@ -67,6 +67,33 @@ json_t *plan_zorder_json(const loom_zorder_opts *z)
 	return o;
 }
 
+static json_t *strv_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+	for (i = 0; v && i < n; i++)
+		json_array_append_new(a, plan_json_str(v[i]));
+	return a;
+}
+
+json_t *plan_purge_json(const loom_purge_opts *p)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "partition", strv_json(p->partition_filters, p->n_partition_filters));
+	json_object_set_new(o, "target_size", size_or_null(p->target_size));
+	json_object_set_new(o, "dry_run", json_boolean(p->dry_run));
+	return o;
+}
+
+json_t *plan_analyze_json(const loom_analyze_opts *a)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "columns", strv_json(a->columns, a->n_columns));
+	json_object_set_new(o, "all", json_boolean(a->all));
+	json_object_set_new(o, "dry_run", json_boolean(a->dry_run));
+	return o;
+}
+
 json_t *plan_policy_json(const struct loom_health_policy *p)
 {
 	json_t *o = json_object();

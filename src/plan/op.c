@@ -1,5 +1,6 @@
-/* plan/op.c - operations (the seed's OpSpec): the three built-ins that
- * dispatch to the maintainer, and custom ones with their own execute. */
+/* plan/op.c - operations (the seed's OpSpec): the built-ins that dispatch
+ * to the maintainer (vacuum, compact, z_order, purge, analyze), and custom
+ * ones with their own execute. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
@@ -22,6 +23,10 @@ struct loom_op {
 	char **zcols;
 	char *ztmp;                  /* zorder.temp_dir, owned */
 	char **cfilters;             /* compact.partition_filters, owned */
+	loom_purge_opts purge;
+	char **pfilters;             /* purge.partition_filters, owned */
+	loom_analyze_opts analyze;
+	char **acols;                /* analyze.columns, owned */
 };
 
 static int op_alloc(loom_op **out, const char *name, int kind)
@@ -56,14 +61,25 @@ LOOM_EXTERN(int) loom_op_new(loom_op **out, const char *name, loom_op_execute_fn
 	return 0;
 }
 
+int plan_maintainer_version_ok(const loom_maintainer *m)
+{
+	return m && m->version >= 1 && m->version <= LOOM_MAINTAINER_VERSION;
+}
+
+static int check_version(const loom_maintainer *m)
+{
+	if (!plan_maintainer_version_ok(m))
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                "maintainer '%s' has version %u, expected 1 to %u",
+		                m->name ? m->name : "?", m->version, LOOM_MAINTAINER_VERSION);
+	return 0;
+}
+
 static int need(const loom_maintainer *m, const void *fn, const char *what)
 {
 	if (!m)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s: no maintainer backend", what);
-	if (m->version != LOOM_MAINTAINER_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "maintainer '%s' has version %u, expected %u",
-		                m->name ? m->name : "?", m->version, LOOM_MAINTAINER_VERSION);
+	LOOM_TRY(check_version(m));
 	if (!fn)
 		return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PLAN,
 		                "maintainer '%s' does not implement %s", m->name ? m->name : "?", what);
@@ -92,6 +108,107 @@ static int exec_zorder(loom_op_result *out, const loom_maintainer *m, const char
 	const loom_op *op = payload;
 	LOOM_TRY(need(m, m ? (const void *)m->z_order : NULL, "z_order"));
 	return m->z_order(out, m, uri, loc, &op->zorder, cancel);
+}
+
+/* purge and analyze came with maintainer version 2: an older maintainer
+ * has no such member, and it must not be read. */
+static int exec_purge(loom_op_result *out, const loom_maintainer *m, const char *uri,
+                      const loom_table_location *loc, const loom_cancel *cancel, void *payload)
+{
+	const loom_op *op = payload;
+	if (m)
+		LOOM_TRY(check_version(m));
+	LOOM_TRY(need(m, m && m->version >= 2 ? (const void *)m->purge : NULL, "purge"));
+	return m->purge(out, m, uri, loc, &op->purge, cancel);
+}
+
+static int exec_analyze(loom_op_result *out, const loom_maintainer *m, const char *uri,
+                        const loom_table_location *loc, const loom_cancel *cancel, void *payload)
+{
+	const loom_op *op = payload;
+	if (m)
+		LOOM_TRY(check_version(m));
+	LOOM_TRY(need(m, m && m->version >= 2 ? (const void *)m->analyze : NULL, "analyze"));
+	return m->analyze(out, m, uri, loc, &op->analyze, cancel);
+}
+
+/* A copy of a borrowed string list (NULL for none). */
+static int copy_strv(char ***out, const char *const *v, size_t n)
+{
+	size_t i;
+	*out = NULL;
+	if (!n || !v)
+		return 0;
+	if (!(*out = loom_calloc(n, sizeof(char *))))
+		return LOOM_ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!((*out)[i] = loom_strdup(v[i])))
+			return LOOM_ENOMEM;
+	return 0;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+	for (i = 0; v && i < n; i++)
+		loom_free(v[i]);
+	loom_free(v);
+}
+
+LOOM_EXTERN(int) loom_op_purge(loom_op **out, const loom_purge_opts *opts)
+{
+	loom_op *op = NULL;
+	if (!out)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_purge: out is NULL");
+	*out = NULL;
+	if (opts)
+		LOOM_TRY(loom_purge_opts_check(opts));
+	LOOM_TRY(op_alloc(&op, "purge", PLAN_OP_PURGE));
+	op->purge = (loom_purge_opts)LOOM_PURGE_OPTS_INIT;
+	op->execute = exec_purge;
+	op->payload = op;
+	if (opts) {
+		op->purge = *opts;
+		op->purge.version = LOOM_PURGE_OPTS_VERSION;
+		if (copy_strv(&op->pfilters, opts->partition_filters, opts->n_partition_filters) < 0)
+			goto oom;
+		op->purge.partition_filters = (const char *const *)op->pfilters;
+		if (!op->pfilters)
+			op->purge.n_partition_filters = 0;
+	}
+	*out = op;
+	return 0;
+oom:
+	loom_op_free(op);
+	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+}
+
+LOOM_EXTERN(int) loom_op_analyze(loom_op **out, const loom_analyze_opts *opts)
+{
+	loom_op *op = NULL;
+	if (!out)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_analyze: out is NULL");
+	*out = NULL;
+	if (opts)
+		LOOM_TRY(loom_analyze_opts_check(opts));
+	LOOM_TRY(op_alloc(&op, "analyze", PLAN_OP_ANALYZE));
+	op->analyze = (loom_analyze_opts)LOOM_ANALYZE_OPTS_INIT;
+	op->execute = exec_analyze;
+	op->payload = op;
+	if (opts) {
+		op->analyze = *opts;
+		op->analyze.version = LOOM_ANALYZE_OPTS_VERSION;
+		if (copy_strv(&op->acols, opts->columns, opts->n_columns) < 0)
+			goto oom;
+		op->analyze.columns = (const char *const *)op->acols;
+		if (!op->acols)
+			op->analyze.n_columns = 0;
+	}
+	*out = op;
+	return 0;
+oom:
+	loom_op_free(op);
+	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 }
 
 LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts)
@@ -231,6 +348,16 @@ const loom_zorder_opts *plan_op_zorder_opts(const loom_op *op)
 	return op && op->kind == PLAN_OP_ZORDER ? &op->zorder : NULL;
 }
 
+const loom_purge_opts *plan_op_purge_opts(const loom_op *op)
+{
+	return op && op->kind == PLAN_OP_PURGE ? &op->purge : NULL;
+}
+
+const loom_analyze_opts *plan_op_analyze_opts(const loom_op *op)
+{
+	return op && op->kind == PLAN_OP_ANALYZE ? &op->analyze : NULL;
+}
+
 LOOM_EXTERN(loom_op *) loom_op_ref(loom_op *op)
 {
 	if (op)
@@ -246,6 +373,8 @@ LOOM_EXTERN(void) loom_op_free(loom_op *op)
 	if ((op->kind == PLAN_OP_CUSTOM || op->kind == PLAN_OP_AUTO) && op->free_payload)
 		op->free_payload(op->payload);
 	loom_free(op->ztmp);
+	free_strv(op->pfilters, op->purge.n_partition_filters);
+	free_strv(op->acols, op->analyze.n_columns);
 	if (op->cfilters) {
 		for (i = 0; i < op->compact.n_partition_filters; i++)
 			loom_free(op->cfilters[i]);

@@ -21,7 +21,10 @@ void plan_decl_allow_no_ops(loom_decl *d);
 /* The kind of a built-in op (op.c): used to reject compact + z-order, and
  * vacuum / compact / z-order beside auto. */
 enum plan_op_kind { PLAN_OP_CUSTOM = 0, PLAN_OP_VACUUM, PLAN_OP_COMPACT, PLAN_OP_ZORDER,
-	            PLAN_OP_AUTO };
+	            PLAN_OP_AUTO, PLAN_OP_PURGE, PLAN_OP_ANALYZE };
+/* 1 when the runner can drive `m`: a version from 1 to
+ * LOOM_MAINTAINER_VERSION (older ones lack the members appended since). */
+int plan_maintainer_version_ok(const loom_maintainer *m);
 int plan_op_kind(const loom_op *op);
 /* loom_op_execute, a compaction or Z-order without a commit_every of its
  * own run with `commit_every` (> 0: under a run's budget, plan/budget.h). */
@@ -46,6 +49,8 @@ const char *plan_ops_conflict(const loom_op *a, const loom_op *b);
 const loom_vacuum_opts *plan_op_vacuum_opts(const loom_op *op);
 const loom_compact_opts *plan_op_compact_opts(const loom_op *op);
 const loom_zorder_opts *plan_op_zorder_opts(const loom_op *op);
+const loom_purge_opts *plan_op_purge_opts(const loom_op *op);
+const loom_analyze_opts *plan_op_analyze_opts(const loom_op *op);
 
 /* Notes a resolve wants the report to show (a schema matching nothing). */
 int plan_spec_list_warn(loom_spec_list *l, const char *fmt, ...)
@@ -67,6 +72,10 @@ struct json_t *plan_json_str(const char *s);
 /* Every Z-order option as a JSON object (unset sizes and temp_dir null);
  * the config JSON and explain share it. */
 struct json_t *plan_zorder_json(const loom_zorder_opts *z);
+/* purge {partition, target_size, dry_run} and analyze {columns, all,
+ * dry_run} as JSON objects, keyed as the YAML (config JSON, explain). */
+struct json_t *plan_purge_json(const loom_purge_opts *p);
+struct json_t *plan_analyze_json(const loom_analyze_opts *a);
 /* The health policy's thresholds as a JSON object, keyed as the YAML's
  * `auto:` mapping (the config JSON and explain share it). */
 struct json_t *plan_policy_json(const struct loom_health_policy *p);

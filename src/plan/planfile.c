@@ -54,6 +54,26 @@ static int add_zorder(ydoc *d, loom_decl *decl, yaml_node_t *v)
 	return rc;
 }
 
+static int add_purge(ydoc *d, loom_decl *decl, yaml_node_t *v)
+{
+	purge_yaml p;
+	int rc = yopts_purge(d, v, "purge", &p);
+	if (rc == 0)
+		rc = at(d, v, loom_decl_purge(decl, &p.opts));
+	yopts_purge_dispose(&p);
+	return rc;
+}
+
+static int add_analyze(ydoc *d, loom_decl *decl, yaml_node_t *v)
+{
+	analyze_yaml a;
+	int rc = yopts_analyze(d, v, "analyze", &a);
+	if (rc == 0)
+		rc = at(d, v, loom_decl_analyze(decl, &a.opts));
+	yopts_analyze_dispose(&a);
+	return rc;
+}
+
 /* `auto:` on a declaration: one auto op, its siblings vacuum / compact /
  * z_order_by being its settings (not ops of their own: those would run
  * every time, whatever the health says). Returns 0 with *handled = 0
@@ -98,7 +118,7 @@ static int add_auto(ydoc *d, loom_decl *decl, yaml_node_t *e, int *handled)
 static int read_decl(ydoc *d, yaml_node_t *e, loom_decl **out)
 {
 	static const char *const keys[] = { "table", "schema", "vacuum", "compact", "z_order_by",
-		                                "auto", NULL };
+		                                "auto", "purge", "analyze", NULL };
 	yaml_node_t *table, *schema;
 	yaml_node_pair_t *p;
 	loom_buf b = LOOM_BUF_INIT;
@@ -122,11 +142,18 @@ static int read_decl(ydoc *d, yaml_node_t *e, loom_decl **out)
 		goto done;
 	if ((rc = add_auto(d, decl, e, &automatic)) < 0)
 		goto done;
-	/* ops run in the order they are written */
-	for (p = e->data.mapping.pairs.start; !automatic && p < e->data.mapping.pairs.top; p++) {
+	/* ops run in the order they are written (beside auto only purge and
+	 * analyze are ops: the others are auto's settings) */
+	for (p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = ydoc_node(d, p->key), *v = ydoc_node(d, p->value);
 		const char *name = ydoc_raw(k);
-		if (strcmp(name, "vacuum") == 0)
+		if (strcmp(name, "purge") == 0)
+			rc = add_purge(d, decl, v);
+		else if (strcmp(name, "analyze") == 0)
+			rc = add_analyze(d, decl, v);
+		else if (automatic)
+			continue;
+		else if (strcmp(name, "vacuum") == 0)
 			rc = add_vacuum(d, decl, v);
 		else if (strcmp(name, "compact") == 0)
 			rc = add_compact(d, decl, v);

@@ -33,6 +33,20 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 			             r->dry_run ? "dry run" : "");
 		break;
 	case LOOM_RESULT_OPTIMIZE:
+		/* analyze (issue 32) rewrites nothing: it re-states files */
+		if ((n = loom_op_result_metric(r, LOOM_METRIC_NUM_FILES_ANALYZED, -1)) >= 0) {
+			v = loom_op_result_metric(r, LOOM_METRIC_NUM_FILES_SCANNED, -1);
+			if (n == 0)
+				plan_bprintf(brcp, b, "%s: no file needs statistics", name);
+			else
+				plan_bprintf(brcp, b, "%s: %s statistics of %lld file%s", name,
+				             r->dry_run ? "would compute" : "computed", (long long)n, plural(n));
+			if (n > 0 && v > 0)
+				plan_bprintf(brcp, b, " (%lld scanned)", (long long)v);
+			if (r->dry_run)
+				plan_bprintf(brcp, b, "%s", " (dry run)");
+			break;
+		}
 		if (r->dry_run) {
 			n = loom_op_result_metric(r, LOOM_METRIC_FILES_REMOVED_TOTAL_FILES, r->num_files_removed);
 			v = loom_op_result_metric(r, LOOM_METRIC_NUM_BINS, -1);
@@ -55,6 +69,8 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 		loom_format_size(v, y, sizeof(y));
 		if (n >= 0 && v >= 0)
 			plan_bprintf(brcp, b, ", %s -> %s", x, y);
+		if ((n = loom_op_result_metric(r, LOOM_METRIC_NUM_ROWS_PURGED, -1)) >= 0)
+			plan_bprintf(brcp, b, ", %lld deleted row%s purged", (long long)n, plural(n));
 		break;
 	default:
 		v = loom_op_result_metric(r, LOOM_METRIC_VERSION, -1);

@@ -64,9 +64,9 @@ LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *c
 			                e ? e->message : "unknown reason");
 		}
 	}
-	if (maintainer->version != LOOM_MAINTAINER_VERSION)
+	if (!plan_maintainer_version_ok(maintainer))
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "maintainer '%s' has version %u, expected %u",
+		                "maintainer '%s' has version %u, expected 1 to %u",
 		                maintainer->name ? maintainer->name : "?", maintainer->version,
 		                LOOM_MAINTAINER_VERSION);
 	has_path = cfg->has_default;

@@ -162,6 +162,127 @@ int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, zorder_yaml *z)
 	return rc;
 }
 
+/* ---- purge and analyze ------------------------------------------------------ */
+
+static void strv_dispose(char **v, size_t n)
+{
+	size_t i;
+	for (i = 0; v && i < n; i++)
+		loom_free(v[i]);
+	loom_free(v);
+}
+
+/* `section.key`: a list of non-empty strings, none twice; `check` (may be
+ * NULL) refuses an item with a message of its own. */
+static int read_strlist(ydoc *d, yaml_node_t *v, const char *section, const char *key,
+                        const char *(*check)(const char *item), char ***out, size_t *n)
+{
+	yaml_node_t *list = ydoc_get(d, v, key, NULL);
+	yaml_node_item_t *it;
+	loom_buf b = LOOM_BUF_INIT;
+	char what[160];
+	size_t j;
+	int rc = 0;
+
+	if (!list || ydoc_is_null(list))
+		return 0;
+	snprintf(what, sizeof(what), "%s.%s", section, key);
+	if (!ydoc_is_seq(list))
+		return ydoc_err(d, list, "%s: expected a list", what);
+	if (!(*out = loom_calloc((size_t)(list->data.sequence.items.top -
+	                                  list->data.sequence.items.start) + 1, sizeof(char *))))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		yaml_node_t *c = ydoc_node(d, *it);
+		const char *why;
+		if ((rc = ydoc_string(d, c, what, &b)) < 0)
+			break;
+		if (!b.size) {
+			rc = ydoc_err(d, c, "%s: empty entry", what);
+			break;
+		}
+		if (check && (why = check(b.ptr))) {
+			rc = ydoc_err(d, c, "%s: '%s' %s", what, b.ptr, why);
+			break;
+		}
+		for (j = 0; j < *n; j++)
+			if (strcmp((*out)[j], b.ptr) == 0)
+				break;
+		if (j < *n) {
+			rc = ydoc_err(d, c, "%s: '%s' is listed twice", what, b.ptr);
+			break;
+		}
+		if (!((*out)[*n] = loom_strdup(b.ptr))) {
+			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_CONFIG, "out of memory");
+			break;
+		}
+		(*n)++;
+	}
+	loom_buf_dispose(&b);
+	return rc;
+}
+
+static const char *partition_filter_check(const char *item)
+{
+	const char *eq = strchr(item, '=');
+	return !eq || eq == item ? "is not a partition filter: expected column=value" : NULL;
+}
+
+void yopts_purge_dispose(purge_yaml *p)
+{
+	strv_dispose(p->filters, p->n_filters);
+	memset(p, 0, sizeof(*p));
+	loom_purge_opts_init(&p->opts, LOOM_PURGE_OPTS_VERSION);
+}
+
+int yopts_purge(ydoc *d, yaml_node_t *v, const char *section, purge_yaml *out)
+{
+	static const char *const keys[] = { "partition", "target_size", "dry_run", NULL };
+	char what[128];
+	yaml_node_t *x;
+	memset(out, 0, sizeof(*out));
+	loom_purge_opts_init(&out->opts, LOOM_PURGE_OPTS_VERSION);
+	if (ydoc_is_null(v))
+		return 0;
+	if (!ydoc_is_map(v))
+		return ydoc_err(d, v, "%s: expected a mapping {partition, target_size, dry_run} (or "
+		                "nothing for the defaults)", section);
+	LOOM_TRY(ydoc_check_keys(d, v, section, keys));
+	LOOM_TRY(read_strlist(d, v, section, "partition", partition_filter_check, &out->filters,
+	                      &out->n_filters));
+	out->opts.partition_filters = (const char *const *)out->filters;
+	out->opts.n_partition_filters = out->n_filters;
+	snprintf(what, sizeof(what), "%s.target_size", section);
+	if ((x = ydoc_get(d, v, "target_size", NULL)) && !ydoc_is_null(x))
+		LOOM_TRY(ydoc_size(d, x, what, &out->opts.target_size));
+	return read_switch(d, v, section, "dry_run", &out->opts.dry_run);
+}
+
+void yopts_analyze_dispose(analyze_yaml *a)
+{
+	strv_dispose(a->cols, a->n_cols);
+	memset(a, 0, sizeof(*a));
+	loom_analyze_opts_init(&a->opts, LOOM_ANALYZE_OPTS_VERSION);
+}
+
+int yopts_analyze(ydoc *d, yaml_node_t *v, const char *section, analyze_yaml *out)
+{
+	static const char *const keys[] = { "columns", "all", "dry_run", NULL };
+	memset(out, 0, sizeof(*out));
+	loom_analyze_opts_init(&out->opts, LOOM_ANALYZE_OPTS_VERSION);
+	if (ydoc_is_null(v))
+		return 0;
+	if (!ydoc_is_map(v))
+		return ydoc_err(d, v, "%s: expected a mapping {columns, all, dry_run} (or nothing "
+		                "for the defaults)", section);
+	LOOM_TRY(ydoc_check_keys(d, v, section, keys));
+	LOOM_TRY(read_strlist(d, v, section, "columns", NULL, &out->cols, &out->n_cols));
+	out->opts.columns = (const char *const *)out->cols;
+	out->opts.n_columns = out->n_cols;
+	LOOM_TRY(read_switch(d, v, section, "all", &out->opts.all));
+	return read_switch(d, v, section, "dry_run", &out->opts.dry_run);
+}
+
 /* ---- auto ------------------------------------------------------------------ */
 
 /* A plain number (a ratio or depth): finite, nothing after it. */

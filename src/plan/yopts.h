@@ -26,6 +26,25 @@ typedef struct zorder_yaml {
 int yopts_zorder(ydoc *d, yaml_node_t *v, const char *section, zorder_yaml *out);
 void yopts_zorder_dispose(zorder_yaml *z);
 
+/* `purge:` {partition: [k=v, ...], target_size, dry_run} and `analyze:`
+ * {columns: [...], all, dry_run}; empty (null) = the defaults. The
+ * options' string lists point into the owned copies; release with the
+ * dispose functions (also after a failure). */
+typedef struct purge_yaml {
+	loom_purge_opts opts;
+	char **filters;
+	size_t n_filters;
+} purge_yaml;
+typedef struct analyze_yaml {
+	loom_analyze_opts opts;
+	char **cols;
+	size_t n_cols;
+} analyze_yaml;
+int yopts_purge(ydoc *d, yaml_node_t *v, const char *section, purge_yaml *out);
+void yopts_purge_dispose(purge_yaml *p);
+int yopts_analyze(ydoc *d, yaml_node_t *v, const char *section, analyze_yaml *out);
+void yopts_analyze_dispose(analyze_yaml *a);
+
 /* `auto:` true / false, nothing (on, default policy), or a mapping of
  * policy thresholds {target_size, min_small_files, dv_purge_ratio,
  * min_dv_files, max_clustering_depth, checkpoint_commits,

@@ -54,7 +54,14 @@ int main(void)
 	FIELD(loom_op_result, uploads); FIELD(loom_op_result, n_uploads); END();
 	STRUCT(loom_maintainer); FIELD(loom_maintainer, version); FIELD(loom_maintainer, name);
 	FIELD(loom_maintainer, vacuum); FIELD(loom_maintainer, compact);
-	FIELD(loom_maintainer, z_order); FIELD(loom_maintainer, payload); END();
+	FIELD(loom_maintainer, z_order); FIELD(loom_maintainer, payload);
+	FIELD(loom_maintainer, purge); FIELD(loom_maintainer, analyze); END();
+	STRUCT(loom_purge_opts); FIELD(loom_purge_opts, version);
+	FIELD(loom_purge_opts, target_size); FIELD(loom_purge_opts, dry_run);
+	FIELD(loom_purge_opts, partition_filters); FIELD(loom_purge_opts, n_partition_filters); END();
+	STRUCT(loom_analyze_opts); FIELD(loom_analyze_opts, version); FIELD(loom_analyze_opts, all);
+	FIELD(loom_analyze_opts, dry_run); FIELD(loom_analyze_opts, columns);
+	FIELD(loom_analyze_opts, n_columns); END();
 	STRUCT(loom_progress); FIELD(loom_progress, event); FIELD(loom_progress, table_ref);
 	FIELD(loom_progress, op_name); FIELD(loom_progress, table_index);
 	FIELD(loom_progress, table_count); FIELD(loom_progress, code); FIELD(loom_progress, skipped);

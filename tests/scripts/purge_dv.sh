@@ -4,8 +4,8 @@
 # race_writer, partitioned; the same with row tracking), judged by the
 # oracle and DuckDB: a dry run lists the DV files and writes nothing; the
 # run leaves no DV on any live file, the fingerprint and the row ids
-# (`rowids`) unchanged, verify clean, one OPTIMIZE commit (dataChange=false,
-# applyPurge) and the report names every DV file and the rows dropped; a
+# (`rowids`) unchanged, verify clean, one REORG commit as Spark's REORG
+# TABLE ... APPLY (PURGE) writes it (dataChange=false, predicate, applyPurge) and the report names every DV file and the rows dropped; a
 # second run has nothing to do. Then a vacuum with retention 0 and DuckDB
 # reads every Parquet file left on storage: no deleted row is there any
 # more (tests/tools/purge_check.cjs), no file that held one remains.
@@ -59,12 +59,13 @@ judge() {
   v1=$(jsq "$TEST_TMP/s1.json" 'd.version')
   expect "$name: one new version" test "$v1" = "$((v0 + 1))"
   commit="$t/_delta_log/$(printf '%020d' "$v1").json"
-  expect "$name: an OPTIMIZE commit, applyPurge, dataChange=false, removing exactly the DV files" node -e '
+  expect "$name: a REORG commit (predicate, applyPurge), dataChange=false, removing exactly the DV files" node -e '
     const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
     const ci = lines.find((l) => l.commitInfo).commitInfo;
     const files = lines.filter((l) => l.add || l.remove).map((l) => l.add || l.remove);
     const removed = lines.filter((l) => l.remove);
-    process.exit(ci.operation === "OPTIMIZE" && ci.operationParameters.applyPurge === "true" &&
+    process.exit(ci.operation === "REORG" && ci.operationParameters.applyPurge === "true" &&
+      "predicate" in ci.operationParameters && !("targetSize" in ci.operationParameters) &&
       files.every((f) => f.dataChange === false) && removed.length === +process.argv[2] &&
       removed.every((l) => l.remove.deletionVector) ? 0 : 1)' "$commit" "$ndv"
   printf '%s\t%s\t%s\n' "$name" "$t" "$commit" >> "$TEST_TMP/new_files.tsv"

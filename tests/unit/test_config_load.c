@@ -302,7 +302,7 @@ TEST(validation_errors_have_lines)
  * loom-py raises it (run_from_config), with the line of the later key. */
 TEST(compact_with_zorder_loads_but_the_block_cannot_run)
 {
-	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "none", NULL, NULL, NULL, NULL };
+	static const loom_maintainer m = { 1, "none", NULL, NULL, NULL, NULL, NULL, NULL };
 	loom_config *cfg = NULL;
 	loom_step *step = NULL;
 	loom_runner *r = NULL;
@@ -331,7 +331,7 @@ TEST(compact_with_zorder_loads_but_the_block_cannot_run)
 
 TEST(catalog_only_config_has_no_path_routes)
 {
-	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "none", NULL, NULL, NULL, NULL };
+	static const loom_maintainer m = { 1, "none", NULL, NULL, NULL, NULL, NULL, NULL };
 	loom_config *cfg = NULL;
 	loom_runner *r = NULL;
 	const char *yaml = "storage:\n"

@@ -27,7 +27,7 @@ static int ok_compact(loom_op_result *out, const loom_maintainer *self, const ch
 	return loom_op_result_set_metric(out, "m", 1);
 }
 
-static const loom_maintainer M = { LOOM_MAINTAINER_VERSION, "t", ok_vacuum, ok_compact, NULL, NULL };
+static const loom_maintainer M = { 1, "t", ok_vacuum, ok_compact, NULL, NULL, NULL, NULL };
 
 static const char plan_yaml[] =
 	"steps:\n  s:\n    - schema: raw\n      vacuum:\n      compact: {target_size: 1MiB}\n";

@@ -104,8 +104,8 @@ static int rec_zorder(loom_op_result *out, const loom_maintainer *self, const ch
 
 TEST(options_reach_the_maintainer)
 {
-	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "rec", rec_vacuum, NULL,
-		                               rec_zorder, NULL };
+	static const loom_maintainer m = { 1, "rec", rec_vacuum, NULL,
+		                               rec_zorder, NULL, NULL, NULL };
 	loom_plan *plan = NULL;
 	loom_spec_list *l = NULL;
 	loom_op_result r;
@@ -201,8 +201,8 @@ static int rec_compact(loom_op_result *out, const loom_maintainer *self, const c
  * caller's strings may be gone when the op runs. */
 TEST(compact_op_copies_its_filters)
 {
-	static const loom_maintainer m = { LOOM_MAINTAINER_VERSION, "rec", NULL, rec_compact, NULL,
-		                               NULL };
+	static const loom_maintainer m = { 1, "rec", NULL, rec_compact, NULL,
+		                               NULL, NULL, NULL };
 	loom_compact_opts o = LOOM_COMPACT_OPTS_INIT;
 	char a[16] = "day=2024-01-01", b[16] = "region=eu";
 	const char *filters[2] = { a, b };

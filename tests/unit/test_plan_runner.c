@@ -192,7 +192,7 @@ static int t_zorder(loom_op_result *out, const loom_maintainer *self, const char
 }
 
 static backend B;
-static loom_maintainer M = { LOOM_MAINTAINER_VERSION, "test", t_vacuum, t_compact, t_zorder, &B };
+static loom_maintainer M = { 1, "test", t_vacuum, t_compact, t_zorder, &B, NULL, NULL };
 
 static void backend_reset(void)
 {

@@ -45,6 +45,7 @@ from ._builder import MaintainSchema, MaintainTable
 from ._maintainer import NativeMaintainer
 from ._runner import MaintenanceError, MaintenanceReport, MaintenanceRunner, ProgressEvent
 from ._specs import (
+    AnalyzeSpec,
     AutoSpec,
     CompactSpec,
     DeltaTableMaintainer,
@@ -52,6 +53,7 @@ from ._specs import (
     OperationDeclaration,
     OpSpec,
     OptimizeResult,
+    PurgeSpec,
     TableMaintenanceResult,
     VacuumResult,
     VacuumSpec,
@@ -81,7 +83,9 @@ __all__ = [
     "CompactSpec",
     "ZOrderSpec",
     # loom
+    "AnalyzeSpec",
     "AutoSpec",
+    "PurgeSpec",
     "NativeMaintainer",
     "ProgressEvent",
     "StorageConfig",

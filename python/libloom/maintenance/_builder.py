@@ -35,7 +35,15 @@ from .._capi import lib
 from ..errors import LoomValueError
 from ..native import column_list, flag, parse_size
 from . import _cbridge
-from ._specs import AutoSpec, CompactSpec, MaintenanceSpec, VacuumSpec, ZOrderSpec
+from ._specs import (
+    AnalyzeSpec,
+    AutoSpec,
+    CompactSpec,
+    MaintenanceSpec,
+    PurgeSpec,
+    VacuumSpec,
+    ZOrderSpec,
+)
 
 if TYPE_CHECKING:
     from ..config import StorageConfig
@@ -177,6 +185,37 @@ class _Declaration:
         return self._add(ZOrderSpec(columns=cols, target_size=self._target_size(target_size),
                                     curve=curve, memory=memory, temp_dir=temp_dir,
                                     spill_limit=spill_limit, full=full))
+
+    def purge(self: _Self, partition_filters: Sequence[str] = (), *,
+              target_size: int | None = None, dry_run: bool = False) -> _Self:
+        """(loom) REORG ... APPLY (PURGE): rewrite every file with a
+        deletion vector without its deleted rows (``loom purge``). The old
+        files stay until a vacuum after the retention.
+
+        Args:
+            partition_filters: "col=value" strings, ANDed (default: every
+                partition).
+            target_size: most bytes a new file holds.
+            dry_run: list the files, write nothing (a real bool).
+        """
+        self._flags(dry_run=dry_run)
+        filters = column_list(partition_filters, f"{self._owner()}: purge")
+        return self._add(PurgeSpec(partition_filters=tuple(filters),
+                                   target_size=self._target_size(target_size), dry_run=dry_run))
+
+    def analyze(self: _Self, columns: Sequence[str] = (), *, all: bool = False,
+                dry_run: bool = False) -> _Self:
+        """(loom) ANALYZE ... COMPUTE DELTA STATISTICS (``loom analyze``):
+        statistics for the files without them or missing a stats column.
+
+        Args:
+            columns: only files whose statistics miss one of these.
+            all: recompute every live file's statistics (a real bool).
+            dry_run: list the files, commit nothing (a real bool).
+        """
+        self._flags(all=all, dry_run=dry_run)
+        cols = column_list(columns, f"{self._owner()}: analyze")
+        return self._add(AnalyzeSpec(columns=tuple(cols), all=all, dry_run=dry_run))
 
     def auto(self: _Self, policy: HealthPolicy | Mapping[str, Any] | None = None) -> _Self:
         """(loom) Automatic maintenance: each table gets only what the

@@ -85,7 +85,7 @@ def free_op(op: int | None) -> None:
 def builtin_op(spec: Any) -> int:
     """A C op for a VacuumSpec / CompactSpec / ZOrderSpec; the library
     checks the options (LoomValueError with its message)."""
-    from ._specs import AutoSpec, CompactSpec, VacuumSpec, ZOrderSpec
+    from ._specs import AnalyzeSpec, AutoSpec, CompactSpec, PurgeSpec, VacuumSpec, ZOrderSpec
     op = _capi.loom_op_p()
     if isinstance(spec, AutoSpec):
         a, keep = auto_opts(spec)
@@ -103,6 +103,14 @@ def builtin_op(spec: Any) -> int:
         z = native.zorder_opts(cols, spec.target_size, spec.curve, spec.memory, tmp,
                                spec.spill_limit, spec.full)
         check(lib.loom_op_zorder(byref(op), byref(z)))   # copies columns and temp_dir
+    elif isinstance(spec, PurgeSpec):
+        filters = native.CStrings(native.column_list(spec.partition_filters, "purge"))
+        p = native.purge_opts(spec.target_size, spec.dry_run, filters)
+        check(lib.loom_op_purge(byref(op), byref(p)))   # copies the filters
+    elif isinstance(spec, AnalyzeSpec):
+        cols = native.CStrings(native.column_list(spec.columns, "analyze"))
+        a = native.analyze_opts(cols, spec.all, spec.dry_run)
+        check(lib.loom_op_analyze(byref(op), byref(a)))   # copies the columns
     else:
         raise TypeError(f"not a built-in operation: {type(spec).__name__}")
     return _capi.handle(op)

@@ -98,5 +98,23 @@ class NativeMaintainer:
         return self._build(self._classes(spec)[1], r, num_files_added=r.num_files_added,
                            num_files_removed=r.num_files_removed)
 
+    def purge(self, uri: str, spec: Any, location: Any = None) -> Any:
+        """(loom) REORG ... APPLY (PURGE); `spec` has partition_filters,
+        target_size, dry_run."""
+        r = native.purge(uri, location=location,
+                         partition_filters=list(getattr(spec, "partition_filters", ())),
+                         target_size=getattr(spec, "target_size", None),
+                         dry_run=getattr(spec, "dry_run", False))
+        return self._build(self._classes(spec)[1], r, num_files_added=r.num_files_added,
+                           num_files_removed=r.num_files_removed)
+
+    def analyze(self, uri: str, spec: Any, location: Any = None) -> Any:
+        """(loom) ANALYZE ... COMPUTE DELTA STATISTICS; `spec` has columns,
+        all, dry_run."""
+        r = native.analyze(uri, location=location, columns=list(getattr(spec, "columns", ())),
+                           all=getattr(spec, "all", False), dry_run=getattr(spec, "dry_run", False))
+        return self._build(self._classes(spec)[1], r, num_files_added=r.num_files_added,
+                           num_files_removed=r.num_files_removed)
+
     def __repr__(self) -> str:
         return "NativeMaintainer()"

@@ -98,6 +98,18 @@ class TableMaintenanceResult:
         result = self.op_results.get("z_order")
         return result if isinstance(result, OptimizeResult) else None
 
+    @property
+    def purge(self) -> OptimizeResult | None:
+        """(loom) metrics numRowsPurged, numFilesRemoved, ..., version."""
+        result = self.op_results.get("purge")
+        return result if isinstance(result, OptimizeResult) else None
+
+    @property
+    def analyze(self) -> OptimizeResult | None:
+        """(loom) metrics numFilesAnalyzed, numFilesScanned, version."""
+        result = self.op_results.get("analyze")
+        return result if isinstance(result, OptimizeResult) else None
+
 
 # ---- protocols --------------------------------------------------------------------------
 
@@ -244,6 +256,54 @@ class ZOrderSpec:
 
 
 @dataclass(frozen=True)
+class PurgeSpec:
+    """(loom) REORG ... APPLY (PURGE): rewrite every live file with a
+    deletion vector without its deleted rows (one REORG commit).
+
+    Args:
+        partition_filters: "col=value" filters, ANDed (empty: every partition).
+        target_size: most bytes a new file holds (None: as compaction).
+        dry_run: list the files, write nothing (a real bool).
+    """
+
+    name: ClassVar[str] = "purge"
+    partition_filters: tuple[str, ...] = ()
+    target_size: int | None = None
+    dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        _check_flags(self, "dry_run")
+
+    def execute(self, maintainer: Any, uri: str, location: TableLocation) -> OptimizeResult:
+        return maintainer.purge(uri, self, location)
+
+
+@dataclass(frozen=True)
+class AnalyzeSpec:
+    """(loom) ANALYZE ... COMPUTE DELTA STATISTICS: new statistics for the
+    live files without them (or missing one of `columns`), every live file
+    with ``all=True``; one COMPUTE STATS commit.
+
+    Args:
+        columns: only files whose stats miss one of these (empty: every
+            stats column).
+        all: recompute every live file's statistics (a real bool).
+        dry_run: list the files, commit nothing (a real bool).
+    """
+
+    name: ClassVar[str] = "analyze"
+    columns: tuple[str, ...] = ()
+    all: bool = False
+    dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        _check_flags(self, "all", "dry_run")
+
+    def execute(self, maintainer: Any, uri: str, location: TableLocation) -> OptimizeResult:
+        return maintainer.analyze(uri, self, location)
+
+
+@dataclass(frozen=True)
 class MaintenanceSpec:
     """The ops to run, in order, against one table.
 
@@ -297,4 +357,4 @@ class AutoSpec:
                         "the table's health and runs loom's own operations")
 
 
-BUILTIN_SPECS = (VacuumSpec, CompactSpec, ZOrderSpec)
+BUILTIN_SPECS = (VacuumSpec, CompactSpec, ZOrderSpec, PurgeSpec, AnalyzeSpec)

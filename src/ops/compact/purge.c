@@ -153,7 +153,8 @@ static int purge_run(loom_op_result *out, loom_store *store, const compact_param
 	optimize_job_init(&job, "purge", &p->common);
 	job.predicates = p->partition_filters;
 	job.n_predicates = p->n_partition_filters;
-	job.param_key = "applyPurge"; /* as Spark's REORG ... APPLY (PURGE) */
+	job.operation = "REORG";      /* as Spark's REORG ... APPLY (PURGE) */
+	job.param_key = "applyPurge";
 	job.param_value = "true";
 	if ((rc = report_collect(&rep, snap, p)) == 0 &&
 	    (rc = optimize_run(out, store, snap, &purge_flavour, (void *)p, &job, p->target_size)) == 0)

@@ -303,7 +303,8 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 	{
 		char ts[32];
 		snprintf(ts, sizeof(ts), "%lld", (long long)plan->target);
-		json_object_set_new(params, "targetSize", json_string(ts));
+		if (!job->operation)   /* Spark's REORG records no target size */
+			json_object_set_new(params, "targetSize", json_string(ts));
 		for (i = 0; i < job->n_predicates; i++)
 			json_array_append_new(pred, json_string(job->predicates[i]));
 		json_object_set_new(params, "predicate", pred);
@@ -320,7 +321,8 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 	}
 	if ((rc = delta_props_parse(&snap->metadata, &props)) < 0)
 		goto done;
-	delta_commit_init(&c, DELTA_COMMIT_REARRANGE, plan->read_version, "OPTIMIZE");
+	delta_commit_init(&c, DELTA_COMMIT_REARRANGE, plan->read_version,
+	                  job->operation ? job->operation : "OPTIMIZE");
 	c.operation_parameters = params;
 	c.operation_metrics = metrics_to_json(ml);
 	c.in_commit_timestamps = props.enable_in_commit_timestamps;
@@ -424,6 +426,48 @@ cleanup:
 	return rc;
 }
 
+/* ---- the rows a rewrite must keep --------------------------------------------- */
+
+/* A unit wrote the rows it read less those its deletion vectors drop, and
+ * read what the log says its files hold (where the log says): a rewrite
+ * that lost rows anywhere - a short read taken for the end of a file, a
+ * stage that dropped a batch - fails here, before its commit, instead of
+ * taking rows out of the table. */
+static int check_unit_rows(const pipe_unit *u, size_t index, const char *name)
+{
+	int64_t wrote = 0, logged = 0;
+	int all_logged = 1;
+	size_t j;
+	for (j = 0; j < u->result.num_files; j++)
+		wrote += u->result.files[j].num_records;
+	if (wrote != u->result.rows_in - u->result.rows_deleted)
+		return OPS_ERR(LOOM_ECORRUPT,
+		               "%s: unit %zu read %lld rows (%lld of them deleted by deletion vectors) "
+		               "but wrote %lld; nothing was committed", name, index,
+		               (long long)u->result.rows_in, (long long)u->result.rows_deleted,
+		               (long long)wrote);
+	for (j = 0; j < u->num_files; j++) {
+		if (u->files[j]->num_records < 0)
+			all_logged = 0;
+		else
+			logged += u->files[j]->num_records;
+	}
+	if (all_logged && u->num_files > 0 && logged != u->result.rows_in)
+		return OPS_ERR(LOOM_ECORRUPT,
+		               "%s: unit %zu's %zu files hold %lld rows by the log's statistics, but %lld "
+		               "were read from them; nothing was committed", name, index, u->num_files,
+		               (long long)logged, (long long)u->result.rows_in);
+	return 0;
+}
+
+static int check_rows(const pipe_unit *units, size_t n, const char *name)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		LOOM_TRY(check_unit_rows(&units[i], i, name));
+	return 0;
+}
+
 /* ---- partial progress (job->commit_every) ---------------------------------- */
 
 static void summary_merge(size_summary *dst, const size_summary *src)
@@ -513,7 +557,9 @@ static int commit_pending(partial_run *pr)
 			summary_add(&t.added, us[k].result.files[j].size);
 	}
 	build_metrics(&ml, &sub, &job, &t);
-	rc = commit(pr->store, pr->snap, &sub, us, n, &job, &ml, &t.version);
+	rc = check_rows(us, n, job.name);
+	if (rc == 0)
+		rc = commit(pr->store, pr->snap, &sub, us, n, &job, &ml, &t.version);
 	if (rc < 0 && t.version != DELTA_COMMIT_UNKNOWN)
 		delete_outputs(pr->store, us, n);
 	if (rc == 0) {
@@ -628,6 +674,8 @@ int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_
 	if (job->commit_every > 0)
 		return execute_partial(out, store, snap, plan, x, units, nunits, job, progress, progress_ctx);
 	rc = pipe_exec_run(x, units, nunits, progress, progress_ctx);
+	if (rc == 0)
+		rc = check_rows(units, nunits, job->name);
 	if (rc < 0) {
 		delete_outputs(store, units, nunits);
 		return rc;

@@ -61,6 +61,9 @@ int compact_plan_start(compact_plan *plan, struct partition_groups *pg, const de
 /* What differs between OPTIMIZE flavours when committing and reporting. */
 typedef struct optimize_job {
 	const char *name;                 /* "compaction", "Z-order" */
+	const char *operation;            /* commitInfo.operation; NULL = "OPTIMIZE"
+	                                   * (purge: "REORG", as Spark's REORG
+	                                   * TABLE ... APPLY (PURGE)) */
 	int dry_run;
 	const loom_table_location *loc;   /* may be NULL */
 	const loom_clock *clock;          /* NULL: system */
