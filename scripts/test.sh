@@ -29,6 +29,8 @@ fi
 
 bash scripts/install-deps.sh
 bash scripts/install-s3-test-deps.sh
+# promtool, Prometheus and headless Chromium judge the observability outputs
+bash scripts/install-observe-deps.sh
 bash scripts/check-layers.sh
 cmake -S . -B "$build" -G Ninja "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -99,4 +99,37 @@
 /* expired-log cleanup: 1 when checkpointProtection kept every commit and checkpoint */
 #define LOOM_METRIC_CHECKPOINT_PROTECTION_BLOCKED "checkpointProtectionBlocked"
 
+/* Prometheus / OpenMetrics families of loom/observe.h (docs/observability.md:
+ * labels, meanings); counters end _total, units are base units. */
+#define LOOM_PROM_RUN_DURATION "loom_run_duration_seconds"
+#define LOOM_PROM_RUN_TIMESTAMP "loom_run_timestamp_seconds"
+#define LOOM_PROM_RUN_TABLES "loom_run_tables"
+#define LOOM_PROM_TABLE_DURATION "loom_table_duration_seconds"
+#define LOOM_PROM_TABLE_LAST_SUCCESS "loom_table_last_success_timestamp_seconds"
+#define LOOM_PROM_ERRORS "loom_errors_total"
+#define LOOM_PROM_OP_DURATION "loom_operation_duration_seconds"
+#define LOOM_PROM_OP_FILES_READ "loom_operation_files_read_total"
+#define LOOM_PROM_OP_FILES_WRITTEN "loom_operation_files_written_total"
+#define LOOM_PROM_OP_FILES_REMOVED "loom_operation_files_removed_total"
+#define LOOM_PROM_OP_BYTES_READ "loom_operation_bytes_read_total"
+#define LOOM_PROM_OP_BYTES_WRITTEN "loom_operation_bytes_written_total"
+#define LOOM_PROM_OP_BYTES_REMOVED "loom_operation_bytes_removed_total"
+#define LOOM_PROM_OP_ROWS_REMOVED "loom_operation_rows_removed_total"
+#define LOOM_PROM_OP_METRIC "loom_operation_metric"
+#define LOOM_PROM_STORE_REQUESTS "loom_store_requests_total"
+#define LOOM_PROM_STORE_RETRIES "loom_store_retries_total"
+#define LOOM_PROM_STORE_BYTES_READ "loom_store_read_bytes_total"
+#define LOOM_PROM_STORE_BYTES_WRITTEN "loom_store_written_bytes_total"
+#define LOOM_PROM_HEALTH_VERSION "loom_health_table_version"
+#define LOOM_PROM_HEALTH_FILES "loom_health_files"
+#define LOOM_PROM_HEALTH_BYTES "loom_health_bytes"
+#define LOOM_PROM_HEALTH_ROWS "loom_health_rows"
+#define LOOM_PROM_HEALTH_SMALL_FILES "loom_health_small_files"
+#define LOOM_PROM_HEALTH_SMALL_BYTES "loom_health_small_bytes"
+#define LOOM_PROM_HEALTH_DELETED_ROW_RATIO "loom_health_deleted_row_ratio"
+#define LOOM_PROM_HEALTH_COMMITS_SINCE_CHECKPOINT "loom_health_commits_since_checkpoint"
+#define LOOM_PROM_HEALTH_CLUSTERING_DEPTH "loom_health_clustering_depth"
+#define LOOM_PROM_HEALTH_TOMBSTONES_EXPIRED "loom_health_expired_tombstone_files"
+#define LOOM_PROM_HEALTH_RECOMMENDED "loom_health_recommended"
+
 #endif

@@ -287,6 +287,7 @@ typedef struct loom_progress {
 	int code;                 /* *_DONE: 0, or the error code */
 	int skipped;              /* TABLE_DONE: the table was skipped */
 	double seconds;           /* *_DONE: time spent on the op / table */
+	const loom_op_result *result; /* OP_DONE: the op's result; NULL when it failed */
 } loom_progress;
 typedef void (*loom_progress_fn)(const loom_progress *p, void *payload);
 
@@ -363,6 +364,8 @@ LOOM_EXTERN(double) loom_table_result_duration_seconds(const loom_table_result *
 LOOM_EXTERN(size_t) loom_table_result_op_count(const loom_table_result *t);
 LOOM_EXTERN(const char *) loom_table_result_op_name(const loom_table_result *t, size_t i);
 LOOM_EXTERN(const loom_op_result *) loom_table_result_op_at(const loom_table_result *t, size_t i);
+/** Seconds op i took. */
+LOOM_EXTERN(double) loom_table_result_op_seconds(const loom_table_result *t, size_t i);
 /** The result keyed by op name, or NULL. */
 LOOM_EXTERN(const loom_op_result *) loom_table_result_op(const loom_table_result *t,
                                                          const char *op_name);

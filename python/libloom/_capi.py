@@ -294,6 +294,7 @@ class loom_progress(Structure):
         ("code", c_int),
         ("skipped", c_int),
         ("seconds", c_double),
+        ("result", c_void_p),
     ]
 
 
@@ -307,6 +308,9 @@ DECL_RESOLVE_FN = CFUNCTYPE(c_int, loom_spec_list_p, loom_config_p, c_void_p)
 LOCATE_FN = CFUNCTYPE(c_int, POINTER(POINTER(loom_table_location)), c_char_p, c_void_p)
 LOCATION_RELEASE_FN = CFUNCTYPE(None, POINTER(loom_table_location), c_void_p)
 PROGRESS_FN = CFUNCTYPE(None, POINTER(loom_progress), c_void_p)
+LOG_LINE_FN = CFUNCTYPE(None, c_char_p, c_void_p)
+loom_event_log_p = c_void_p
+loom_run_record_p = c_void_p
 
 # ---- store.h, table.h ----------------------------------------------------------
 
@@ -393,6 +397,16 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_parse_size": (c_int, [c_char_p, POINTER(c_int64)]),
     "loom_format_size": (None, [c_int64, c_char_p, c_size_t]),
     "loom_string_free": (None, [c_void_p]),
+    # observe.h
+    "loom_event_log_new": (c_int, [POINTER(c_void_p), LOG_LINE_FN, c_void_p]),
+    "loom_event_log_progress": (None, [POINTER(loom_progress), c_void_p]),
+    "loom_event_log_run_start": (None, [c_void_p, c_char_p, c_size_t]),
+    "loom_event_log_run_end": (None, [c_void_p, c_void_p]),
+    "loom_event_log_free": (None, [c_void_p]),
+    "loom_run_record_from_json": (c_int, [POINTER(c_void_p), c_char_p, c_size_t, c_char_p]),
+    "loom_run_record_to_metrics": (c_int, [c_void_p, c_int, POINTER(c_void_p)]),
+    "loom_run_record_to_html": (c_int, [c_void_p, c_char_p, POINTER(c_void_p)]),
+    "loom_run_record_free": (None, [c_void_p]),
     # cancel
     "loom_cancel_new": (c_int, [POINTER(loom_cancel_p)]),
     "loom_cancel_request": (None, [loom_cancel_p]),

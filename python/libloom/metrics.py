@@ -97,12 +97,47 @@ NUM_BYTES: Final = "numBytes"
 
 _SUMMARIES = (SUMMARY_MIN, SUMMARY_MAX, SUMMARY_AVG, SUMMARY_TOTAL_FILES, SUMMARY_TOTAL_SIZE)
 
+# Prometheus / OpenMetrics metric families of `loom maintain --metrics`,
+# `loom health --format openmetrics` and :func:`render` (include/loom/metrics.h
+# LOOM_PROM_*; docs/observability.md says their labels and meanings).
+PROM_RUN_DURATION: Final = "loom_run_duration_seconds"
+PROM_RUN_TIMESTAMP: Final = "loom_run_timestamp_seconds"
+PROM_RUN_TABLES: Final = "loom_run_tables"
+PROM_TABLE_DURATION: Final = "loom_table_duration_seconds"
+PROM_TABLE_LAST_SUCCESS: Final = "loom_table_last_success_timestamp_seconds"
+PROM_ERRORS: Final = "loom_errors_total"
+PROM_OP_DURATION: Final = "loom_operation_duration_seconds"
+PROM_OP_FILES_READ: Final = "loom_operation_files_read_total"
+PROM_OP_FILES_WRITTEN: Final = "loom_operation_files_written_total"
+PROM_OP_FILES_REMOVED: Final = "loom_operation_files_removed_total"
+PROM_OP_BYTES_READ: Final = "loom_operation_bytes_read_total"
+PROM_OP_BYTES_WRITTEN: Final = "loom_operation_bytes_written_total"
+PROM_OP_BYTES_REMOVED: Final = "loom_operation_bytes_removed_total"
+PROM_OP_ROWS_REMOVED: Final = "loom_operation_rows_removed_total"
+PROM_OP_METRIC: Final = "loom_operation_metric"
+PROM_STORE_REQUESTS: Final = "loom_store_requests_total"
+PROM_STORE_RETRIES: Final = "loom_store_retries_total"
+PROM_STORE_BYTES_READ: Final = "loom_store_read_bytes_total"
+PROM_STORE_BYTES_WRITTEN: Final = "loom_store_written_bytes_total"
+PROM_HEALTH_VERSION: Final = "loom_health_table_version"
+PROM_HEALTH_FILES: Final = "loom_health_files"
+PROM_HEALTH_BYTES: Final = "loom_health_bytes"
+PROM_HEALTH_ROWS: Final = "loom_health_rows"
+PROM_HEALTH_SMALL_FILES: Final = "loom_health_small_files"
+PROM_HEALTH_SMALL_BYTES: Final = "loom_health_small_bytes"
+PROM_HEALTH_DELETED_ROW_RATIO: Final = "loom_health_deleted_row_ratio"
+PROM_HEALTH_COMMITS_SINCE_CHECKPOINT: Final = "loom_health_commits_since_checkpoint"
+PROM_HEALTH_CLUSTERING_DEPTH: Final = "loom_health_clustering_depth"
+PROM_HEALTH_TOMBSTONES_EXPIRED: Final = "loom_health_expired_tombstone_files"
+PROM_HEALTH_RECOMMENDED: Final = "loom_health_recommended"
+
 
 def known_names() -> frozenset[str]:
     """Every metric name an operation may report (size summaries
     expanded: ``filesAdded.min`` ...)."""
     names = {v for k, v in globals().items()
-             if k.isupper() and isinstance(v, str) and not k.startswith("SUMMARY_")}
+             if k.isupper() and isinstance(v, str)
+             and not k.startswith(("SUMMARY_", "PROM_"))}
     names -= {FILES_ADDED, FILES_REMOVED}
     names |= {f"{base}.{s}" for base in (FILES_ADDED, FILES_REMOVED) for s in _SUMMARIES}
     return frozenset(names)

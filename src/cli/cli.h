@@ -37,6 +37,8 @@ int cmd_health(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_purge(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* --plan-out of compact and zorder: write the plan to `path`, print a
  * summary (one JSON line with `json`). Returns an exit status. */

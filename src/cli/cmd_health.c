@@ -8,18 +8,23 @@
 #include "loom.h"
 #include "loom/auto.h"
 #include "loom/health.h"
+#include "loom/observe.h"
 
 typedef struct health_args {
 	const char *table, *config;
 	int json;
+	int metrics;               /* -1: off, else LOOM_METRICS_* (--format) */
+	loom_run_record *record;   /* the tables' health, for --format metrics */
 	loom_health_policy policy;
 } health_args;
 
 static void health_usage(FILE *o, const char *verb)
 {
 	fprintf(o,
-	        "usage: loom %s TABLE [--config FILE] [--json] [policy options]\n"
-	        "       loom %s --config FILE [--json] [policy options]   (every table of the YAML)\n"
+	        "usage: loom %s TABLE [--config FILE] [--json | --format F] [policy options]\n"
+	        "       loom %s --config FILE [--json | --format F] [policy options]   (every table)\n"
+	        "--format text (default), json (= --json), openmetrics or prometheus (the\n"
+	        "health gauges as metrics text; docs/observability.md)\n"
 	        "\n"
 	        "%s\n"
 	        "Reads the log only (no data file). With --config, the policy is the YAML's\n"
@@ -65,6 +70,7 @@ static int parse(int argc, char **argv, const char *verb, const loom_health_poli
 {
 	int i;
 	memset(a, 0, sizeof(*a));
+	a->metrics = -1;
 	a->policy = *base;
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -90,6 +96,16 @@ static int parse(int argc, char **argv, const char *verb, const loom_health_poli
 		i++;
 		if (!strcmp(o, "--config"))
 			a->config = v;
+		else if (!strcmp(o, "--format")) {
+			a->json = !strcmp(v, "json");
+			a->metrics = !strcmp(v, "openmetrics")  ? LOOM_METRICS_OPENMETRICS
+			             : !strcmp(v, "prometheus") ? LOOM_METRICS_PROMETHEUS : -1;
+			if (!a->json && a->metrics < 0 && strcmp(v, "text") != 0) {
+				fprintf(stderr, "loom %s: --format is text, json, openmetrics or prometheus, "
+				                "not '%s'\n", verb, v);
+				return -1;
+			}
+		}
 		else if (!strcmp(o, "--target-size"))
 			rc = num(verb, o, v, &a->policy.target_size);
 		else if (!strcmp(o, "--min-small-files"))
@@ -168,15 +184,24 @@ static void print_human(const char *shown, const loom_health *h, int advice_only
 	}
 }
 
-/* One table: 0 ok, 1 failed (reported). */
-static int one(const health_args *a, const char *verb, const char *uri, const char *shown,
-               const loom_table_location *loc)
+/* One table (`name`: how metrics label it): 0 ok, 1 failed (reported). */
+static int one(const health_args *a, const char *verb, const char *name, const char *uri,
+               const char *shown, const loom_table_location *loc)
 {
 	loom_health *h = NULL;
 	char *json = NULL;
 	if (loom_table_health(&h, uri, loc, &a->policy) < 0) {
 		cli_print_error(verb);
 		return 1;
+	}
+	if (a->record) {
+		int rc = loom_run_record_add_health(a->record, name, shown, LOOM_HEALTH_AFTER, h);
+		loom_health_free(h);
+		if (rc < 0) {
+			cli_print_error(verb);
+			return 1;
+		}
+		return 0;
 	}
 	if (a->json) {
 		int what = !strcmp(verb, "health") ? LOOM_HEALTH_JSON_HEALTH | LOOM_HEALTH_JSON_ADVICE
@@ -238,12 +263,18 @@ static int run(int argc, char **argv, const char *verb)
 		loom_config_free(yaml);
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
+	if (a.metrics >= 0 && loom_run_record_new(&a.record, NULL, 0, 0) < 0) {
+		cli_print_error(verb);
+		loom_config_free(yaml);
+		return CLI_EXIT_FAILED;
+	}
 	if (a.table) {
 		if ((rc = cli_table_resolve(&t, verb, a.table, a.config)) != 0) {
+			loom_run_record_free(a.record);
 			loom_config_free(yaml);
 			return rc;
 		}
-		failed = one(&a, verb, t.uri, t.shown, t.loc);
+		failed = one(&a, verb, t.shown, t.uri, t.shown, t.loc);
 		cli_table_release(&t);
 	} else {
 		loom_config *cfg = NULL;
@@ -251,6 +282,7 @@ static int run(int argc, char **argv, const char *verb)
 		if (loom_config_load_file(&cfg, a.config) < 0) {
 			cli_print_error(verb);
 			loom_config_free(yaml);
+			loom_run_record_free(a.record);
 			return CLI_EXIT_USAGE;
 		}
 		for (i = 0; i < loom_config_table_count(cfg); i++) {
@@ -264,9 +296,9 @@ static int run(int argc, char **argv, const char *verb)
 				continue;
 			}
 			loom_config_mask(cfg, loc->uri, shown, sizeof(shown));
-			if (!a.json)
+			if (!a.json && !a.record)
 				printf("%s: ", loom_config_table_name(cfg, i));
-			failed |= one(&a, verb, loc->uri, shown, loc);
+			failed |= one(&a, verb, loom_config_table_name(cfg, i), loc->uri, shown, loc);
 			loom_table_location_free(loc);
 		}
 		loom_config_free(cfg);
@@ -274,6 +306,17 @@ static int run(int argc, char **argv, const char *verb)
 	free(zcols_buf);
 	zcols_buf = NULL;
 	loom_config_free(yaml);
+	if (a.record) {
+		char *text = NULL;
+		if (loom_run_record_to_metrics(a.record, a.metrics, &text) < 0) {
+			cli_print_error(verb);
+			failed = 1;
+		} else {
+			fputs(text, stdout);
+			loom_string_free(text);
+		}
+		loom_run_record_free(a.record);
+	}
 	return failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/observe.h"
 #include "loom.h"
 #include "loom/config.h"
 #include "loom/plan.h"
@@ -50,6 +51,15 @@ static void maintain_usage(FILE *out)
 	        "  --commit-every S    under a budget, compactions and Z-orders commit each\n"
 	        "                      S of finished work (default 1GiB)\n"
 	        "  --json              machine-readable output (docs/report-schema.md)\n"
+	        "  --metrics FILE      write Prometheus text metrics of the run and of each\n"
+	        "                      table's health to FILE, atomically (node_exporter's\n"
+	        "                      textfile collector; docs/observability.md)\n"
+	        "  --log-format json   one JSON object per event (run, table, operation start\n"
+	        "                      and end, retries, warnings, errors) to stderr\n"
+	        "  --log-file FILE     append the JSON events to FILE instead of stderr\n"
+	        "  --history URI       append the run's record to the history at URI (a\n"
+	        "                      directory or an object-store prefix; loom history)\n"
+	        "  --html FILE         write a self-contained HTML report of the run\n"
 	        "\n"
 	        "exit status: 0 all tables ok or skipped, 1 a table failed or the run could\n"
 	        "not start, 2 usage or config error.\n");
@@ -61,6 +71,7 @@ typedef struct maintain_args {
 	size_t jobs;
 	double budget_seconds;
 	int64_t budget_bytes, commit_every;
+	cli_observe observe;   /* --metrics, --log-format, --history, --html */
 } maintain_args;
 
 /* A duration as people write it: "45m", "2h", "90s", "1h30m", "1.5h". */
@@ -108,13 +119,30 @@ static int parse_args(int argc, char **argv, maintain_args *a)
 		} else if (strcmp(arg, "--config") == 0 || strcmp(arg, "--plan") == 0 ||
 		           strcmp(arg, "--step") == 0 || strcmp(arg, "--jobs") == 0 ||
 		           strcmp(arg, "--policy") == 0 || strcmp(arg, "--budget-time") == 0 ||
-		           strcmp(arg, "--budget-bytes") == 0 || strcmp(arg, "--commit-every") == 0) {
+		           strcmp(arg, "--budget-bytes") == 0 || strcmp(arg, "--commit-every") == 0 ||
+		           strcmp(arg, "--metrics") == 0 || strcmp(arg, "--log-format") == 0 ||
+		           strcmp(arg, "--log-file") == 0 || strcmp(arg, "--history") == 0 ||
+		           strcmp(arg, "--html") == 0) {
 			if (!val) {
 				fprintf(stderr, "loom maintain: %s needs a value\n", arg);
 				return -1;
 			}
 			i++;
-			if (strcmp(arg, "--budget-time") == 0) {
+			if (strcmp(arg, "--metrics") == 0) {
+				a->observe.metrics = val;
+			} else if (strcmp(arg, "--history") == 0) {
+				a->observe.history = val;
+			} else if (strcmp(arg, "--html") == 0) {
+				a->observe.html = val;
+			} else if (strcmp(arg, "--log-file") == 0) {
+				a->observe.log_file = val;
+			} else if (strcmp(arg, "--log-format") == 0) {
+				if (strcmp(val, "json") != 0 && strcmp(val, "text") != 0) {
+					fprintf(stderr, "loom maintain: --log-format is json or text, not '%s'\n", val);
+					return -1;
+				}
+				a->observe.log_json = strcmp(val, "json") == 0;
+			} else if (strcmp(arg, "--budget-time") == 0) {
 				if (parse_duration(val, &a->budget_seconds) < 0) {
 					fprintf(stderr, "loom maintain: --budget-time takes a duration like 45m, "
 					                "2h or 1h30m, not '%s'\n", val);
@@ -163,6 +191,10 @@ static int parse_args(int argc, char **argv, maintain_args *a)
 	}
 	if (a->automatic && a->plan) {
 		fprintf(stderr, "loom maintain: --auto runs the config's maintenance block, not --plan\n");
+		return -1;
+	}
+	if (a->observe.log_file && !a->observe.log_json) {
+		fprintf(stderr, "loom maintain: --log-file needs --log-format json\n");
 		return -1;
 	}
 	if (a->step && !a->plan) {
@@ -265,6 +297,21 @@ int cmd_maintain(int argc, char **argv)
 		cli_print_error("maintain");
 		goto out;
 	}
+	if (cli_observe_begin(&a.observe, cfg) < 0)
+		goto out;
+	if ((a.observe.log || a.observe.metrics || a.observe.history || a.observe.html) &&
+	    loom_runner_set_progress(runner, cli_observe_progress, &a.observe) < 0) {
+		cli_print_error("maintain");
+		goto out;
+	}
+	if (a.observe.log) {
+		loom_spec_list *specs = NULL;
+		size_t tables = 0;
+		if (loom_step_resolve(&specs, step, NULL, cfg) == 0)
+			tables = loom_spec_list_count(specs);
+		loom_spec_list_free(specs);
+		loom_event_log_run_start(a.observe.log, loom_step_name(step), tables);
+	}
 	running = runner;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -283,9 +330,12 @@ int cmd_maintain(int argc, char **argv)
 	}
 	print_and_free(text, stdout);
 	status = loom_report_has_errors(report) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+	if (cli_observe_end(&a.observe, report) < 0)
+		status = CLI_EXIT_FAILED;
 out:
 	loom_report_free(report);
 	loom_runner_free(runner);
+	cli_observe_free(&a.observe);
 	loom_step_free(config_step);
 	loom_plan_free(plan);
 	loom_config_free(cfg);

@@ -21,6 +21,8 @@ static const cli_command commands[] = {
 	{ "maintain", "run the maintenance plan of a storage YAML", cmd_maintain },
 	{ "health", "what a table's log says it needs: files, DVs, tombstones, log, clustering", cmd_health },
 	{ "advise", "what the maintenance policy recommends for a table, and why (changes nothing)", cmd_advise },
+	{ "history", "summarize the run history of loom maintain --history", cmd_history },
+	{ "report", "write a self-contained HTML report of a run, the history or health", cmd_report },
 };
 
 static void usage(FILE *out)

@@ -229,6 +229,11 @@ LOOM_EXTERN(const loom_op_result *) loom_table_result_op_at(const loom_table_res
 	return t && i < t->n_ops ? &t->ops[i].result : NULL;
 }
 
+LOOM_EXTERN(double) loom_table_result_op_seconds(const loom_table_result *t, size_t i)
+{
+	return t && i < t->n_ops ? t->ops[i].seconds : 0.0;
+}
+
 LOOM_EXTERN(const loom_op_result *) loom_table_result_op(const loom_table_result *t,
                                                          const char *op_name)
 {
@@ -314,6 +319,7 @@ static json_t *table_json(const loom_table_result *t)
 	json_object_set_new(o, "duration_seconds", json_real(t->duration_seconds));
 	for (i = 0; i < t->n_ops; i++) {
 		json_t *op = op_json(&t->ops[i].result);
+		json_object_set_new(op, "duration_seconds", json_real(t->ops[i].seconds));
 		if (t->ops[i].n_notes) {
 			json_t *notes = json_array();
 			size_t k;

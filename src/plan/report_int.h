@@ -10,6 +10,7 @@
 typedef struct report_op {
 	char *name;
 	loom_op_result result;
+	double seconds;       /* time the op took */
 	char **notes;         /* why sub-operations ran or were skipped (auto) */
 	size_t n_notes;
 } report_op;

@@ -277,6 +277,26 @@ static void progress(const loom_runner *r, const loom_report *rep, const loom_ta
 	r->progress(&p, r->progress_payload);
 }
 
+/* OP_DONE carries the op's result (NULL when it failed). */
+static void progress_op_done(const loom_runner *r, const loom_report *rep,
+                             const loom_table_result *t, const char *op, int code,
+                             double seconds, const loom_op_result *res)
+{
+	loom_progress p;
+	if (!r->progress)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.event = LOOM_PROGRESS_OP_DONE;
+	p.table_ref = t->ref;
+	p.op_name = op;
+	p.table_index = (size_t)(t - rep->tables);
+	p.table_count = rep->n_tables;
+	p.code = code;
+	p.seconds = seconds;
+	p.result = res;
+	r->progress(&p, r->progress_payload);
+}
+
 /* Where the table lives: the runner's locator or the config's routes.
  * 0 with *loc set; 1 when the table was reported missing or failed. */
 static int locate(const loom_runner *r, loom_report *rep, size_t idx,
@@ -421,8 +441,13 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 			set_error(r, t, LOOM_ENOMEM, loom_op_name(op), "out of memory");
 			rc = LOOM_ENOMEM;
 		}
-		progress(r, rep, t, LOOM_PROGRESS_OP_DONE, loom_op_name(op), rc < 0 ? rc : 0,
-		         (double)(loom_clock_mono_ns(clk) - o0) / 1e9);
+		{
+			double secs = (double)(loom_clock_mono_ns(clk) - o0) / 1e9;
+			if (rc == 0)
+				t->ops[t->n_ops - 1].seconds = secs;
+			progress_op_done(r, rep, t, loom_op_name(op), rc < 0 ? rc : 0, secs,
+			                 rc == 0 ? &t->ops[t->n_ops - 1].result : NULL);
+		}
 		if (rc < 0)
 			break;
 	}

@@ -65,7 +65,8 @@ int main(void)
 	STRUCT(loom_progress); FIELD(loom_progress, event); FIELD(loom_progress, table_ref);
 	FIELD(loom_progress, op_name); FIELD(loom_progress, table_index);
 	FIELD(loom_progress, table_count); FIELD(loom_progress, code); FIELD(loom_progress, skipped);
-	FIELD(loom_progress, seconds); END();
+	FIELD(loom_progress, seconds);
+	FIELD(loom_progress, result); END();
 	STRUCT(loom_store_options); FIELD(loom_store_options, version);
 	FIELD(loom_store_options, options); FIELD(loom_store_options, n_options);
 	FIELD(loom_store_options, ignore_env); END();

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ctypes
 import json
+import logging
 from ctypes import byref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from .. import _capi, native
+from .. import _capi, native, observe
 from .._capi import lib
 from ..config import ConfigLocator, StorageConfig
 from ..errors import LoomError, MissingTableError, check, error_for
@@ -180,11 +181,16 @@ class MaintenanceRunner:
         jobs: (loom) tables maintained concurrently (default 1).
         progress: (loom) called with a ProgressEvent as tables and ops
             start and finish (from worker threads).
+        log: (loom) a logging.Logger that gets the run's events as
+            ``loom maintain --log-format json`` writes them: one record per
+            event, its message the JSON line, ``record.loom_event`` the
+            parsed object (libloom.observe; docs/observability.md).
     """
 
     def __init__(self, maintainer: Any, locator: Any, config: Any, *,
                  missing_table_policy: Literal["skip", "error"] = "skip", jobs: int = 1,
-                 progress: Callable[[ProgressEvent], Any] | None = None) -> None:
+                 progress: Callable[[ProgressEvent], Any] | None = None,
+                 log: logging.Logger | None = None) -> None:
         if missing_table_policy not in _POLICIES:
             raise ValueError(f"missing_table_policy must be 'skip' or 'error', "
                              f"got {missing_table_policy!r}")
@@ -198,6 +204,7 @@ class MaintenanceRunner:
         self._locator = None if own else locator
         self._missing_table_policy = missing_table_policy
         self._progress = progress
+        self._log = log
         handle = _capi.loom_runner_p()
         check(lib.loom_runner_from_config(byref(handle), self._config.handle, None,
                                           _POLICIES[missing_table_policy]))
@@ -207,7 +214,8 @@ class MaintenanceRunner:
     @classmethod
     def from_config(cls, config: Any, *, missing_table_policy: Literal["skip", "error"] = "skip",
                     jobs: int = 1,
-                    progress: Callable[[ProgressEvent], Any] | None = None) -> MaintenanceRunner:
+                    progress: Callable[[ProgressEvent], Any] | None = None,
+                    log: logging.Logger | None = None) -> MaintenanceRunner:
         """Build a runner on loom's native engine from a StorageConfig (or a
         path to a storage YAML, or its parsed mapping).
 
@@ -217,7 +225,8 @@ class MaintenanceRunner:
         """
         cfg = StorageConfig.coerce(config)
         return cls(NativeMaintainer(), cfg.to_path_locator(), cfg,
-                   missing_table_policy=missing_table_policy, jobs=jobs, progress=progress)
+                   missing_table_policy=missing_table_policy, jobs=jobs, progress=progress,
+                   log=log)
 
     @property
     def config(self) -> StorageConfig:
@@ -299,13 +308,16 @@ class MaintenanceRunner:
         if not self._handle:
             raise ValueError("the runner was closed")
         user_progress = self._progress
+        events = observe.EventLog(self._log) if self._log is not None else None
 
         def on_progress(p: Any) -> None:
+            if events is not None:
+                events.progress(p)
             if user_progress is not None:
                 user_progress(_event(p))
 
         run = _cbridge.Run(self._config, self._maintainer, self._native, self._locator,
-                           on_progress if user_progress else None)
+                           on_progress if user_progress or events else None)
         step = None
         report = _capi.loom_report_p()
         try:
@@ -323,6 +335,8 @@ class MaintenanceRunner:
                     check(c_run(byref(report), self._handle))
 
             lib.loom_runner_reset_cancel(self._handle)
+            if events is not None:
+                events.run_start(name)
             try:
                 native.call_cancellable(call, self.cancel)
             except KeyboardInterrupt as exc:
@@ -333,6 +347,8 @@ class MaintenanceRunner:
                 if run.resolve_error is not None:   # a Python resolve raised: that error
                     raise run.resolve_error from None
                 raise
+            if events is not None:
+                events.run_end(_capi.handle(report))
             result = self._report(_capi.handle(report), run)
             if run.progress_errors:
                 result.warnings.append(f"the progress callback raised: {run.progress_errors[0]!r}")
@@ -354,6 +370,8 @@ class MaintenanceRunner:
                 lib.loom_report_free(report.value)
             if step is not None:
                 lib.loom_step_free(step)
+            if events is not None:
+                events.close()
             run.close()
 
     # ---- the report ------------------------------------------------------------------------
