@@ -39,6 +39,9 @@ int cmd_purge(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* --since 7d / 12h / 30m: that long before now, in ms since the epoch; -1
+ * when it does not parse (cli/cmd_history.c). */
+int64_t cli_parse_since(const char *s);
 
 /* --plan-out of compact and zorder: write the plan to `path`, print a
  * summary (one JSON line with `json`). Returns an exit status. */
