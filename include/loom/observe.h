@@ -39,7 +39,7 @@ typedef struct loom_run_record loom_run_record;
 
 /** A record of `rep` (copied; NULL: a record of health alone) that ran from
  *  `started_ms` to `ended_ms` (ms since the Unix epoch). It gets a unique
- *  id: the start time (UTC) and a random UUID. */
+ *  id: the start time (UTC, ms) and a random UUID, so ids sort by start. */
 LOOM_EXTERN(int) loom_run_record_new(loom_run_record **out, const loom_report *rep,
                                      int64_t started_ms, int64_t ended_ms);
 /** Add the health of table `table_ref` (`shown_uri`: its location, secrets
@@ -50,7 +50,7 @@ LOOM_EXTERN(int) loom_run_record_add_health(loom_run_record *r, const char *tabl
                                             const loom_health *h);
 /** The store request counters to show (loom_store_stats_total). */
 LOOM_EXTERN(int) loom_run_record_set_store_stats(loom_run_record *r, const loom_store_stats *s);
-/** "20250131T020000Z-<uuid>". Borrowed. */
+/** "20250131T020000.123Z-<uuid>" (start time in UTC, ms). Borrowed. */
 LOOM_EXTERN(const char *) loom_run_record_id(const loom_run_record *r);
 /** One line of JSON (no newline). Free with loom_string_free. */
 LOOM_EXTERN(int) loom_run_record_to_json(const loom_run_record *r, char **out);

@@ -17,7 +17,7 @@ static int oom(void)
 	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 }
 
-/* "20250131T020000Z-<uuid>": sorts by start time, unique per run. */
+/* "20250131T020000.123Z-<uuid>": sorts by start time (ms), unique per run. */
 static int make_id(char *out, size_t cap, int64_t started_ms)
 {
 	char uuid[37];
@@ -26,8 +26,8 @@ static int make_id(char *out, size_t cap, int64_t started_ms)
 	if (loom_uuid_v4_string(uuid) < 0)
 		return -1;
 	gmtime_r(&secs, &tm);
-	snprintf(out, cap, "%04d%02d%02dT%02d%02d%02dZ-%s", tm.tm_year + 1900, tm.tm_mon + 1,
-	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, uuid);
+	snprintf(out, cap, "%04d%02d%02dT%02d%02d%02d.%03dZ-%s", tm.tm_year + 1900, tm.tm_mon + 1,
+	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(started_ms % 1000), uuid);
 	return 0;
 }
 

@@ -51,7 +51,12 @@ expect "the screenshot is not blank" python3 "$CHECK" png "$TEST_TMP/shot.png"
 expect "the run page shows the parquet error" grep -q 'data-error-class="parquet"' "$TEST_TMP/run.html"
 expect "... and an inline SVG histogram" grep -q '<svg role="img"' "$TEST_TMP/run.html"
 
+# record ids sort by start time (ms): the first is the first run's
 first=$(ls "$hist" | head -1)
+expect "the first record is the first run" python3 -c '
+import json, sys
+rec, rep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert rec["report"] == rep, "the oldest record is not the first run"' "$hist/$first" "$TEST_TMP/r1.json"
 expect "report --run of a history record" \
   "$LOOM_BIN" report --html "$TEST_TMP/record.html" --run "$hist/$first"
 judge record "$TEST_TMP/record.html" "$TEST_TMP/r1.json"
