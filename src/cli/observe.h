@@ -43,7 +43,6 @@ int cli_history_open_options(const loom_config *cfg, const char *uri, loom_store
                              loom_table_location **keep);
 /* Write `text` to `path` atomically; -1 after printing why. */
 int cli_write_text_file(const char *verb, const char *what, const char *path, const char *text);
-/* "7d", "12h", "30m", "90s" before now, as ms since the epoch. -1: bad. */
-int64_t cli_parse_since(const char *s);
+/* cli_parse_since (--since 7d) is declared in cli/cli.h. */
 
 #endif
