@@ -57,6 +57,9 @@ typedef struct loom_health_policy {
 	 * than the last VACUUM; clean logs when this many log files expired */
 	int64_t min_vacuum_files;      /* default 1 */
 	int64_t min_expired_logs;      /* default 1 */
+	/* analyze (recompute statistics) when this many live files have none,
+	 * or none for a column the table now collects stats on; 0: never */
+	int64_t min_files_without_stats; /* default 1 */
 	/* the columns to judge clustering on (a declared Z-order; borrowed
 	 * for the call). NULL: the table's clustering columns, else the last
 	 * Z-order's (zOrderBy of the last OPTIMIZE, else the loom.zorder tag
@@ -65,7 +68,7 @@ typedef struct loom_health_policy {
 	size_t n_zorder_columns;
 } loom_health_policy;
 #define LOOM_HEALTH_POLICY_INIT \
-	{ LOOM_HEALTH_POLICY_VERSION, 0, 50, 0.05, 1, 2.0, 0, 64LL << 20, 1, 1, NULL, 0 }
+	{ LOOM_HEALTH_POLICY_VERSION, 0, 50, 0.05, 1, 2.0, 0, 64LL << 20, 1, 1, 1, NULL, 0 }
 
 /** Fill `p` with the defaults. LOOM_EINVAL for an unknown version. */
 LOOM_EXTERN(int) loom_health_policy_init(loom_health_policy *p, unsigned int version);

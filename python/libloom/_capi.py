@@ -367,6 +367,7 @@ class loom_health_policy(Structure):
         ("checkpoint_json_bytes", c_int64),
         ("min_vacuum_files", c_int64),
         ("min_expired_logs", c_int64),
+        ("min_files_without_stats", c_int64),
         ("zorder_columns", POINTER(c_char_p)),
         ("n_zorder_columns", c_size_t),
     ]

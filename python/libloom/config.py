@@ -339,7 +339,8 @@ class StorageConfig:
                             checkpoint_commits=p.checkpoint_commits,
                             checkpoint_json_bytes=p.checkpoint_json_bytes,
                             min_vacuum_files=p.min_vacuum_files,
-                            min_expired_logs=p.min_expired_logs)
+                            min_expired_logs=p.min_expired_logs,
+                            min_files_without_stats=p.min_files_without_stats)
 
     def __repr__(self) -> str:
         return f"StorageConfig({self.source!r})"

@@ -51,6 +51,8 @@ class HealthPolicy:
         min_vacuum_files: vacuum when this many removed files are past the
             retention and newer than the last VACUUM.
         min_expired_logs: clean the log when this many log files expired.
+        min_files_without_stats: analyze (recompute statistics) when this
+            many live files have none; 0: never.
 
     Counts must be ``int`` and ratios ``int``/``float`` (a ``bool`` is
     neither: TypeError); values out of range: ValueError with the library's
@@ -66,10 +68,11 @@ class HealthPolicy:
     checkpoint_json_bytes: int | str = 64 << 20
     min_vacuum_files: int = 1
     min_expired_logs: int = 1
+    min_files_without_stats: int = 1
 
     def __post_init__(self) -> None:
         for f in ("min_small_files", "min_dv_files", "checkpoint_commits", "min_vacuum_files",
-                  "min_expired_logs"):
+                  "min_expired_logs", "min_files_without_stats"):
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, int):
                 raise TypeError(f"HealthPolicy: {f} must be an int, got {type(v).__name__} {v!r}")
@@ -125,6 +128,7 @@ def policy_struct(policy: HealthPolicy,
                                          "HealthPolicy: checkpoint_json_bytes")
     p.min_vacuum_files = policy.min_vacuum_files
     p.min_expired_logs = policy.min_expired_logs
+    p.min_files_without_stats = policy.min_files_without_stats
     if zorder_columns is not None and len(zorder_columns):
         p.zorder_columns = zorder_columns.ptr
         p.n_zorder_columns = len(zorder_columns)

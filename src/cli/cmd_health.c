@@ -32,7 +32,8 @@ static void health_usage(FILE *o, const char *verb)
 	        "(docs/health.md):\n"
 	        "  --target-size S  --min-small-files N  --dv-purge-ratio R  --min-dv-files N\n"
 	        "  --max-clustering-depth D  --checkpoint-commits N  --checkpoint-json-bytes S\n"
-	        "  --min-vacuum-files N  --min-expired-logs N  --zorder-columns a,b\n",
+	        "  --min-vacuum-files N  --min-expired-logs N  --min-files-without-stats N\n"
+	        "  --zorder-columns a,b\n",
 	        verb, verb,
 	        strcmp(verb, "health") == 0
 	                ? "Per table and partition: files, bytes, size histogram, small files,\n"
@@ -124,6 +125,8 @@ static int parse(int argc, char **argv, const char *verb, const loom_health_poli
 			rc = num(verb, o, v, &a->policy.min_vacuum_files);
 		else if (!strcmp(o, "--min-expired-logs"))
 			rc = num(verb, o, v, &a->policy.min_expired_logs);
+		else if (!strcmp(o, "--min-files-without-stats"))
+			rc = num(verb, o, v, &a->policy.min_files_without_stats);
 		else if (!strcmp(o, "--zorder-columns")) {
 			char *save = NULL, *tok;
 			size_t n = 0;

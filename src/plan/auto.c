@@ -182,6 +182,19 @@ static int exec_auto(loom_op_result *out, const loom_maintainer *m, const char *
 		goto fail;
 	}
 
+	if (rec(h, "analyze")) {
+		loom_analyze_opts ao = LOOM_ANALYZE_OPTS_INIT;
+		if ((rc = plan_note("analyze: ran: %s", why(h, "analyze"))) < 0 ||
+		    (rc = loom_analyze(&r, uri, loc, &ao, cancel)) < 0 ||
+		    (rc = fold(out, "analyze", &r)) < 0)
+			goto fail;
+		loom_op_result_clear(&r);
+		if ((rc = health(&h, a, uri, loc)) < 0)
+			goto fail;
+	} else if ((rc = skipped(out, "analyze", why(h, "analyze"))) < 0) {
+		goto fail;
+	}
+
 	if (rec(h, "checkpoint")) {
 		loom_checkpoint_opts co = LOOM_CHECKPOINT_OPTS_INIT;
 		if ((rc = plan_note("checkpoint: ran: %s", why(h, "checkpoint"))) < 0 ||

@@ -207,10 +207,11 @@ static void op_text(int *brcp, loom_buf *b, const loom_op *op)
 	if (plan_auto_settings(op, &p, &av, &ac, &az) == 0) {
 		/* the thresholds (sizes only when set), then what auto may delete */
 		plan_bprintf(brcp, b, " min_small_files=%lld dv_purge_ratio=%g max_clustering_depth=%g"
-		             " checkpoint_commits=%lld min_vacuum_files=%lld min_expired_logs=%lld",
+		             " checkpoint_commits=%lld min_vacuum_files=%lld min_expired_logs=%lld"
+		             " min_files_without_stats=%lld",
 		             (long long)p->min_small_files, p->dv_purge_ratio, p->max_clustering_depth,
 		             (long long)p->checkpoint_commits, (long long)p->min_vacuum_files,
-		             (long long)p->min_expired_logs);
+		             (long long)p->min_expired_logs, (long long)p->min_files_without_stats);
 		if (p->target_size)
 			plan_bprintf(brcp, b, " target_size=%lld", (long long)p->target_size);
 		plan_bprintf(brcp, b, " vacuum=%s", !av || av->dry_run ? "dry-run" : "DELETE");

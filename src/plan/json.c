@@ -106,5 +106,6 @@ json_t *plan_policy_json(const struct loom_health_policy *p)
 	json_object_set_new(o, "checkpoint_json_bytes", json_integer(p->checkpoint_json_bytes));
 	json_object_set_new(o, "min_vacuum_files", json_integer(p->min_vacuum_files));
 	json_object_set_new(o, "min_expired_logs", json_integer(p->min_expired_logs));
+	json_object_set_new(o, "min_files_without_stats", json_integer(p->min_files_without_stats));
 	return o;
 }

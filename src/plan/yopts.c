@@ -329,6 +329,7 @@ static const struct pol_key {
 	{ "checkpoint_json_bytes", POL_BYTES0, offsetof(loom_health_policy, checkpoint_json_bytes) },
 	{ "min_vacuum_files", POL_COUNT, offsetof(loom_health_policy, min_vacuum_files) },
 	{ "min_expired_logs", POL_COUNT, offsetof(loom_health_policy, min_expired_logs) },
+	{ "min_files_without_stats", POL_COUNT, offsetof(loom_health_policy, min_files_without_stats) },
 };
 #define N_POL_KEYS (sizeof(pol_keys) / sizeof(pol_keys[0]))
 
@@ -366,7 +367,7 @@ int yopts_auto(ydoc *d, yaml_node_t *v, const char *section, int *on, loom_healt
 		return ydoc_err(d, v, "%s: expected true, false or a mapping of policy thresholds "
 		                "{target_size, min_small_files, dv_purge_ratio, min_dv_files, "
 		                "max_clustering_depth, checkpoint_commits, checkpoint_json_bytes, "
-		                "min_vacuum_files, min_expired_logs}, got %s'%s'", section,
+		                "min_vacuum_files, min_expired_logs, min_files_without_stats}, got %s'%s'", section,
 		                v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? "" : "the string ",
 		                raw ? raw : "");
 	}

@@ -48,7 +48,8 @@ void yopts_analyze_dispose(analyze_yaml *a);
 /* `auto:` true / false, nothing (on, default policy), or a mapping of
  * policy thresholds {target_size, min_small_files, dv_purge_ratio,
  * min_dv_files, max_clustering_depth, checkpoint_commits,
- * checkpoint_json_bytes, min_vacuum_files, min_expired_logs}. *on says
+ * checkpoint_json_bytes, min_vacuum_files, min_expired_logs,
+ * min_files_without_stats}. *on says
  * whether auto mode is on; *policy starts at the defaults. A value out of
  * range is refused at its own line, naming "section.key". */
 int yopts_auto(ydoc *d, yaml_node_t *v, const char *section, int *on,

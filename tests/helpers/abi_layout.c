@@ -85,6 +85,7 @@ int main(void)
 	FIELD(loom_health_policy, checkpoint_commits);
 	FIELD(loom_health_policy, checkpoint_json_bytes);
 	FIELD(loom_health_policy, min_vacuum_files); FIELD(loom_health_policy, min_expired_logs);
+	FIELD(loom_health_policy, min_files_without_stats);
 	FIELD(loom_health_policy, zorder_columns); FIELD(loom_health_policy, n_zorder_columns);
 	END();
 	STRUCT(loom_auto_opts); FIELD(loom_auto_opts, version); FIELD(loom_auto_opts, policy);

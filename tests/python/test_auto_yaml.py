@@ -79,7 +79,7 @@ class AutoFromYaml(AutoChecks):
         self.check_after_auto(lake, before, events_files,
                               {t["ref"]: t["ops"]["auto"]["metrics"] for t in rep["tables"]})
         for t in rep["tables"]:
-            self.assertEqual(len(t["ops"]["auto"]["decisions"]), 5)
+            self.assertEqual(len(t["ops"]["auto"]["decisions"]), 6)  # compact, z_order, vacuum, analyze, checkpoint, cleanup_logs
 
     def test_cli_auto_flag_takes_the_yaml_policy(self) -> None:
         """--auto runs the block in auto mode with the YAML's policy (the

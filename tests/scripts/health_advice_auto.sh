@@ -121,7 +121,7 @@ expect "maintain --auto" "$LOOM_BIN" maintain --config "$TEST_TMP/storage.yaml" 
 expect "auto compacted and checkpointed, skipped the rest with reasons" jsq --assert "$TEST_TMP/r.json" '
   (m => m["compact.ran"] === (+'"$nc"' >= 50 ? 1 : 0) && m["z_order.ran"] === 0 && m["vacuum.ran"] === 0 &&
         m["checkpoint.ran"] === 1 && m["cleanup_logs.ran"] === 0)(d.tables[0].ops.auto.metrics) &&
-  d.tables[0].ops.auto.decisions.length === 5 && d.tables[0].ops.auto.decisions.every(s => /: (ran|skipped)/.test(s))'
+  d.tables[0].ops.auto.decisions.length === 6 && d.tables[0].ops.auto.decisions.every(s => /: (ran|skipped)/.test(s))'
 expect "advise has nothing left" test "$("$LOOM_BIN" advise "$t" --json --target-size $T | jsq - 'd.advice.filter(a => a.recommended).map(a => a.op).join()')" = ""
 oracle fingerprint "$t" > "$TEST_TMP/fp1.json"
 expect "rows unchanged" test "$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')" = "$(jsq "$TEST_TMP/fp1.json" 'd.hash + "/" + d.rows')"

@@ -275,7 +275,8 @@ class PurgeSpec:
         _check_flags(self, "dry_run")
 
     def execute(self, maintainer: Any, uri: str, location: TableLocation) -> OptimizeResult:
-        return maintainer.purge(uri, self, location)
+        result: OptimizeResult = maintainer.purge(uri, self, location)
+        return result
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,8 @@ class AnalyzeSpec:
         _check_flags(self, "all", "dry_run")
 
     def execute(self, maintainer: Any, uri: str, location: TableLocation) -> OptimizeResult:
-        return maintainer.analyze(uri, self, location)
+        result: OptimizeResult = maintainer.analyze(uri, self, location)
+        return result
 
 
 @dataclass(frozen=True)

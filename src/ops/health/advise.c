@@ -230,14 +230,30 @@ static int advise_cleanup(loom_health *h)
 	              (long long)h->policy.min_expired_logs);
 }
 
+/* Files without statistics skip no data: loom analyze gives them some
+ * from their footers, without rewriting them. */
+static int advise_analyze(loom_health *h)
+{
+	int64_t n = h->t.files.files_without_stats, min = h->policy.min_files_without_stats;
+	loom_advice *a = next(h, "analyze", "files_without_stats", (double)n, (double)min);
+	a->recommended = min > 0 && n >= min;
+	a->files = n;
+	if (min == 0)
+		return reason(h, a, "%lld live files have no statistics; analyze is off in the policy "
+		              "(min_files_without_stats 0)", (long long)n);
+	return reason(h, a, "%lld live files have no statistics (data skipping passes them by); "
+	              "analyze from %lld", (long long)n, (long long)min);
+}
+
 int health_advise(loom_health *h)
 {
-	if (!(h->advice = loom_calloc(6, sizeof(*h->advice))))
+	if (!(h->advice = loom_calloc(7, sizeof(*h->advice))))
 		return AERR();
 	LOOM_TRY(advise_compact(h));
 	LOOM_TRY(advise_purge(h));
 	LOOM_TRY(advise_clustering(h));
 	LOOM_TRY(advise_vacuum(h));
 	LOOM_TRY(advise_checkpoint(h));
+	LOOM_TRY(advise_analyze(h));
 	return advise_cleanup(h);
 }

@@ -53,6 +53,8 @@ LOOM_EXTERN(int) loom_health_policy_check(const loom_health_policy *p)
 		bad = "min_vacuum_files must be >= 1";
 	else if (p->min_expired_logs < 1)
 		bad = "min_expired_logs must be >= 1";
+	else if (p->min_files_without_stats < 0)
+		bad = "min_files_without_stats must be >= 0 (0: never)";
 	return bad ? loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "health policy: %s", bad) : 0;
 }
 
