@@ -58,6 +58,9 @@
 #define LOOM_METRIC_NUM_ABORTED_UPLOADS "numAbortedMultipartUploads"
 #define LOOM_METRIC_NUM_UPLOADS_TO_ABORT "numMultipartUploadsToAbort"
 #define LOOM_METRIC_SIZE_OF_UPLOADS "sizeOfMultipartUploads"
+/* VACUUM: 1 when the store refused to list the uploads (no permission):
+ * the table's files were vacuumed, its uploads not looked at */
+#define LOOM_METRIC_UPLOADS_NOT_LISTED "multipartUploadsNotListed"
 /* cleanup-logs: how many of the deleted were temp files killed writers
  * left in _delta_log/ */
 #define LOOM_METRIC_NUM_STALE_TEMP_FILES "numStaleTempFiles"

@@ -63,6 +63,7 @@ NUM_VACUUMED_DIRECTORIES: Final = "numVacuumedDirectories"
 NUM_ABORTED_UPLOADS: Final = "numAbortedMultipartUploads"
 NUM_UPLOADS_TO_ABORT: Final = "numMultipartUploadsToAbort"
 SIZE_OF_UPLOADS: Final = "sizeOfMultipartUploads"
+UPLOADS_NOT_LISTED: Final = "multipartUploadsNotListed"
 # expired-log cleanup: how many of the deleted were temp files killed
 # writers left in _delta_log/
 NUM_STALE_TEMP_FILES: Final = "numStaleTempFiles"

@@ -25,10 +25,10 @@ static const store_backend backends[] = {
 	{ "adl", store_azure_open },
 	{ "abfs", store_azure_open },
 	{ "abfss", store_azure_open },
-	{ "gs", store_gcs_open },
-	{ "gcs", store_gcs_open },
 	{ "https", store_azure_open },   /* account.blob.core.windows.net, or an endpoint's */
 	{ "http", store_azure_open },
+	{ "gs", store_gcs_open },
+	{ "gcs", store_gcs_open },
 };
 
 #define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))

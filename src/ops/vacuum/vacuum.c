@@ -57,6 +57,7 @@ typedef struct vacuum_state {
 	uint64_t candidate_bytes;
 	size_t skipped_outside;    /* log paths outside the root, never touched */
 	loom_vec uploads;          /* old_upload, sorted by key */
+	int uploads_denied;        /* listing them was refused (permission) */
 } vacuum_state;
 
 int vacuum_is_hidden(const char *key, const char *const *part_cols, size_t n_part_cols)
@@ -330,7 +331,17 @@ static int cmp_uploads(const void *a, const void *b)
 static int find_uploads(vacuum_state *st, const loom_cancel *cancel)
 {
 	upload_ctx uc = { st, cancel };
-	LOOM_TRY(loom_store_list_uploads(st->store, "", consider_upload, &uc));
+	int rc = loom_store_list_uploads(st->store, "", consider_upload, &uc);
+	if (rc == LOOM_EPERM) {
+		/* a role without s3:ListBucketMultipartUploads: the vacuum of the
+		 * table's files goes on, the result says the uploads were not
+		 * looked at */
+		loom_error_clear();
+		loom_vec_clear(&st->uploads);
+		st->uploads_denied = 1;
+		return 0;
+	}
+	LOOM_TRY(rc);
 	loom_vec_sort(&st->uploads, cmp_uploads);
 	return 0;
 }
@@ -456,6 +467,8 @@ static int fill_uploads(loom_op_result *out, vacuum_state *st, const vacuum_para
 	LOOM_TRY(loom_op_result_set_metric(out, p->dry_run ? LOOM_METRIC_NUM_UPLOADS_TO_ABORT
 	                                                   : LOOM_METRIC_NUM_ABORTED_UPLOADS,
 	                                   (int64_t)n));
+	if (st->uploads_denied)
+		LOOM_TRY(loom_op_result_set_metric(out, LOOM_METRIC_UPLOADS_NOT_LISTED, 1));
 	return loom_op_result_set_metric(out, LOOM_METRIC_SIZE_OF_UPLOADS, bytes);
 }
 
