@@ -36,8 +36,11 @@ static void on_unit_done(void *ctx, const pipe_unit *u, size_t done, size_t tota
  * bins written one file each would leave files below half the target. One
  * unit per partition, unless fewer partitions have bins than there are
  * workers: then each partition's bins are split into up to workers /
- * partitions units of about equal bytes. */
-size_t compact_group_units(const compact_plan *plan, size_t workers, pipe_unit *units)
+ * partitions units of about equal bytes. With partial commits a unit also
+ * ends once it holds max_unit_bytes (one commit's worth), so a table of one
+ * big partition commits as it goes too. */
+size_t compact_group_units(const compact_plan *plan, size_t workers, int64_t max_unit_bytes,
+                           pipe_unit *units)
 {
 	size_t nparts = 0, per, n = 0, b0, b1, b, k;
 	for (b = 0; b < plan->num_bins; b++)
@@ -61,6 +64,8 @@ size_t compact_group_units(const compact_plan *plan, size_t workers, pipe_unit *
 				k++;
 				/* the unit ends once it holds its share of the partition */
 				if (u + 1 < parts && (double)acc >= (double)total * (double)(u + 1) / (double)parts)
+					break;
+				if (max_unit_bytes > 0 && un->bytes >= max_unit_bytes)
 					break;
 			}
 			u++;
@@ -104,7 +109,7 @@ int compact_flavour_execute(void *ctx, loom_op_result *out, loom_store *store,
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	if ((rc = pipe_exec_new(&x, &set, p->threads, 0)) < 0)
 		goto done;
-	nunits = compact_group_units(plan, pipe_exec_workers(x), units);
+	nunits = compact_group_units(plan, pipe_exec_workers(x), job->commit_every, units);
 	memset(&ps, 0, sizeof(ps));
 	ps.p = p;
 	ps.bytes_total = plan->bytes_in_bins;

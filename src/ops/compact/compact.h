@@ -59,8 +59,11 @@ int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t t
  * consecutive bins of one partition, each written as one stream cut at the
  * target; one unit per partition unless fewer partitions have bins than
  * `workers`, then each partition's bins split into up to workers /
- * partitions units of about equal bytes. Returns the unit count. */
-size_t compact_group_units(const compact_plan *plan, size_t workers, pipe_unit *units);
+ * partitions units of about equal bytes; a unit also ends at
+ * max_unit_bytes of input when that is > 0 (partial commits). Returns the
+ * unit count. */
+size_t compact_group_units(const compact_plan *plan, size_t workers, int64_t max_unit_bytes,
+                           pipe_unit *units);
 
 /* The execute step of the compaction flavour (optimize_flavour.execute;
  * `ctx` a compact_params): the plan's bins grouped into units

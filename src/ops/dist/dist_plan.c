@@ -106,7 +106,7 @@ static int plan_compact(char **out, const char *uri, loom_store *store, const lo
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning compaction");
 		goto done;
 	}
-	n = compact_group_units(&plan, nunits_hint ? nunits_hint : 1, units);
+	n = compact_group_units(&plan, nunits_hint ? nunits_hint : 1, 0, units);
 	preds = json_array();
 	for (i = 0; i < opts->n_partition_filters; i++)
 		json_array_append_new(preds, json_string(opts->partition_filters[i]));

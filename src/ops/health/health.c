@@ -280,6 +280,11 @@ static void fill_tombstones(loom_health *h, const delta_snapshot *snap)
 	for (i = 0; i < snap->num_tombstones; i++) {
 		const delta_file *f = snap->tombstones[i];
 		int64_t size = f->size > 0 ? f->size : 0;
+		/* a path removed and added again is live: no vacuum deletes it,
+		 * so it is no tombstone to count (it would keep advising a
+		 * vacuum that can never take it) */
+		if (delta_snapshot_find_file(snap, f->path))
+			continue;
 		if (!delta_tombstone_expired(f, h->t.now_ms, r)) {
 			h->t.tombstones_retained++;
 			h->t.tombstones_retained_bytes += size;
