@@ -24,6 +24,7 @@
 # Each under /usr/bin/time -v with LOOM_STORE_STATS; then `loom advise
 # --config` on every table and the oracle's fingerprint of every table
 # against the one taken before. Summary in $WORK/summary.md.
+# LAKE_ONLY=1: make the lake, storage YAMLs and plan, and stop there.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 LOOM="${LOOM_BIN:-$src/build/loom}"
@@ -110,6 +111,7 @@ fingerprints() {   # fingerprints LAKE OUT: table<TAB>rows<TAB>hash
 import json, sys; d = json.load(sys.stdin); print(sys.argv[1], d["rows"], d["hash"], sep="\t")' "$t"
   done < "$WORK/tables.txt" > "$2"
 }
+[ "${LAKE_ONLY:-0}" = 1 ] && exit 0   # the lake, storage YAMLs and plan only (bench/lake_maintain_s3.sh)
 fingerprints "$lake" "$WORK/fp_before.tsv"
 advise_all "$lake" "$WORK/advise_before.json"
 
