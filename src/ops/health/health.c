@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/hashmap.h"
 #include "util/percent.h"
 
 #define DEFAULT_TARGET (128LL << 20)
@@ -273,17 +274,34 @@ static int fill_partitions(loom_health *h, const delta_snapshot *snap, const par
 	return rc;
 }
 
-static void fill_tombstones(loom_health *h, const delta_snapshot *snap)
+/* A path's newest remove is the one vacuum goes by: an older remove of a
+ * path removed again since (a DV updated, then the file purged) is not
+ * counted, nor a path that is live again - no vacuum could take either,
+ * and counting them would advise a vacuum that never clears. */
+static int latest_removes(const delta_snapshot *snap, loom_map *latest)
 {
-	int64_t r = h->t.deleted_file_retention_ms;
 	size_t i;
 	for (i = 0; i < snap->num_tombstones; i++) {
 		const delta_file *f = snap->tombstones[i];
+		const delta_file *seen = loom_map_gets(latest, f->path);
+		if (seen && seen->deletion_timestamp >= f->deletion_timestamp)
+			continue;
+		if (loom_map_puts(latest, f->path, (void *)f) < 0)
+			return HERR(LOOM_ENOMEM, "out of memory reading the table's tombstones");
+	}
+	return 0;
+}
+
+static int fill_tombstones(loom_health *h, const delta_snapshot *snap)
+{
+	int64_t r = h->t.deleted_file_retention_ms;
+	loom_map latest = LOOM_MAP_INIT;
+	size_t i;
+	int rc = latest_removes(snap, &latest);
+	for (i = 0; rc == 0 && i < snap->num_tombstones; i++) {
+		const delta_file *f = snap->tombstones[i];
 		int64_t size = f->size > 0 ? f->size : 0;
-		/* a path removed and added again is live: no vacuum deletes it,
-		 * so it is no tombstone to count (it would keep advising a
-		 * vacuum that can never take it) */
-		if (delta_snapshot_find_file(snap, f->path))
+		if (loom_map_gets(&latest, f->path) != f || delta_snapshot_find_file(snap, f->path))
 			continue;
 		if (!delta_tombstone_expired(f, h->t.now_ms, r)) {
 			h->t.tombstones_retained++;
@@ -299,6 +317,8 @@ static void fill_tombstones(loom_health *h, const delta_snapshot *snap)
 			h->t.tombstones_unvacuumed_bytes += size;
 		}
 	}
+	loom_map_dispose(&latest);
+	return rc;
 }
 
 static int compute(loom_health *h, loom_store *store, const char *uri,
@@ -340,7 +360,8 @@ static int compute(loom_health *h, loom_store *store, const char *uri,
 	h->t.clustering_source = h->clustering_source;
 	h->t.columns = h->columns;
 	h->t.n_columns = h->n_columns;
-	fill_tombstones(h, snap);
+	if ((rc = fill_tombstones(h, snap)) < 0)
+		goto done;
 	rc = health_expired_logs(&h->t, uri, loc);
 done:
 	partition_groups_dispose(&pg);
