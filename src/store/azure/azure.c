@@ -39,35 +39,20 @@ void azure_call_init(azure_call *c, const char *method, const char *key, loom_st
 	c->req.kind = kind;
 }
 
-static int add_kv(loom_kv *list, size_t *n, size_t max, const char *name, const char *value)
-{
-	char *copy;
-	if (*n >= max)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "azure: too many request fields");
-	if (!(copy = loom_strdup(value)))
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
-	list[*n].key = name;
-	list[(*n)++].value = copy;
-	return 0;
-}
-
 int azure_call_param(azure_call *c, const char *name, const char *value)
 {
-	return add_kv(c->params, &c->n_params, AZURE_MAX_PARAMS, name, value);
+	return http_fields_add(c->params, &c->n_params, AZURE_MAX_PARAMS, name, value, "azure");
 }
 
 int azure_call_header(azure_call *c, const char *name, const char *value)
 {
-	return add_kv(c->headers, &c->n_headers, AZURE_MAX_HEADERS, name, value);
+	return http_fields_add(c->headers, &c->n_headers, AZURE_MAX_HEADERS, name, value, "azure");
 }
 
 void azure_call_dispose(azure_call *c)
 {
-	size_t i;
-	for (i = 0; i < c->n_params; i++)
-		loom_free((char *)c->params[i].value);
-	for (i = 0; i < c->n_headers; i++)
-		loom_free((char *)c->headers[i].value);
+	http_fields_free(c->params, c->n_params);
+	http_fields_free(c->headers, c->n_headers);
 	c->n_params = c->n_headers = 0;
 }
 

@@ -41,35 +41,20 @@ void gcs_call_init(gcs_call *c, const char *method, const char *api, const char 
 	c->req.kind = kind;
 }
 
-static int add_kv(loom_kv *list, size_t *n, size_t max, const char *name, const char *value)
-{
-	char *copy;
-	if (*n >= max)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "gcs: too many request fields");
-	if (!(copy = loom_strdup(value)))
-		return OOM();
-	list[*n].key = name;
-	list[(*n)++].value = copy;
-	return 0;
-}
-
 int gcs_call_param(gcs_call *c, const char *name, const char *value)
 {
-	return add_kv(c->params, &c->n_params, GCS_MAX_PARAMS, name, value);
+	return http_fields_add(c->params, &c->n_params, GCS_MAX_PARAMS, name, value, "gcs");
 }
 
 int gcs_call_header(gcs_call *c, const char *name, const char *value)
 {
-	return add_kv(c->headers, &c->n_headers, GCS_MAX_HEADERS, name, value);
+	return http_fields_add(c->headers, &c->n_headers, GCS_MAX_HEADERS, name, value, "gcs");
 }
 
 void gcs_call_dispose(gcs_call *c)
 {
-	size_t i;
-	for (i = 0; i < c->n_params; i++)
-		loom_free((char *)c->params[i].value);
-	for (i = 0; i < c->n_headers; i++)
-		loom_free((char *)c->headers[i].value);
+	http_fields_free(c->params, c->n_params);
+	http_fields_free(c->headers, c->n_headers);
 	c->n_params = c->n_headers = 0;
 }
 

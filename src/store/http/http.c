@@ -633,3 +633,23 @@ void http_response_dispose(http_response *r)
 	r->body_bytes = 0;
 	r->attempts = 0;
 }
+
+int http_fields_add(loom_kv *list, size_t *n, size_t max, const char *name, const char *value,
+                    const char *who)
+{
+	char *copy;
+	if (*n >= max)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "%s: too many request fields", who);
+	if (!(copy = loom_strdup(value)))
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	list[*n].key = name;
+	list[(*n)++].value = copy;
+	return 0;
+}
+
+void http_fields_free(loom_kv *list, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		loom_free((char *)list[i].value);
+}

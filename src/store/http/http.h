@@ -132,4 +132,11 @@ void http_service_error(const http_response *r, char *code, size_t code_cap, cha
 
 void http_response_dispose(http_response *r);
 
+/* A request's own name/value list (query parameters, headers): `value`
+ * copied and appended as list[*n] (at most `max`); `who` names the store
+ * in the error. http_fields_free frees the copied values. */
+int http_fields_add(loom_kv *list, size_t *n, size_t max, const char *name, const char *value,
+                    const char *who);
+void http_fields_free(loom_kv *list, size_t n);
+
 #endif
