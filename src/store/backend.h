@@ -57,6 +57,13 @@ int store_opt_size(const store_config *c, const char *key, const char *env, uint
 int store_opt_duration_ms(const store_config *c, const char *key, const char *env,
                           int64_t dflt, int64_t max_ms, int64_t *out);
 
+/* The first of `names` (NULL-terminated) set in the options, else in the
+ * environment - upper case, and only for the names starting with
+ * `env_prefix` ("azure_", "google_"); *which (may be NULL) = the name
+ * found. NULL when none is set. */
+const char *store_opt_first(const store_config *c, const char *const *names, const char *env_prefix,
+                            const char **which);
+
 /* The values to mask in this store's messages: secret options, secret
  * environment variables, the URI's password. Appended to `out`. */
 int store_config_secrets(const store_config *c, loom_secrets *out);

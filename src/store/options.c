@@ -150,3 +150,36 @@ LOOM_EXTERN(size_t) loom_secret_mask(const loom_kv *options, size_t n, const cha
 	loom_secrets_dispose(&set);
 	return len;
 }
+
+const char *store_opt_first(const store_config *c, const char *const *names, const char *env_prefix,
+                            const char **which)
+{
+	store_config options_only = *c;
+	size_t i, plen = strlen(env_prefix);
+	options_only.use_env = 0;
+	for (i = 0; names[i]; i++) {
+		const char *v = store_opt(&options_only, names[i], NULL);
+		if (v) {
+			if (which)
+				*which = names[i];
+			return v;
+		}
+	}
+	/* then the environment, upper case, for the names that carry the
+	 * service's prefix (AZURE_STORAGE_ACCOUNT_KEY, not ACCOUNT_KEY) */
+	for (i = 0; c->use_env && names[i]; i++) {
+		char env[96];
+		size_t k, n = strlen(names[i]);
+		const char *v;
+		if (n >= sizeof(env) || strncasecmp(names[i], env_prefix, plen) != 0)
+			continue;
+		for (k = 0; k <= n; k++)
+			env[k] = (char)(names[i][k] >= 'a' && names[i][k] <= 'z' ? names[i][k] - 32 : names[i][k]);
+		if ((v = getenv(env)) && *v) {
+			if (which)
+				*which = names[i];
+			return v;
+		}
+	}
+	return NULL;
+}

@@ -71,33 +71,8 @@ struct gcs_auth {
 
 const char *gcs_opt(const store_config *c, const char *const *names, const char **which)
 {
-	store_config options_only = *c;
-	size_t i;
-	options_only.use_env = 0;
-	for (i = 0; names[i]; i++) {
-		const char *v = store_opt(&options_only, names[i], NULL);
-		if (v) {
-			if (which)
-				*which = names[i];
-			return v;
-		}
-	}
-	/* the environment holds the GOOGLE_* spellings only, upper case */
-	for (i = 0; c->use_env && names[i]; i++) {
-		char env[96];
-		size_t k, n = strlen(names[i]);
-		const char *v;
-		if (n >= sizeof(env) || strncasecmp(names[i], "google_", 7) != 0)
-			continue;
-		for (k = 0; k <= n; k++)
-			env[k] = (char)(names[i][k] >= 'a' && names[i][k] <= 'z' ? names[i][k] - 32 : names[i][k]);
-		if ((v = getenv(env)) && *v) {
-			if (which)
-				*which = names[i];
-			return v;
-		}
-	}
-	return NULL;
+	/* the environment holds the GOOGLE_* spellings only */
+	return store_opt_first(c, names, "google_", which);
 }
 
 int gcs_opt_bool(const store_config *c, const char *const *names, int *out)
