@@ -39,31 +39,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (loom_config_load_string(&cfg, (const char *)data, size, "fuzz.yaml") < 0)
 		return 0;
 	for (i = 0; i < loom_config_table_count(cfg); i++) {
-		const char *name = loom_config_table_name(cfg, i);
+		const char *name = loom_config_table_name_at(cfg, i);
 		loom_table_location *loc = NULL;
-		(void)loom_config_table_has_path(cfg, i);
-		if (name && loom_config_locate(cfg, name, &loc) == 0)
+		(void)loom_config_table_has_path_at(cfg, i);
+		if (name && loom_config_locate(&loc, cfg, name) == 0)
 			loom_table_location_free(loc);
 	}
 	(void)loom_config_knows(cfg, "raw.events");
 	{
 		loom_table_location *loc = NULL;
-		if (loom_config_locate(cfg, "raw.events", &loc) == 0)
+		if (loom_config_locate(&loc, cfg, "raw.events") == 0)
 			loom_table_location_free(loc);
 	}
 	for (i = 0; i < loom_config_maintenance_schema_count(cfg); i++)
-		(void)loom_config_maintenance_schema(cfg, i);
+		(void)loom_config_maintenance_schema_at(cfg, i);
 	{
 		loom_vacuum_opts v;
 		loom_compact_opts c;
 		loom_zorder_opts z;
-		(void)loom_config_maintenance_vacuum(cfg, &v);
-		(void)loom_config_maintenance_compact(cfg, &c);
-		(void)loom_config_maintenance_zorder(cfg, &z);
+		(void)loom_config_maintenance_vacuum(&v, cfg);
+		(void)loom_config_maintenance_compact(&c, cfg);
+		(void)loom_config_maintenance_zorder(&z, cfg);
 	}
 	{
 		char *json = NULL;
-		if (loom_config_to_json(cfg, &json) == 0) {
+		if (loom_config_to_json(&json, cfg) == 0) {
 			/* the secret from the environment is never shown (unless the
 			 * input itself spells it out somewhere else) */
 			if (strstr(json, SECRET) && !memmem(data, size, SECRET, strlen(SECRET)))

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mem_store m;
 	loom_parquet_file f;
 	size_t total = 0;
-	loom_parquet_cat_options opt = { NULL, 1000 };
+	loom_parquet_cat_opts opt = { NULL, 1000 };
 
 	mem_store_init(&m, data, size);
 	if (pq_reader_open(&f.r, &m.base, "fuzz.parquet") < 0)

@@ -72,8 +72,8 @@ static void size_and_interval(const char *text)
 {
 	int64_t v;
 	char out[32];
-	if (loom_parse_size(text, &v) == 0)
-		loom_format_size(v, out, sizeof(out));
+	if (loom_size_parse(&v, text) == 0)
+		loom_size_format(out, sizeof(out), v);
 	(void)delta_interval_parse_ms(text, &v);
 }
 

@@ -61,7 +61,7 @@ LOOM_EXTERN(int) loom_decl_auto(loom_decl *d, const loom_auto_opts *opts);
  *  compact / z_order_by as auto's settings (pointers into `cfg`, valid
  *  while it lives). Returns 1 when the block turns auto on, 0 when it does
  *  not (*out filled all the same, for `loom maintain --auto`). */
-LOOM_EXTERN(int) loom_config_maintenance_auto(const loom_config *cfg, loom_auto_opts *out);
+LOOM_EXTERN(int) loom_config_maintenance_auto(loom_auto_opts *out, const loom_config *cfg);
 /** The maintenance block in auto mode, whatever its `auto:` says: a step
  *  named "auto" with one auto declaration per schema (every tables[]
  *  route when it lists none). loom_step_from_config does the same (step

@@ -3,7 +3,7 @@
  * files.
  *
  * Both fill a caller-owned `loom_op_result` (loom/ops.h): zero it before the
- * call and release it with loom_op_result_clear() after, whatever the call
+ * call and release it with loom_op_result_free() after, whatever the call
  * returned. Option structs follow the loom/ops.h rules: initialise them with
  * the *_INIT macro; a struct whose version is not set is LOOM_EINVAL.
  */

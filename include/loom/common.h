@@ -23,8 +23,8 @@
 #define LOOM_EXTERN(type) type
 #endif
 
-#define LOOM_VERSION_MAJOR 0
-#define LOOM_VERSION_MINOR 1
+#define LOOM_VERSION_MAJOR 1
+#define LOOM_VERSION_MINOR 0
 #define LOOM_VERSION_PATCH 0
 
 LOOM_BEGIN_DECL

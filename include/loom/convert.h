@@ -39,7 +39,7 @@ typedef struct loom_convert_opts {
  *    options and commit metadata; `opts` NULL means not partitioned;
  *    `cancel` (may be NULL) is polled between footers and before the
  *    commit.
- *  `out` (zero-filled; loom_op_result_clear) gets the metrics numFiles,
+ *  `out` (zero-filled; loom_op_result_free) gets the metrics numFiles,
  *  numRecords, numBytes and version (0).
  *  LOOM_EEXISTS if the directory already holds a Delta log; LOOM_EINVAL for
  *  a file outside the partition layout or schemas that differ;

@@ -33,37 +33,37 @@
 #include "config.h"
 #include "ops.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+LOOM_BEGIN_DECL
 
-#define LOOM_PLAN_FORMAT 1   /* "loom_plan" of the plans written */
+#define LOOM_DIST_FORMAT 1   /* "loom_plan" of the plans written */
 
 /* Plan the compaction of the table at `uri` (`loc` may be NULL: settings
  * from the environment; `opts` NULL: defaults; dry_run and progress are
  * ignored). `units`: about how many units to cut the work into (0: one per
  * partition that has files to rewrite). A table with nothing to compact
  * gets a plan of no units. */
-LOOM_EXTERN(int) loom_plan_compact(char **plan_json, const char *uri, const loom_table_location *loc,
-                                   const loom_compact_opts *opts, size_t units);
+LOOM_EXTERN(int) loom_dist_plan_compact(char **plan_json, const char *uri,
+                                        const loom_table_location *loc,
+                                        const loom_compact_opts *opts, size_t units);
 
 /* Plan a Z-order of the table (opts as loom_zorder: columns, curve, full,
  * target_size, memory_budget; dry_run ignored). Samples every partition to
  * rewrite once, here. `units`: about how many key-range units in all,
  * shared out by partition bytes, at least one per partition (0: one per
  * GiB of a partition's files). */
-LOOM_EXTERN(int) loom_plan_zorder(char **plan_json, const char *uri, const loom_table_location *loc,
-                                  const loom_zorder_opts *opts, size_t units);
+LOOM_EXTERN(int) loom_dist_plan_zorder(char **plan_json, const char *uri,
+                                       const loom_table_location *loc,
+                                       const loom_zorder_opts *opts, size_t units);
 
 /* The number of units of a plan. LOOM_EINVAL/LOOM_ECORRUPT for text that
  * is not a loom plan. */
-LOOM_EXTERN(int) loom_plan_unit_count(const char *plan_json, size_t *units);
+LOOM_EXTERN(int) loom_dist_unit_count(size_t *units, const char *plan_json);
 
 /* Execute unit `unit` (0-based) of a plan: *result_json as above.
  * `threads`: worker threads of this process (0: one per CPU). On failure
  * the files it wrote are deleted (those of a killed process stay, for
  * VACUUM). */
-LOOM_EXTERN(int) loom_plan_execute_unit(char **result_json, const char *plan_json, size_t unit,
+LOOM_EXTERN(int) loom_dist_execute_unit(char **result_json, const char *plan_json, size_t unit,
                                         const loom_table_location *loc, size_t threads,
                                         const loom_cancel *cancel);
 
@@ -73,12 +73,10 @@ LOOM_EXTERN(int) loom_plan_execute_unit(char **result_json, const char *plan_jso
  * units with no results commits nothing (version -1). LOOM_EINVAL for a
  * result of another plan, a unit given twice, or a Z-order partition
  * given in part; LOOM_ECONFLICT as above. */
-LOOM_EXTERN(int) loom_plan_commit(loom_op_result *out, const char *plan_json,
+LOOM_EXTERN(int) loom_dist_commit(loom_op_result *out, const char *plan_json,
                                   const char *const *results, size_t n_results,
                                   const loom_table_location *loc);
 
-#ifdef __cplusplus
-}
-#endif
+LOOM_END_DECL
 
 #endif

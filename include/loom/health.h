@@ -3,10 +3,10 @@
  *
  *   loom_health_policy p = LOOM_HEALTH_POLICY_INIT;   // or loom_health_policy_init
  *   loom_health *h;
- *   loom_table_health(&h, "s3://lake/raw/events", loc, &p);
+ *   loom_health_load(&h, "s3://lake/raw/events", loc, &p);
  *   const loom_health_table *t = loom_health_summary(h);
  *   for (size_t i = 0; i < loom_health_advice_count(h); i++) {
- *       const loom_advice *a = loom_health_advice(h, i);
+ *       const loom_advice *a = loom_health_advice_at(h, i);
  *       if (a->recommended) printf("%s: %s\n", a->op, a->reason);
  *   }
  *   loom_health_free(h);
@@ -169,7 +169,7 @@ typedef struct loom_health loom_health;
  *  NULL = defaults). *out is owned by the caller: loom_health_free.
  *  LOOM_ENOTFOUND without a _delta_log, LOOM_EINVAL for a bad policy,
  *  the snapshot's errors otherwise. */
-LOOM_EXTERN(int) loom_table_health(loom_health **out, const char *uri,
+LOOM_EXTERN(int) loom_health_load(loom_health **out, const char *uri,
                                    const loom_table_location *loc,
                                    const loom_health_policy *policy);
 LOOM_EXTERN(void) loom_health_free(loom_health *h);
@@ -181,7 +181,7 @@ LOOM_EXTERN(const loom_health_partition *) loom_health_partition_at(const loom_h
 /** Every operation considered, in the order auto mode runs them:
  *  compact, purge_dvs, z_order or cluster, vacuum, checkpoint, cleanup_logs. */
 LOOM_EXTERN(size_t) loom_health_advice_count(const loom_health *h);
-LOOM_EXTERN(const loom_advice *) loom_health_advice(const loom_health *h, size_t i);
+LOOM_EXTERN(const loom_advice *) loom_health_advice_at(const loom_health *h, size_t i);
 /** The advice for `op`, or NULL. */
 LOOM_EXTERN(const loom_advice *) loom_health_advice_for(const loom_health *h, const char *op);
 
@@ -190,8 +190,8 @@ LOOM_EXTERN(const loom_advice *) loom_health_advice_for(const loom_health *h, co
 /** JSON ("loom.health/1"): `what` = LOOM_HEALTH_JSON_HEALTH and/or
  *  LOOM_HEALTH_JSON_ADVICE. `shown_uri` (may be NULL) is the table as
  *  output shows it (secrets masked). Free with loom_string_free. */
-LOOM_EXTERN(int) loom_health_to_json(const loom_health *h, const char *shown_uri, int what,
-                                     char **out);
+LOOM_EXTERN(int) loom_health_to_json(char **out, const loom_health *h, const char *shown_uri,
+                                     int what);
 
 LOOM_END_DECL
 

@@ -9,9 +9,9 @@
  *   loom_store_stats st = { LOOM_STORE_STATS_VERSION };
  *   loom_store_stats_total(&st);
  *   loom_run_record_set_store_stats(rec, &st);
- *   loom_run_record_to_metrics(rec, LOOM_METRICS_PROMETHEUS, &text);
- *   loom_write_file_atomic("/var/lib/node_exporter/loom.prom", text, strlen(text));
- *   loom_history_append(rec, "s3://ops/loom-history/", &opts, NULL);
+ *   loom_run_record_to_metrics(&text, rec, LOOM_METRICS_PROMETHEUS);
+ *   loom_file_write_atomic("/var/lib/node_exporter/loom.prom", text, strlen(text));
+ *   loom_history_append(NULL, rec, "s3://ops/loom-history/", &opts);
  *
  * Everything renders one record ("loom.run/1", docs/report-schema.md): the
  * report of the run (loom.report/1, or null for health alone), the health
@@ -53,7 +53,7 @@ LOOM_EXTERN(int) loom_run_record_set_store_stats(loom_run_record *r, const loom_
 /** "20250131T020000.123Z-<uuid>" (start time in UTC, ms). Borrowed. */
 LOOM_EXTERN(const char *) loom_run_record_id(const loom_run_record *r);
 /** One line of JSON (no newline). Free with loom_string_free. */
-LOOM_EXTERN(int) loom_run_record_to_json(const loom_run_record *r, char **out);
+LOOM_EXTERN(int) loom_run_record_to_json(char **out, const loom_run_record *r);
 /** Parse a record back (a history entry, a saved record). `name` names the
  *  source in errors. A loom.report/1 object alone is accepted too (a record
  *  with that report and no health). LOOM_EINVAL saying what is wrong. */
@@ -70,11 +70,11 @@ LOOM_EXTERN(void) loom_run_record_free(loom_run_record *r);
 
 /** The record as metrics text (`format`: LOOM_METRICS_*). Free with
  *  loom_string_free. */
-LOOM_EXTERN(int) loom_run_record_to_metrics(const loom_run_record *r, int format, char **out);
+LOOM_EXTERN(int) loom_run_record_to_metrics(char **out, const loom_run_record *r, int format);
 /** Write `len` bytes to `path` atomically: a temp file in the same
  *  directory, fsync, rename over `path` (what node_exporter's textfile
  *  collector expects). Nothing is left behind on failure. */
-LOOM_EXTERN(int) loom_write_file_atomic(const char *path, const void *data, size_t len);
+LOOM_EXTERN(int) loom_file_write_atomic(const char *path, const void *data, size_t len);
 
 /* ---- structured logs -------------------------------------------------------- */
 
@@ -103,20 +103,20 @@ LOOM_EXTERN(void) loom_event_log_free(loom_event_log *l);
  *  "<id>.json" written create-only (LOOM_PUT_IF_ABSENT), so concurrent runs
  *  never overwrite each other. *key_out (may be NULL) gets the key written;
  *  free with loom_string_free. */
-LOOM_EXTERN(int) loom_history_append(const loom_run_record *r, const char *uri,
-                                     const loom_store_options *opts, char **key_out);
+LOOM_EXTERN(int) loom_history_append(char **key_out, const loom_run_record *r, const char *uri,
+                                     const loom_store_opts *opts);
 /** Summarize the history at `uri`: runs started at or after `since_ms`
  *  (0: all), only tables named `table` (NULL: all). JSON
  *  "loom.history/1": runs, failures, and per table runs, failures, files
  *  and bytes compacted and removed, and its health first and last seen.
  *  Free with loom_string_free. */
-LOOM_EXTERN(int) loom_history_summary(char **out, const char *uri, const loom_store_options *opts,
+LOOM_EXTERN(int) loom_history_summary(char **out, const char *uri, const loom_store_opts *opts,
                                       const char *table, int64_t since_ms);
 /** A history summary as text: a line for the runs, one per table. */
 LOOM_EXTERN(int) loom_history_summary_text(char **out, const char *summary_json);
 /** The newest run of the history at `uri` (LOOM_ENOTFOUND when empty). */
 LOOM_EXTERN(int) loom_history_latest(loom_run_record **out, const char *uri,
-                                     const loom_store_options *opts);
+                                     const loom_store_opts *opts);
 
 /* ---- HTML -------------------------------------------------------------------- */
 
@@ -125,8 +125,8 @@ LOOM_EXTERN(int) loom_history_latest(loom_run_record **out, const char *uri,
  *  operations with their numbers, health and advice, and the lake's
  *  totals. `history_json` (a loom_history_summary, may be NULL) adds the
  *  history table. Free with loom_string_free. */
-LOOM_EXTERN(int) loom_run_record_to_html(const loom_run_record *r, const char *history_json,
-                                         char **out);
+LOOM_EXTERN(int) loom_run_record_to_html(char **out, const loom_run_record *r,
+                                         const char *history_json);
 
 LOOM_END_DECL
 

@@ -154,7 +154,7 @@ typedef struct loom_analyze_opts {
 /** The curve a name means, as the CLI, plan files, the storage YAML and
  *  the Python package spell it: "z" (also "zorder", "morton"), "hilbert",
  *  "auto". LOOM_EINVAL for anything else (nothing recorded). */
-LOOM_EXTERN(int) loom_zorder_curve_from_name(const char *name, int *curve);
+LOOM_EXTERN(int) loom_zorder_curve_from_name(int *curve, const char *name);
 /** "auto", "z" or "hilbert"; NULL for an unknown value. Static storage. */
 LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve);
 
@@ -254,7 +254,7 @@ typedef struct loom_upload_info {
 /* The result of one operation on one table. The runner zero-fills it,
  * the operation sets `kind` and fills the matching part with the helper
  * functions below (which allocate with loom's allocator), and the runner
- * releases it with loom_op_result_clear. */
+ * releases it with loom_op_result_free. */
 typedef struct loom_op_result {
 	int kind;                       /* a loom_result_kind */
 	/* LOOM_RESULT_VACUUM: paths (relative to the table root) deleted, or
@@ -287,7 +287,7 @@ LOOM_EXTERN(int) loom_op_result_set_metric(loom_op_result *r, const char *name, 
 /** The value of a metric, or `dflt` when absent. */
 LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *name, int64_t dflt);
 /** Free everything the result owns and zero it. NULL is fine. */
-LOOM_EXTERN(void) loom_op_result_clear(loom_op_result *r);
+LOOM_EXTERN(void) loom_op_result_free(loom_op_result *r);
 /** Deep copy `src` into `dst` (which must be zero or cleared). */
 LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *src);
 
@@ -316,7 +316,7 @@ struct loom_maintainer {
 	int (*compact)(loom_op_result *out, const loom_maintainer *self,
 	               const char *uri, const loom_table_location *loc,
 	               const loom_compact_opts *opts, const loom_cancel *cancel);
-	int (*z_order)(loom_op_result *out, const loom_maintainer *self,
+	int (*zorder)(loom_op_result *out, const loom_maintainer *self,
 	               const char *uri, const loom_table_location *loc,
 	               const loom_zorder_opts *opts, const loom_cancel *cancel);
 	void *payload;          /* the backend's own state */
@@ -331,7 +331,7 @@ struct loom_maintainer {
 };
 
 /** VACUUM the table at `uri` with the native engine. `out` (zero-filled
- *  by the caller, released with loom_op_result_clear) receives the paths
+ *  by the caller, released with loom_op_result_free) receives the paths
  *  deleted, or that a dry run would delete, relative to the table root,
  *  sorted, and the metrics numDeletedFiles (or numFilesToDelete for dry
  *  runs), sizeOfDataToDelete (bytes), numVacuumedDirectories and version
@@ -363,7 +363,7 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
  *  liquid clustering (features clustering/liquid with clustering columns)
  *  is clustered by those columns instead, incrementally (ZCubes), and
  *  takes no partition filters.
- *  `out` (zero-filled, released with loom_op_result_clear) gets kind
+ *  `out` (zero-filled, released with loom_op_result_free) gets kind
  *  OPTIMIZE, num_files_added/removed and the metrics numFilesAdded,
  *  numFilesRemoved, numAddedBytes, numRemovedBytes, partitionsOptimized,
  *  totalConsideredFiles, totalFilesSkipped, numDeletionVectorsRemoved,

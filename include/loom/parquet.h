@@ -38,16 +38,16 @@ typedef int (*loom_parquet_line_cb)(const char *line, size_t len, void *payload)
  *  name is used as written, not percent-decoded). Reads only its tail and
  *  footer: one request when the footer fits in the last 64 KiB. The store
  *  is configured from the environment. On success *out is owned by the
- *  caller: release with loom_parquet_close. */
+ *  caller: release with loom_parquet_file_free. */
 LOOM_EXTERN(int) loom_parquet_open(loom_parquet_file **out, const char *path);
 
 /** loom_parquet_open with storage options (borrowed for the call; NULL =
  *  none). */
 LOOM_EXTERN(int) loom_parquet_open_opts(loom_parquet_file **out, const char *uri,
-                                        const loom_store_options *opts);
+                                        const loom_store_opts *opts);
 
 /** Release a file; NULL is accepted. */
-LOOM_EXTERN(void) loom_parquet_close(loom_parquet_file *f);
+LOOM_EXTERN(void) loom_parquet_file_free(loom_parquet_file *f);
 
 /** The schema as an indented tree, one line per element, e.g.
  *  "  optional int64 id (INTEGER(64,true)) [def=1 rep=0]". */
@@ -60,17 +60,17 @@ LOOM_EXTERN(int) loom_parquet_render_schema(loom_parquet_file *f, loom_parquet_l
 LOOM_EXTERN(int) loom_parquet_render_meta(loom_parquet_file *f, loom_parquet_line_cb cb,
                                           void *payload);
 
-typedef struct loom_parquet_cat_options {
+typedef struct loom_parquet_cat_opts {
 	/* Comma-separated top-level field names or dotted leaf paths, NULL
 	 * for every top-level field. Unknown names are LOOM_ENOTFOUND. */
 	const char *columns;
 	/* Rows to render at most; negative for all. */
 	long long limit;
-} loom_parquet_cat_options;
+} loom_parquet_cat_opts;
 
 /** Rows as JSON objects, one line each, in file order. Reads one row
  *  group of the selected columns at a time. */
-LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parquet_cat_options *opt,
+LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parquet_cat_opts *opt,
                                           loom_parquet_line_cb cb, void *payload);
 
 LOOM_END_DECL

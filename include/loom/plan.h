@@ -69,9 +69,8 @@ LOOM_EXTERN(loom_op *) loom_op_ref(loom_op *op);
 /** Drop a reference; NULL is fine. Thread-safe. */
 LOOM_EXTERN(void) loom_op_free(loom_op *op);
 /** Run `op` directly (what the runner does per table). */
-LOOM_EXTERN(int) loom_op_execute(const loom_op *op, loom_op_result *out,
-                                 const loom_maintainer *m, const char *uri,
-                                 const loom_table_location *loc,
+LOOM_EXTERN(int) loom_op_execute(loom_op_result *out, const loom_op *op, const loom_maintainer *m,
+                                 const char *uri, const loom_table_location *loc,
                                  const loom_cancel *cancel);
 
 /* ---- specs (MaintenanceSpec) ------------------------------------------- */
@@ -94,7 +93,7 @@ LOOM_EXTERN(void) loom_spec_free(loom_spec *s);
 
 LOOM_EXTERN(int) loom_spec_list_new(loom_spec_list **out);
 /** Append a spec; the list owns it afterwards (also on failure). */
-LOOM_EXTERN(int) loom_spec_list_push(loom_spec_list *l, loom_spec *s);
+LOOM_EXTERN(int) loom_spec_list_add(loom_spec_list *l, loom_spec *s);
 LOOM_EXTERN(size_t) loom_spec_list_count(const loom_spec_list *l);
 LOOM_EXTERN(loom_spec *) loom_spec_list_at(const loom_spec_list *l, size_t i);
 LOOM_EXTERN(void) loom_spec_list_free(loom_spec_list *l);
@@ -131,7 +130,7 @@ LOOM_EXTERN(int) loom_decl_compact(loom_decl *d, const loom_compact_opts *opts);
 /** The seed's z_order_by(columns, target_size): columns are copied;
  *  n_columns must be > 0; target_size 0 = default; every other Z-order
  *  option at its default. */
-LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
+LOOM_EXTERN(int) loom_decl_zorder_by(loom_decl *d, const char *const *columns,
                                       size_t n_columns, int64_t target_size);
 /** Z-order with every option (curve, memory budget, temp dir, spill limit,
  *  full, dry run); columns and temp_dir are copied. */
@@ -147,8 +146,7 @@ LOOM_EXTERN(int) loom_decl_add_op(loom_decl *d, loom_op *op);
  *  with z-order). LOOM_EINVAL with the first problem. */
 LOOM_EXTERN(int) loom_decl_validate(const loom_decl *d);
 /** Append the declaration's specs to `out`. Validates first. */
-LOOM_EXTERN(int) loom_decl_resolve(const loom_decl *d, const loom_config *cfg,
-                                   loom_spec_list *out);
+LOOM_EXTERN(int) loom_decl_resolve(loom_spec_list *out, const loom_decl *d, const loom_config *cfg);
 LOOM_EXTERN(void) loom_decl_free(loom_decl *d);
 
 /* ---- steps (MaintenanceStep) -------------------------------------------- */
@@ -330,18 +328,18 @@ LOOM_EXTERN(int64_t) loom_report_stopped_at(const loom_report *rep);
 /** Notes that are not failures (a schema matching no route, a block that
  *  schedules nothing). Borrowed from the report. */
 LOOM_EXTERN(size_t) loom_report_warning_count(const loom_report *rep);
-LOOM_EXTERN(const char *) loom_report_warning(const loom_report *rep, size_t i);
+LOOM_EXTERN(const char *) loom_report_warning_at(const loom_report *rep, size_t i);
 LOOM_EXTERN(size_t) loom_report_error_count(const loom_report *rep);
 /** JSON rendering, schema in docs/report-schema.md ("loom.report/1").
  *  Free *out with loom_string_free. */
-LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out);
+LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep);
 /** A human summary: one line per table (ref, status, duration, a short
  *  phrase per op or the error / skip reason) and a totals line. The phrases:
  *  vacuum "deleted N files (X MiB)" ("would delete ... dry run"), compact /
  *  Z-order "N files -> M files, X MiB -> Y MiB", other ops "version V" when
  *  they report a `version` metric; every metric is in the JSON report.
  *  Free with loom_string_free. */
-LOOM_EXTERN(int) loom_report_to_text(const loom_report *rep, char **out);
+LOOM_EXTERN(int) loom_report_to_text(char **out, const loom_report *rep);
 LOOM_EXTERN(void) loom_report_free(loom_report *rep);
 
 LOOM_EXTERN(const char *) loom_table_result_ref(const loom_table_result *t);
@@ -362,10 +360,10 @@ LOOM_EXTERN(const char *) loom_table_result_skip_reason(const loom_table_result 
 LOOM_EXTERN(double) loom_table_result_duration_seconds(const loom_table_result *t);
 /** Results of the ops that completed, in run order. */
 LOOM_EXTERN(size_t) loom_table_result_op_count(const loom_table_result *t);
-LOOM_EXTERN(const char *) loom_table_result_op_name(const loom_table_result *t, size_t i);
+LOOM_EXTERN(const char *) loom_table_result_op_name_at(const loom_table_result *t, size_t i);
 LOOM_EXTERN(const loom_op_result *) loom_table_result_op_at(const loom_table_result *t, size_t i);
 /** Seconds op i took. */
-LOOM_EXTERN(double) loom_table_result_op_seconds(const loom_table_result *t, size_t i);
+LOOM_EXTERN(double) loom_table_result_op_seconds_at(const loom_table_result *t, size_t i);
 /** The result keyed by op name, or NULL. */
 LOOM_EXTERN(const loom_op_result *) loom_table_result_op(const loom_table_result *t,
                                                          const char *op_name);

@@ -234,9 +234,9 @@ struct loom_store {
 
 /* ---- opening ------------------------------------------------------------ */
 
-#define LOOM_STORE_OPTIONS_VERSION 1
-typedef struct loom_store_options {
-	unsigned int version;       /* LOOM_STORE_OPTIONS_VERSION */
+#define LOOM_STORE_OPTS_VERSION 1
+typedef struct loom_store_opts {
+	unsigned int version;       /* LOOM_STORE_OPTS_VERSION */
 	/* storage_options: keys are case-insensitive and spelled as delta-rs
 	 * spells them (AWS_ACCESS_KEY_ID, AZURE_STORAGE_ACCOUNT_NAME, ...).
 	 * Borrowed for the call; the store copies what it keeps. */
@@ -244,8 +244,8 @@ typedef struct loom_store_options {
 	size_t n_options;
 	int ignore_env;             /* 1: never fall back to environment
 	                             * variables (default 0) */
-} loom_store_options;
-#define LOOM_STORE_OPTIONS_INIT { LOOM_STORE_OPTIONS_VERSION, NULL, 0, 0 }
+} loom_store_opts;
+#define LOOM_STORE_OPTS_INIT { LOOM_STORE_OPTS_VERSION, NULL, 0, 0 }
 
 /** Open the store for a table root URI: a plain path, file:/abs, file:///abs
  *  (the local filesystem store rooted at that directory, which must
@@ -256,7 +256,7 @@ typedef struct loom_store_options {
  *  naming it and the schemes supported.
  *  On success *out is owned by the caller: release with loom_store_free. */
 LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri,
-                                 const loom_store_options *opts);
+                                 const loom_store_opts *opts);
 
 /** Open the local filesystem store rooted at `root_dir`. */
 LOOM_EXTERN(int) loom_store_open_local(loom_store **out, const char *root_dir);
@@ -283,15 +283,15 @@ LOOM_EXTERN(const char *) loom_store_root(const loom_store *s);
  *  key (checked against the key rules: LOOM_EINVAL otherwise); an absolute
  *  URI or path goes through key_of (LOOM_ENOTFOUND when outside the root).
  *  *key is borrowed from `path`. */
-LOOM_EXTERN(int) loom_store_key_of(loom_store *s, const char *path, const char **key);
+LOOM_EXTERN(int) loom_store_key_of(const char **key, loom_store *s, const char *path);
 
 /** read_tail, or stat + read_range on stores without it. */
-LOOM_EXTERN(int) loom_store_read_tail(loom_store *s, const char *key, size_t len,
-                                      void *dst, size_t *nread, uint64_t *size);
+LOOM_EXTERN(int) loom_store_read_tail(size_t *nread, uint64_t *size, loom_store *s, const char *key,
+                                      void *dst, size_t len);
 
 /** remove_many, or remove per key on stores without it (same results). */
-LOOM_EXTERN(int) loom_store_remove_many(loom_store *s, const char *const *keys,
-                                        size_t n, int *results);
+LOOM_EXTERN(int) loom_store_remove_many(int *results, loom_store *s, const char *const *keys,
+                                        size_t n);
 
 /** list_uploads, or nothing listed (0) on stores without it. */
 LOOM_EXTERN(int) loom_store_list_uploads(loom_store *s, const char *prefix,
@@ -302,7 +302,7 @@ LOOM_EXTERN(int) loom_store_abort_upload(loom_store *s, const char *key, const c
 
 /** The store's request counters (all zero for a store that keeps none).
  *  out->version must be LOOM_STORE_STATS_VERSION. */
-LOOM_EXTERN(int) loom_store_get_stats(loom_store *s, loom_store_stats *out);
+LOOM_EXTERN(int) loom_store_stats_get(loom_store_stats *out, loom_store *s);
 
 /** The counters summed over every store loom's backends opened in this
  *  process, freed ones included. */
@@ -325,8 +325,8 @@ LOOM_EXTERN(int) loom_secret_name(const char *name);
  *  environment variables, URI passwords, and the values of secret query
  *  parameters (?sig=, &X-Amz-Signature=, ...). Returns the length written.
  *  What the CLI and embedders use before printing a URI or message. */
-LOOM_EXTERN(size_t) loom_secret_mask(const loom_kv *options, size_t n, const char *text,
-                                     char *out, size_t cap);
+LOOM_EXTERN(size_t) loom_secret_mask(char *out, size_t cap, const loom_kv *options, size_t n,
+                                     const char *text);
 
 LOOM_END_DECL
 

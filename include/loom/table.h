@@ -4,9 +4,9 @@
  *   loom_table *t;  loom_snapshot *s;
  *   loom_table_open(&t, "/data/orders");          // or a file:// URI
  *   loom_snapshot_load(&s, t, -1);                 // -1: latest version
- *   for (size_t i = 0; i < loom_snapshot_num_files(s); i++) {
- *       loom_file_info f;
- *       loom_snapshot_file(s, i, &f);              // f borrows from s
+ *   for (size_t i = 0; i < loom_snapshot_file_count(s); i++) {
+ *       loom_file_info f = LOOM_FILE_INFO_INIT;
+ *       loom_snapshot_file_at(&f, s, i);           // f borrows from s
  *       ...
  *   }
  *   loom_snapshot_free(s);
@@ -39,7 +39,7 @@ LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri);
 /** loom_table_open with storage options (a location's storage_options;
  *  borrowed for the call; NULL = none). */
 LOOM_EXTERN(int) loom_table_open_opts(loom_table **out, const char *uri,
-                                      const loom_store_options *opts);
+                                      const loom_store_opts *opts);
 
 /** Open a table over a store the caller already has (rooted at the table
  *  directory). The store is borrowed: it must outlive the table and every
@@ -72,10 +72,12 @@ LOOM_EXTERN(int64_t) loom_snapshot_version(const loom_snapshot *s);
 
 LOOM_EXTERN(int) loom_snapshot_min_reader_version(const loom_snapshot *s);
 LOOM_EXTERN(int) loom_snapshot_min_writer_version(const loom_snapshot *s);
-/** Explicit reader/writer feature names (NULL-terminated array; NULL when
- *  the protocol has no such list). */
-LOOM_EXTERN(const char *const *) loom_snapshot_reader_features(const loom_snapshot *s);
-LOOM_EXTERN(const char *const *) loom_snapshot_writer_features(const loom_snapshot *s);
+/** Explicit reader/writer feature names: feature i (NULL out of range);
+ *  a protocol without such a list has none. */
+LOOM_EXTERN(size_t) loom_snapshot_reader_feature_count(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_reader_feature_at(const loom_snapshot *s, size_t i);
+LOOM_EXTERN(size_t) loom_snapshot_writer_feature_count(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_writer_feature_at(const loom_snapshot *s, size_t i);
 
 /** Table id, name (may be NULL), schema JSON (the schemaString). */
 LOOM_EXTERN(const char *) loom_snapshot_table_id(const loom_snapshot *s);
@@ -83,14 +85,15 @@ LOOM_EXTERN(const char *) loom_snapshot_table_name(const loom_snapshot *s);
 LOOM_EXTERN(const char *) loom_snapshot_schema_json(const loom_snapshot *s);
 LOOM_EXTERN(int64_t) loom_snapshot_created_time(const loom_snapshot *s);
 
-/** Partition column names (NULL-terminated; *n receives the count if not
- *  NULL). */
-LOOM_EXTERN(const char *const *) loom_snapshot_partition_columns(const loom_snapshot *s,
-                                                                 size_t *n);
+/** Partition column names, outermost first: column i (NULL out of
+ *  range). */
+LOOM_EXTERN(size_t) loom_snapshot_partition_column_count(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_partition_column_at(const loom_snapshot *s, size_t i);
 
-/** Table properties (metaData.configuration). */
-LOOM_EXTERN(size_t) loom_snapshot_num_properties(const loom_snapshot *s);
-LOOM_EXTERN(const loom_kv *) loom_snapshot_properties(const loom_snapshot *s);
+/** Table properties (metaData.configuration): property i (NULL out of
+ *  range). */
+LOOM_EXTERN(size_t) loom_snapshot_property_count(const loom_snapshot *s);
+LOOM_EXTERN(const loom_kv *) loom_snapshot_property_at(const loom_snapshot *s, size_t i);
 /** One property's value, or NULL when unset. */
 LOOM_EXTERN(const char *) loom_snapshot_property(const loom_snapshot *s, const char *key);
 
@@ -115,69 +118,68 @@ typedef struct loom_file_info {
 	int data_change;
 } loom_file_info;
 
-LOOM_EXTERN(size_t) loom_snapshot_num_files(const loom_snapshot *s);
+LOOM_EXTERN(size_t) loom_snapshot_file_count(const loom_snapshot *s);
 /** Sum of the sizes of the live files. */
 LOOM_EXTERN(uint64_t) loom_snapshot_total_bytes(const loom_snapshot *s);
 /** Live file i (files are sorted by path). LOOM_EINVAL if out of range. */
-LOOM_EXTERN(int) loom_snapshot_file(const loom_snapshot *s, size_t i, loom_file_info *out);
+LOOM_EXTERN(int) loom_snapshot_file_at(loom_file_info *out, const loom_snapshot *s, size_t i);
 
 /** Tombstones (remove actions still in the state, none expired by age). */
-LOOM_EXTERN(size_t) loom_snapshot_num_tombstones(const loom_snapshot *s);
-LOOM_EXTERN(int) loom_snapshot_tombstone(const loom_snapshot *s, size_t i,
-                                         loom_file_info *out);
+LOOM_EXTERN(size_t) loom_snapshot_tombstone_count(const loom_snapshot *s);
+LOOM_EXTERN(int) loom_snapshot_tombstone_at(loom_file_info *out, const loom_snapshot *s,
+                                            size_t i);
 
 /** The deleted row indexes of live file i's deletion vector, ascending.
  *  *rows is owned by the caller (free with loom_snapshot_rows_free);
  *  *n = 0 and *rows = NULL without a DV. LOOM_ECORRUPT for a bad DV
  *  (checksum, size, format). */
-LOOM_EXTERN(int) loom_snapshot_deleted_rows(const loom_snapshot *s, size_t i,
-                                            uint64_t **rows, size_t *n);
+LOOM_EXTERN(int) loom_snapshot_deleted_rows(uint64_t **rows, size_t *n,
+                                            const loom_snapshot *s, size_t i);
 LOOM_EXTERN(void) loom_snapshot_rows_free(uint64_t *rows);
 
 /* --- other state ------------------------------------------------------ */
 
 /** Application transaction ids: appId and latest version. */
-LOOM_EXTERN(size_t) loom_snapshot_num_txns(const loom_snapshot *s);
-LOOM_EXTERN(int) loom_snapshot_txn(const loom_snapshot *s, size_t i,
-                                   const char **app_id, int64_t *version);
+LOOM_EXTERN(size_t) loom_snapshot_txn_count(const loom_snapshot *s);
+LOOM_EXTERN(int) loom_snapshot_txn_at(const char **app_id, int64_t *version,
+                                      const loom_snapshot *s, size_t i);
 
 /** Domain metadata (removed domains are not listed). */
-LOOM_EXTERN(size_t) loom_snapshot_num_domains(const loom_snapshot *s);
-LOOM_EXTERN(int) loom_snapshot_domain(const loom_snapshot *s, size_t i,
-                                      const char **domain, const char **configuration);
+LOOM_EXTERN(size_t) loom_snapshot_domain_count(const loom_snapshot *s);
+LOOM_EXTERN(int) loom_snapshot_domain_at(const char **domain, const char **configuration,
+                                         const loom_snapshot *s, size_t i);
 
 /** commitInfo JSON of the snapshot's version, or NULL when absent. */
 LOOM_EXTERN(const char *) loom_snapshot_commit_info(const loom_snapshot *s);
 
 /** The checkpoint the snapshot was rebuilt from: its version (-1: none,
- *  replayed from commits) and kind ("classic", "multi-part", "v2-json",
- *  "v2-parquet", "none"); `parts`/`sidecars` may be NULL. */
-LOOM_EXTERN(int64_t) loom_snapshot_checkpoint(const loom_snapshot *s, const char **kind,
-                                              size_t *parts, size_t *sidecars);
+ *  replayed from commits), kind ("classic", "multi-part", "v2-json",
+ *  "v2-parquet", "none"; static storage), parts and sidecar files. */
+LOOM_EXTERN(int64_t) loom_snapshot_checkpoint_version(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_checkpoint_kind(const loom_snapshot *s);
+LOOM_EXTERN(size_t) loom_snapshot_checkpoint_part_count(const loom_snapshot *s);
+LOOM_EXTERN(size_t) loom_snapshot_checkpoint_sidecar_count(const loom_snapshot *s);
 /** The version in _last_checkpoint, -1 when absent or unreadable. */
 LOOM_EXTERN(int64_t) loom_snapshot_last_checkpoint_hint(const loom_snapshot *s);
 /** Number of commit files replayed. */
-LOOM_EXTERN(size_t) loom_snapshot_num_commits_replayed(const loom_snapshot *s);
+LOOM_EXTERN(size_t) loom_snapshot_replayed_commit_count(const loom_snapshot *s);
 /** Number of log compaction files (x.y.compacted.json) replayed in place
  *  of the commits they cover. */
-LOOM_EXTERN(size_t) loom_snapshot_num_compactions_replayed(const loom_snapshot *s);
+LOOM_EXTERN(size_t) loom_snapshot_replayed_compaction_count(const loom_snapshot *s);
 
 /* --- table features' state --------------------------------------------- */
 
-/** The clustering columns of a clustered table, from domain
- *  delta.clustering (or the Databricks preview's delta.liquid): each a path
- *  of physical column names joined by '.'. NULL-terminated; NULL when the
- *  table has no clustering domain. *n receives the count and *domain the
- *  domain's name when not NULL. */
-LOOM_EXTERN(const char *const *) loom_snapshot_clustering_columns(const loom_snapshot *s,
-                                                                  size_t *n,
-                                                                  const char **domain);
-/** The same clustering columns as logical paths (the schema's names joined
- *  by '.'), in the same order: as many entries as
- *  loom_snapshot_clustering_columns counts, an entry NULL when the schema
- *  has no such column (so not NULL-terminated). NULL when the table has no
- *  clustering domain. Owned by the snapshot. */
-LOOM_EXTERN(const char *const *) loom_snapshot_clustering_logical_columns(const loom_snapshot *s);
+/** The clustering domain of a clustered table: "delta.clustering" (or
+ *  the Databricks preview's "delta.liquid"); NULL when it has none. */
+LOOM_EXTERN(const char *) loom_snapshot_clustering_domain(const loom_snapshot *s);
+/** Its clustering columns (0 without the domain): column i as a path of
+ *  physical column names joined by '.' (NULL out of range). */
+LOOM_EXTERN(size_t) loom_snapshot_clustering_column_count(const loom_snapshot *s);
+LOOM_EXTERN(const char *) loom_snapshot_clustering_column_at(const loom_snapshot *s, size_t i);
+/** Clustering column i as a logical path (the schema's names joined by
+ *  '.'); NULL when the schema has no such column or i is out of range. */
+LOOM_EXTERN(const char *) loom_snapshot_clustering_logical_column_at(const loom_snapshot *s,
+                                                                    size_t i);
 /** The row tracking high-water mark (domain delta.rowTracking,
  *  rowIdHighWaterMark): the highest row id assigned; -1 without it. */
 LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s);
@@ -187,15 +189,16 @@ LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s
  *  ...EnablementTimestamp (-1 when absent: enabled since the table was
  *  created), and the inCommitTimestamp of the snapshot version's commit
  *  (-1 when it has none). */
-LOOM_EXTERN(int) loom_snapshot_in_commit_timestamps(const loom_snapshot *s,
-                                                    int64_t *enablement_version,
+LOOM_EXTERN(int) loom_snapshot_in_commit_timestamps(int64_t *enablement_version,
                                                     int64_t *enablement_timestamp,
-                                                    int64_t *version_timestamp);
+                                                    int64_t *version_timestamp,
+                                                    const loom_snapshot *s);
 
 /** Warnings collected while loading (e.g. a checkpoint that could not be
  *  read and was replaced by replaying commits). */
-LOOM_EXTERN(size_t) loom_snapshot_num_warnings(const loom_snapshot *s);
-LOOM_EXTERN(const char *) loom_snapshot_warning(const loom_snapshot *s, size_t i);
+LOOM_EXTERN(size_t) loom_snapshot_warning_count(const loom_snapshot *s);
+/** Warning i, NULL out of range. */
+LOOM_EXTERN(const char *) loom_snapshot_warning_at(const loom_snapshot *s, size_t i);
 
 /* --- protocol gating --------------------------------------------------- */
 
@@ -236,12 +239,12 @@ typedef struct loom_table_props {
 	int enable_expired_log_cleanup;     /* default 1 */
 } loom_table_props;
 
-LOOM_EXTERN(int) loom_snapshot_props(const loom_snapshot *s, loom_table_props *out);
+LOOM_EXTERN(int) loom_snapshot_props(loom_table_props *out, const loom_snapshot *s);
 
 /** Parse a Spark interval string ("interval 7 days", "168 hours", "1 week",
  *  "interval 1 day 12 hours") to milliseconds. Months and years are
  *  refused (not a fixed length), as are negative totals. */
-LOOM_EXTERN(int) loom_interval_parse_ms(const char *s, int64_t *out_ms);
+LOOM_EXTERN(int) loom_interval_parse_ms(int64_t *out_ms, const char *s);
 
 LOOM_END_DECL
 

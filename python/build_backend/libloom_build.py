@@ -105,7 +105,7 @@ def _write_wheel(wheel_directory: str, editable: bool) -> str:
             w.add(arc, src.read_bytes())
         lib = _bundled_library()
         if lib is not None:
-            w.add("libloom/_lib/libloom.so.0", lib.read_bytes())
+            w.add("libloom/_lib/libloom.so.1", lib.read_bytes())
     w.add(f"{dist_info}/METADATA", _metadata().encode())
     w.add(f"{dist_info}/WHEEL",
           (f"Wheel-Version: 1.0\nGenerator: libloom_build\nRoot-Is-Purelib: "

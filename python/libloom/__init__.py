@@ -10,7 +10,7 @@ checkpoints) on loom's native C engine.
 * :func:`table_health` / :func:`advise` -- what a table needs, from its log.
 
 The C library is found through ``LIBLOOM_LIBRARY``, a copy bundled in the
-package, or the system (``libloom.so.0``).
+package, or the system (``libloom.so.1``).
 """
 
 from ._capi import library_path
@@ -36,7 +36,7 @@ from .native import CancelToken, format_size, parse_size
 from .native import version as library_version
 from .table import DeltaTable
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 __all__ = [
     "Advice",

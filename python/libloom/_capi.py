@@ -15,7 +15,7 @@ Finding the library, in order:
 
 1. ``LIBLOOM_LIBRARY``: the path of ``libloom.so`` (the build tree uses it);
 2. a ``libloom.so*`` bundled next to this file, in ``libloom/_lib/``;
-3. the system loader: ``libloom.so.0`` (``LD_LIBRARY_PATH``, ldconfig);
+3. the system loader: ``libloom.so.1`` (``LD_LIBRARY_PATH``, ldconfig);
 4. ``pkg-config --variable=libdir loom``, then ``/usr/local/lib``.
 """
 
@@ -41,7 +41,7 @@ from ctypes import (
 from pathlib import Path
 from typing import Any
 
-SONAME = "libloom.so.0"
+SONAME = "libloom.so.1"
 
 # ---- errors.h --------------------------------------------------------------
 
@@ -265,7 +265,7 @@ loom_maintainer._fields_ = [
     ("name", c_char_p),
     ("vacuum", MAINT_VACUUM_FN),
     ("compact", MAINT_COMPACT_FN),
-    ("z_order", MAINT_ZORDER_FN),
+    ("zorder", MAINT_ZORDER_FN),
     ("payload", c_void_p),
     # version 2
     ("purge", MAINT_PURGE_FN),
@@ -314,10 +314,10 @@ loom_run_record_p = c_void_p
 
 # ---- store.h, table.h ----------------------------------------------------------
 
-LOOM_STORE_OPTIONS_VERSION = 1
+LOOM_STORE_OPTS_VERSION = 1
 
 
-class loom_store_options(Structure):
+class loom_store_opts(Structure):
     _fields_ = [
         ("version", c_uint),
         ("options", POINTER(loom_kv)),
@@ -395,8 +395,8 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_error_code_name": (c_char_p, [c_int]),
     "loom_error_class_name": (c_char_p, [c_int]),
     "loom_error_set": (c_int, [c_int, c_int, c_char_p]),
-    "loom_parse_size": (c_int, [c_char_p, POINTER(c_int64)]),
-    "loom_format_size": (None, [c_int64, c_char_p, c_size_t]),
+    "loom_size_parse": (c_int, [POINTER(c_int64), c_char_p]),
+    "loom_size_format": (None, [c_char_p, c_size_t, c_int64]),
     "loom_string_free": (None, [c_void_p]),
     # observe.h
     "loom_event_log_new": (c_int, [POINTER(c_void_p), LOG_LINE_FN, c_void_p]),
@@ -405,8 +405,8 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_event_log_run_end": (None, [c_void_p, c_void_p]),
     "loom_event_log_free": (None, [c_void_p]),
     "loom_run_record_from_json": (c_int, [POINTER(c_void_p), c_char_p, c_size_t, c_char_p]),
-    "loom_run_record_to_metrics": (c_int, [c_void_p, c_int, POINTER(c_void_p)]),
-    "loom_run_record_to_html": (c_int, [c_void_p, c_char_p, POINTER(c_void_p)]),
+    "loom_run_record_to_metrics": (c_int, [POINTER(c_void_p), c_void_p, c_int]),
+    "loom_run_record_to_html": (c_int, [POINTER(c_void_p), c_void_p, c_char_p]),
     "loom_run_record_free": (None, [c_void_p]),
     # cancel
     "loom_cancel_new": (c_int, [POINTER(loom_cancel_p)]),
@@ -423,13 +423,13 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_vacuum_opts_check": (c_int, [POINTER(loom_vacuum_opts)]),
     "loom_compact_opts_check": (c_int, [POINTER(loom_compact_opts)]),
     "loom_zorder_opts_check": (c_int, [POINTER(loom_zorder_opts)]),
-    "loom_zorder_curve_from_name": (c_int, [c_char_p, POINTER(c_int)]),
+    "loom_zorder_curve_from_name": (c_int, [POINTER(c_int), c_char_p]),
     "loom_zorder_curve_name": (c_char_p, [c_int]),
     # results
     "loom_op_result_add_deleted": (c_int, [POINTER(loom_op_result), c_char_p]),
     "loom_op_result_set_metric": (c_int, [POINTER(loom_op_result), c_char_p, c_int64]),
     "loom_op_result_add_upload": (c_int, [POINTER(loom_op_result), c_char_p, c_int64, c_int64]),
-    "loom_op_result_clear": (None, [POINTER(loom_op_result)]),
+    "loom_op_result_free": (None, [POINTER(loom_op_result)]),
     # single-table operations: (out, uri, loc, opts, cancel)
     "loom_vacuum": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(loom_table_location),
                             POINTER(loom_vacuum_opts), loom_cancel_p]),
@@ -450,36 +450,36 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
                              POINTER(loom_convert_opts), loom_cancel_p]),
     "loom_maintainer_native": (c_int, [POINTER(POINTER(loom_maintainer))]),
     # plan / execute(unit) / commit (loom/distributed.h)
-    "loom_plan_compact": (c_int, [POINTER(c_void_p), c_char_p, POINTER(loom_table_location),
+    "loom_dist_plan_compact": (c_int, [POINTER(c_void_p), c_char_p, POINTER(loom_table_location),
                                   POINTER(loom_compact_opts), c_size_t]),
-    "loom_plan_zorder": (c_int, [POINTER(c_void_p), c_char_p, POINTER(loom_table_location),
+    "loom_dist_plan_zorder": (c_int, [POINTER(c_void_p), c_char_p, POINTER(loom_table_location),
                                  POINTER(loom_zorder_opts), c_size_t]),
-    "loom_plan_unit_count": (c_int, [c_char_p, POINTER(c_size_t)]),
-    "loom_plan_execute_unit": (c_int, [POINTER(c_void_p), c_char_p, c_size_t,
+    "loom_dist_unit_count": (c_int, [POINTER(c_size_t), c_char_p]),
+    "loom_dist_execute_unit": (c_int, [POINTER(c_void_p), c_char_p, c_size_t,
                                        POINTER(loom_table_location), c_size_t, loom_cancel_p]),
-    "loom_plan_commit": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(c_char_p), c_size_t,
+    "loom_dist_commit": (c_int, [POINTER(loom_op_result), c_char_p, POINTER(c_char_p), c_size_t,
                                  POINTER(loom_table_location)]),
     # config
     "loom_config_load_file": (c_int, [POINTER(loom_config_p), c_char_p]),
     "loom_config_load_string": (c_int, [POINTER(loom_config_p), c_char_p, c_size_t, c_char_p]),
     "loom_config_free": (None, [loom_config_p]),
     "loom_config_table_count": (c_size_t, [loom_config_p]),
-    "loom_config_table_name": (c_char_p, [loom_config_p, c_size_t]),
-    "loom_config_table_has_path": (c_int, [loom_config_p, c_size_t]),
+    "loom_config_table_name_at": (c_char_p, [loom_config_p, c_size_t]),
+    "loom_config_table_has_path_at": (c_int, [loom_config_p, c_size_t]),
     "loom_config_has_default_path": (c_int, [loom_config_p]),
     "loom_config_knows": (c_int, [loom_config_p, c_char_p]),
-    "loom_config_locate": (c_int, [loom_config_p, c_char_p,
-                                   POINTER(POINTER(loom_table_location))]),
+    "loom_config_locate": (c_int, [POINTER(POINTER(loom_table_location)), loom_config_p,
+                                   c_char_p]),
     "loom_table_location_free": (None, [POINTER(loom_table_location)]),
     "loom_config_has_maintenance": (c_int, [loom_config_p]),
     "loom_config_maintenance_schema_count": (c_size_t, [loom_config_p]),
-    "loom_config_maintenance_schema": (c_char_p, [loom_config_p, c_size_t]),
-    "loom_config_maintenance_vacuum": (c_int, [loom_config_p, POINTER(loom_vacuum_opts)]),
-    "loom_config_maintenance_compact": (c_int, [loom_config_p, POINTER(loom_compact_opts)]),
-    "loom_config_maintenance_zorder": (c_int, [loom_config_p, POINTER(loom_zorder_opts)]),
+    "loom_config_maintenance_schema_at": (c_char_p, [loom_config_p, c_size_t]),
+    "loom_config_maintenance_vacuum": (c_int, [POINTER(loom_vacuum_opts), loom_config_p]),
+    "loom_config_maintenance_compact": (c_int, [POINTER(loom_compact_opts), loom_config_p]),
+    "loom_config_maintenance_zorder": (c_int, [POINTER(loom_zorder_opts), loom_config_p]),
     "loom_config_source": (c_char_p, [loom_config_p]),
-    "loom_config_key_is_secret": (c_int, [c_char_p]),
-    "loom_config_to_json": (c_int, [loom_config_p, POINTER(c_void_p)]),
+    "loom_secret_name": (c_int, [c_char_p]),
+    "loom_config_to_json": (c_int, [POINTER(c_void_p), loom_config_p]),
     # ops, specs, declarations, steps
     "loom_op_new": (c_int, [POINTER(loom_op_p), c_char_p, OP_EXECUTE_FN, c_void_p,
                             FREE_PAYLOAD_FN]),
@@ -495,7 +495,7 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_spec_table_ref": (c_char_p, [loom_spec_p]),
     "loom_spec_free": (None, [loom_spec_p]),
     "loom_spec_list_new": (c_int, [POINTER(loom_spec_list_p)]),
-    "loom_spec_list_push": (c_int, [loom_spec_list_p, loom_spec_p]),
+    "loom_spec_list_add": (c_int, [loom_spec_list_p, loom_spec_p]),
     "loom_spec_list_count": (c_size_t, [loom_spec_list_p]),
     "loom_spec_list_at": (loom_spec_p, [loom_spec_list_p, c_size_t]),
     "loom_spec_list_free": (None, [loom_spec_list_p]),
@@ -510,7 +510,7 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_decl_analyze": (c_int, [loom_decl_p, POINTER(loom_analyze_opts)]),
     "loom_decl_add_op": (c_int, [loom_decl_p, loom_op_p]),
     "loom_decl_validate": (c_int, [loom_decl_p]),
-    "loom_decl_resolve": (c_int, [loom_decl_p, loom_config_p, loom_spec_list_p]),
+    "loom_decl_resolve": (c_int, [loom_spec_list_p, loom_decl_p, loom_config_p]),
     "loom_decl_free": (None, [loom_decl_p]),
     "loom_step_new": (c_int, [POINTER(loom_step_p), c_char_p]),
     "loom_step_add": (c_int, [loom_step_p, loom_decl_p]),
@@ -535,9 +535,9 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_report_cancelled": (c_int, [loom_report_p]),
     "loom_report_stopped_at": (c_int64, [loom_report_p]),
     "loom_report_warning_count": (c_size_t, [loom_report_p]),
-    "loom_report_warning": (c_char_p, [loom_report_p, c_size_t]),
-    "loom_report_to_json": (c_int, [loom_report_p, POINTER(c_void_p)]),
-    "loom_report_to_text": (c_int, [loom_report_p, POINTER(c_void_p)]),
+    "loom_report_warning_at": (c_char_p, [loom_report_p, c_size_t]),
+    "loom_report_to_json": (c_int, [POINTER(c_void_p), loom_report_p]),
+    "loom_report_to_text": (c_int, [POINTER(c_void_p), loom_report_p]),
     "loom_report_free": (None, [loom_report_p]),
     "loom_table_result_ref": (c_char_p, [loom_table_result_p]),
     "loom_table_result_uri": (c_char_p, [loom_table_result_p]),
@@ -549,38 +549,38 @@ _PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "loom_table_result_skip_reason": (c_char_p, [loom_table_result_p]),
     "loom_table_result_duration_seconds": (c_double, [loom_table_result_p]),
     "loom_table_result_op_count": (c_size_t, [loom_table_result_p]),
-    "loom_table_result_op_name": (c_char_p, [loom_table_result_p, c_size_t]),
+    "loom_table_result_op_name_at": (c_char_p, [loom_table_result_p, c_size_t]),
     "loom_table_result_op_at": (POINTER(loom_op_result), [loom_table_result_p, c_size_t]),
     # health, advice, auto (loom/health.h, loom/auto.h)
     "loom_health_policy_init": (c_int, [POINTER(loom_health_policy), c_uint]),
     "loom_health_policy_check": (c_int, [POINTER(loom_health_policy)]),
-    "loom_table_health": (c_int, [POINTER(loom_health_p), c_char_p,
+    "loom_health_load": (c_int, [POINTER(loom_health_p), c_char_p,
                                   POINTER(loom_table_location), POINTER(loom_health_policy)]),
-    "loom_health_to_json": (c_int, [loom_health_p, c_char_p, c_int, POINTER(c_void_p)]),
+    "loom_health_to_json": (c_int, [POINTER(c_void_p), loom_health_p, c_char_p, c_int]),
     "loom_health_free": (None, [loom_health_p]),
     "loom_op_auto": (c_int, [POINTER(loom_op_p), POINTER(loom_auto_opts)]),
     "loom_decl_auto": (c_int, [loom_decl_p, POINTER(loom_auto_opts)]),
-    "loom_config_maintenance_auto": (c_int, [loom_config_p, POINTER(loom_auto_opts)]),
+    "loom_config_maintenance_auto": (c_int, [POINTER(loom_auto_opts), loom_config_p]),
     # tables
     "loom_table_open": (c_int, [POINTER(loom_table_p), c_char_p]),
     "loom_table_open_opts": (c_int, [POINTER(loom_table_p), c_char_p,
-                                     POINTER(loom_store_options)]),
+                                     POINTER(loom_store_opts)]),
     "loom_error_is_transient": (c_int, [c_int]),
     "loom_table_free": (None, [loom_table_p]),
     "loom_snapshot_load": (c_int, [POINTER(loom_snapshot_p), loom_table_p, c_int64]),
     "loom_snapshot_free": (None, [loom_snapshot_p]),
     "loom_snapshot_version": (c_int64, [loom_snapshot_p]),
-    "loom_snapshot_num_files": (c_size_t, [loom_snapshot_p]),
-    "loom_snapshot_file": (c_int, [loom_snapshot_p, c_size_t, POINTER(loom_file_info)]),
-    "loom_snapshot_partition_columns": (POINTER(c_char_p), [loom_snapshot_p,
-                                                            POINTER(c_size_t)]),
+    "loom_snapshot_file_count": (c_size_t, [loom_snapshot_p]),
+    "loom_snapshot_file_at": (c_int, [POINTER(loom_file_info), loom_snapshot_p, c_size_t]),
+    "loom_snapshot_partition_column_count": (c_size_t, [loom_snapshot_p]),
+    "loom_snapshot_partition_column_at": (c_char_p, [loom_snapshot_p, c_size_t]),
     "loom_snapshot_schema_json": (c_char_p, [loom_snapshot_p]),
-    "loom_snapshot_num_properties": (c_size_t, [loom_snapshot_p]),
-    "loom_snapshot_properties": (POINTER(loom_kv), [loom_snapshot_p]),
+    "loom_snapshot_property_count": (c_size_t, [loom_snapshot_p]),
+    "loom_snapshot_property_at": (POINTER(loom_kv), [loom_snapshot_p, c_size_t]),
     "loom_snapshot_min_reader_version": (c_int, [loom_snapshot_p]),
     "loom_snapshot_min_writer_version": (c_int, [loom_snapshot_p]),
-    "loom_snapshot_checkpoint": (c_int64, [loom_snapshot_p, POINTER(c_char_p),
-                                           POINTER(c_size_t), POINTER(c_size_t)]),
+    "loom_snapshot_checkpoint_version": (c_int64, [loom_snapshot_p]),
+    "loom_snapshot_checkpoint_kind": (c_char_p, [loom_snapshot_p]),
 }
 
 

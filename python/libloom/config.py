@@ -250,7 +250,7 @@ class StorageConfig:
     def to_json(self) -> str:
         """The resolved config as JSON, secrets shown as ``***``."""
         out = ctypes.c_void_p()
-        check(lib.loom_config_to_json(self.handle, byref(out)))
+        check(lib.loom_config_to_json(byref(out), self.handle))
         return _capi.take_string(out)
 
     @property
@@ -260,8 +260,8 @@ class StorageConfig:
             doc = json.loads(self.to_json())
             routes = []
             for i, t in enumerate(doc.get("tables", [])):
-                name = _capi.text(lib.loom_config_table_name(self.handle, i)) or t["name"]
-                if lib.loom_config_table_has_path(self.handle, i):
+                name = _capi.text(lib.loom_config_table_name_at(self.handle, i)) or t["name"]
+                if lib.loom_config_table_has_path_at(self.handle, i):
                     routes.append(TableRoute(name=name, path=self.locate(name)))
                 else:
                     routes.append(TableRoute(name=name, ref=t.get("ref") or ""))
@@ -281,7 +281,7 @@ class StorageConfig:
         route or a malformed ref."""
         name = ref_name(ref)
         out = ctypes.POINTER(_capi.loom_table_location)()
-        rc = lib.loom_config_locate(self.handle, _capi.cstr(name), byref(out))
+        rc = lib.loom_config_locate(byref(out), self.handle, _capi.cstr(name))
         if rc < 0:
             raise last_error(rc)
         try:
@@ -298,20 +298,20 @@ class StorageConfig:
         h = self.handle
         if not lib.loom_config_has_maintenance(h):
             return MaintenanceConfig()
-        schemas = tuple(_capi.text(lib.loom_config_maintenance_schema(h, i)) or ""
+        schemas = tuple(_capi.text(lib.loom_config_maintenance_schema_at(h, i)) or ""
                         for i in range(lib.loom_config_maintenance_schema_count(h)))
         v = _capi.loom_vacuum_opts()
         c = _capi.loom_compact_opts()
         z = _capi.loom_zorder_opts()
         vacuum = None
-        if lib.loom_config_maintenance_vacuum(h, byref(v)) == 0:
+        if lib.loom_config_maintenance_vacuum(byref(v), h) == 0:
             vacuum = MaintenanceVacuumConfig(
                 None if v.retention_hours < 0 else v.retention_hours, bool(v.dry_run),
                 bool(v.full))
-        has_c = lib.loom_config_maintenance_compact(h, byref(c)) == 0
+        has_c = lib.loom_config_maintenance_compact(byref(c), h) == 0
         cols: tuple[str, ...] = ()
         zopts: dict[str, Any] = {}
-        if lib.loom_config_maintenance_zorder(h, byref(z)) == 0:
+        if lib.loom_config_maintenance_zorder(byref(z), h) == 0:
             cols = tuple(_capi.text(z.columns[i]) or "" for i in range(z.n_columns))
             zopts = {"target_size": z.target_size or None,
                      "curve": None if z.curve == _capi.LOOM_ZORDER_CURVE_AUTO
@@ -329,7 +329,7 @@ class StorageConfig:
         """The block's ``auto:`` policy as a HealthPolicy, None when off."""
         from .health import HealthPolicy
         a = _capi.loom_auto_opts()
-        if lib.loom_config_maintenance_auto(self.handle, byref(a)) != 1:
+        if lib.loom_config_maintenance_auto(byref(a), self.handle) != 1:
             return None
         p = a.policy
         return HealthPolicy(target_size=p.target_size or None,

@@ -9,8 +9,8 @@ only coordination (no scheduler of loom's own):
     run = loom_dask.zorder("s3://lake/raw/events", ["user_id", "ts"], client)
     runs = loom_dask.run_from_config("storage.yaml", client)
 
-For each table the driver (this process) plans once (``loom_plan_compact``
-/ ``loom_plan_zorder``: the files of each unit; for Z-order each
+For each table the driver (this process) plans once (``loom_dist_plan_compact``
+/ ``loom_dist_plan_zorder``: the files of each unit; for Z-order each
 partition's keys are sampled once here and the plan carries the global
 range boundaries), submits one Dask task per unit (``execute_unit`` on a
 worker: reads its files, writes new files under fresh names, returns its
@@ -60,7 +60,7 @@ class UnitResult:
     """One executed unit, as the worker reported it."""
 
     unit: int
-    result: str                 # the JSON text loom_plan_execute_unit returned
+    result: str                 # the JSON text loom_dist_execute_unit returned
     worker: str                 # the Dask worker's address
     seconds: float              # wall time of the unit on its worker
     metrics: dict[str, Any] = field(default_factory=dict)

@@ -214,7 +214,7 @@ class TableHealth:
 def table_health(uri: str, *, location: Any = None,
                  policy: HealthPolicy | Mapping[str, Any] | None = None,
                  zorder_columns: Sequence[str] | None = None) -> TableHealth:
-    """Health and advice of the Delta table at `uri` (``loom_table_health``).
+    """Health and advice of the Delta table at `uri` (``loom_health_load``).
 
     Args:
         uri: the table (a path or an object-store URI).
@@ -238,11 +238,11 @@ def table_health(uri: str, *, location: Any = None,
     loc = CLocation.of(location, uri)
     h = _capi.loom_health_p()
     out = ctypes.c_void_p()
-    check(lib.loom_table_health(byref(h), _capi.cstr(uri), loc.ptr if loc else None,
+    check(lib.loom_health_load(byref(h), _capi.cstr(uri), loc.ptr if loc else None,
                                 byref(c_policy)))
     try:
-        check(lib.loom_health_to_json(h, None, _capi.LOOM_HEALTH_JSON_HEALTH |
-                                      _capi.LOOM_HEALTH_JSON_ADVICE, byref(out)))
+        check(lib.loom_health_to_json(byref(out), h, None, _capi.LOOM_HEALTH_JSON_HEALTH |
+                                      _capi.LOOM_HEALTH_JSON_ADVICE))
         doc = json.loads(_capi.take_string(out))
     finally:
         lib.loom_health_free(h)

@@ -27,9 +27,9 @@ from . import _capi
 from ._capi import lib, loom_kv, loom_table_location
 
 def is_secret_key(key: str) -> bool:
-    """loom's rule (``loom_config_key_is_secret``): the key names a
+    """loom's rule (``loom_secret_name``): the key names a
     credential, so its value is never shown."""
-    return bool(lib.loom_config_key_is_secret(_capi.cstr(key)))
+    return bool(lib.loom_secret_name(_capi.cstr(key)))
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ def parse_size(value: int | str | None, what: str = "size") -> int:
             raise ValueError(f"{what}: {value} is negative")
         return value
     out = c_int64()
-    if lib.loom_parse_size(_capi.cstr(value), byref(out)) < 0:
+    if lib.loom_size_parse(byref(out), _capi.cstr(value)) < 0:
         raise ValueError(f"{what}: '{value}' is not a size (use bytes or a unit like 128MiB)")
     return out.value
 
@@ -70,7 +70,7 @@ def parse_size(value: int | str | None, what: str = "size") -> int:
 def format_size(nbytes: int) -> str:
     """'512 B', '12.3 MiB' ... as loom prints sizes."""
     buf = ctypes.create_string_buffer(32)
-    lib.loom_format_size(int(nbytes), buf, len(buf))
+    lib.loom_size_format(buf, len(buf), int(nbytes))
     return buf.value.decode()
 
 
@@ -81,7 +81,7 @@ def curve_value(curve: str | None) -> int:
         return _capi.LOOM_ZORDER_CURVE_AUTO
     out = c_int()
     if not isinstance(curve, str) or \
-            lib.loom_zorder_curve_from_name(_capi.cstr(curve), byref(out)) < 0:
+            lib.loom_zorder_curve_from_name(byref(out), _capi.cstr(curve)) < 0:
         raise ValueError(f"curve: expected 'z' or 'hilbert', got {curve!r}")
     return out.value
 
@@ -91,7 +91,7 @@ def curve_name(value: int) -> str:
 
 
 def version() -> str:
-    """The C library's version, e.g. "0.1.0"."""
+    """The C library's version, e.g. "1.0.0"."""
     return _capi.text(lib.loom_version()) or ""
 
 
@@ -407,7 +407,7 @@ def _run(fn: Any, uri: str, location: Any, opts: Any, cancel: CancelToken | None
                      byref(opts) if opts is not None else None, handle))
             return OpResult.from_c(res)
         finally:
-            lib.loom_op_result_clear(byref(res))
+            lib.loom_op_result_free(byref(res))
 
     def cancel_it() -> None:
         lib.loom_cancel_request(handle)
@@ -508,7 +508,7 @@ def analyze(uri: str, *, location: Any = None, columns: Sequence[str] = (), all:
 def plan_compact(uri: str, *, location: Any = None, target_size: int | str | None = None,
                  partition_filters: Sequence[str] = (), units: int = 0,
                  copy_row_group_min: int | str | None = None) -> str:
-    """A compaction plan of the table (``loom_plan_compact``): about `units`
+    """A compaction plan of the table (``loom_dist_plan_compact``): about `units`
     units (0: one per partition with files to rewrite). `copy_row_group_min`:
     as ``loom compact --copy-row-group-min`` (a size, or "off": re-encode
     every row group). Changes nothing."""
@@ -520,7 +520,7 @@ def plan_compact(uri: str, *, location: Any = None, target_size: int | str | Non
         opts.copy_row_group_min_size = parse_size(copy_row_group_min, "copy_row_group_min")
     loc = CLocation.of(location, uri)
     out = ctypes.c_void_p()
-    check(lib.loom_plan_compact(byref(out), _capi.cstr(uri), loc.ptr if loc else None,
+    check(lib.loom_dist_plan_compact(byref(out), _capi.cstr(uri), loc.ptr if loc else None,
                                 byref(opts), max(int(units), 0)))
     return _capi.take_string(out)
 
@@ -528,27 +528,27 @@ def plan_compact(uri: str, *, location: Any = None, target_size: int | str | Non
 def plan_zorder(uri: str, columns: Sequence[str], *, location: Any = None,
                 target_size: int | str | None = None, curve: str | None = None,
                 memory: int | str | None = None, full: bool = False, units: int = 0) -> str:
-    """A Z-order plan (``loom_plan_zorder``): every partition to rewrite is
+    """A Z-order plan (``loom_dist_plan_zorder``): every partition to rewrite is
     sampled here once; about `units` key-range units in all (0: one per GiB
     of a partition). Changes nothing."""
     cols = CStrings(column_list(columns))
     opts = zorder_opts(cols, target_size, curve, memory, None, None, full, False)
     loc = CLocation.of(location, uri)
     out = ctypes.c_void_p()
-    check(lib.loom_plan_zorder(byref(out), _capi.cstr(uri), loc.ptr if loc else None,
+    check(lib.loom_dist_plan_zorder(byref(out), _capi.cstr(uri), loc.ptr if loc else None,
                                byref(opts), max(int(units), 0)))
     return _capi.take_string(out)
 
 
 def plan_unit_count(plan: str) -> int:
     n = ctypes.c_size_t()
-    check(lib.loom_plan_unit_count(_capi.cstr(plan), byref(n)))
+    check(lib.loom_dist_unit_count(byref(n), _capi.cstr(plan)))
     return n.value
 
 
 def execute_unit(plan: str, unit: int, *, location: Any = None, threads: int = 0,
                  cancel: CancelToken | None = None) -> str:
-    """Execute one unit of a plan (``loom_plan_execute_unit``): new files
+    """Execute one unit of a plan (``loom_dist_execute_unit``): new files
     written, their add/remove actions and metrics returned as JSON text;
     nothing committed. `location`'s storage options (or the environment)
     give the credentials; the table is the plan's."""
@@ -558,7 +558,7 @@ def execute_unit(plan: str, unit: int, *, location: Any = None, threads: int = 0
 
     def call() -> str:
         out = ctypes.c_void_p()
-        check(lib.loom_plan_execute_unit(byref(out), c_plan, int(unit), loc.ptr if loc else None,
+        check(lib.loom_dist_execute_unit(byref(out), c_plan, int(unit), loc.ptr if loc else None,
                                          max(int(threads), 0), handle))
         return _capi.take_string(out)
 
@@ -570,18 +570,18 @@ def execute_unit(plan: str, unit: int, *, location: Any = None, threads: int = 0
 
 
 def commit_plan(plan: str, results: Sequence[str], *, location: Any = None) -> OpResult:
-    """Commit unit results of a plan in one commit (``loom_plan_commit``),
+    """Commit unit results of a plan in one commit (``loom_dist_commit``),
     conflict-checked against the plan's read version: LoomConflict names
     the version that won."""
     loc = CLocation.of(location, json.loads(plan)["table"]) if location is not None else None
     texts = CStrings(results)
     res = _capi.loom_op_result()
     try:
-        check(lib.loom_plan_commit(byref(res), _capi.cstr(plan), texts.ptr, len(texts),
+        check(lib.loom_dist_commit(byref(res), _capi.cstr(plan), texts.ptr, len(texts),
                                    loc.ptr if loc else None))
         return OpResult.from_c(res)
     finally:
-        lib.loom_op_result_clear(byref(res))
+        lib.loom_op_result_free(byref(res))
 
 
 def checkpoint(uri: str, *, location: Any = None, version: int | None = None,

@@ -79,7 +79,7 @@ def metrics(report_json: str, format: Literal["prometheus", "openmetrics"] = "pr
     rec = _record(report_json)
     try:
         out = c_void_p()
-        check(lib.loom_run_record_to_metrics(rec, 1 if format == "openmetrics" else 0, byref(out)))
+        check(lib.loom_run_record_to_metrics(byref(out), rec, 1 if format == "openmetrics" else 0))
         return _capi.take_string(out)
     finally:
         lib.loom_run_record_free(rec)
@@ -91,7 +91,7 @@ def html(report_json: str) -> str:
     rec = _record(report_json)
     try:
         out = c_void_p()
-        check(lib.loom_run_record_to_html(rec, None, byref(out)))
+        check(lib.loom_run_record_to_html(byref(out), rec, None))
         return _capi.take_string(out)
     finally:
         lib.loom_run_record_free(rec)

@@ -42,7 +42,7 @@ class _Snapshot:
         for i, (k, v) in enumerate(pairs):
             keep += [_capi.cstr(k), _capi.cstr(v) if v is not None else None]
             kvs[i].key, kvs[i].value = keep[-2], keep[-1]
-        so = _capi.loom_store_options(_capi.LOOM_STORE_OPTIONS_VERSION,
+        so = _capi.loom_store_opts(_capi.LOOM_STORE_OPTS_VERSION,
                                       ctypes.cast(kvs, ctypes.POINTER(_capi.loom_kv)),
                                       len(pairs), 0)
         check(lib.loom_table_open_opts(byref(table), _capi.cstr(uri), byref(so)))
@@ -187,8 +187,8 @@ class DeltaTable:
         h = self._snap().handle
         info = _capi.loom_file_info()
         out = []
-        for i in range(lib.loom_snapshot_num_files(h)):
-            check(lib.loom_snapshot_file(h, i, byref(info)))
+        for i in range(lib.loom_snapshot_file_count(h)):
+            check(lib.loom_snapshot_file_at(byref(info), h, i))
             out.append(_capi.text(info.path) or "")
         return out
 
@@ -197,15 +197,15 @@ class DeltaTable:
                                or "{}"))
 
     def partition_columns(self) -> list[str]:
-        n = ctypes.c_size_t()
-        cols = lib.loom_snapshot_partition_columns(self._snap().handle, byref(n))
-        return [_capi.text(cols[i]) or "" for i in range(n.value)]
+        h = self._snap().handle
+        return [_capi.text(lib.loom_snapshot_partition_column_at(h, i)) or ""
+                for i in range(lib.loom_snapshot_partition_column_count(h))]
 
     def properties(self) -> dict[str, str | None]:
         h = self._snap().handle
-        kv = lib.loom_snapshot_properties(h)
-        return {(_capi.text(kv[i].key) or ""): _capi.text(kv[i].value)
-                for i in range(lib.loom_snapshot_num_properties(h))}
+        kvs = [lib.loom_snapshot_property_at(h, i).contents
+               for i in range(lib.loom_snapshot_property_count(h))]
+        return {(_capi.text(kv.key) or ""): _capi.text(kv.value) for kv in kvs}
 
     @property
     def optimize(self) -> TableOptimizer:

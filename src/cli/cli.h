@@ -84,7 +84,7 @@ typedef struct cli_table {
 	char shown[1024];
 	loom_config *cfg;
 	loom_table_location *loc;
-	loom_store_options store_opts;
+	loom_store_opts store_opts;
 } cli_table;
 int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const char *config_path);
 void cli_table_release(cli_table *t);

@@ -98,7 +98,7 @@ static void print_checkpoint(const char *verb, const char *uri, const loom_op_re
 	} else {
 		char size[32];
 		int64_t sidecars = loom_op_result_metric(r, LOOM_METRIC_NUM_SIDECARS, 0);
-		loom_format_size(loom_op_result_metric(r, "sizeInBytes", 0), size, sizeof(size));
+		loom_size_format(size, sizeof(size), loom_op_result_metric(r, "sizeInBytes", 0));
 		printf("%s: wrote %s (%s", uri, path, size);
 		if (kind == LOOM_CHECKPOINT_KIND_V2_JSON)
 			printf(", V2 with %lld sidecar%s", (long long)sidecars, sidecars == 1 ? "" : "s");
@@ -179,7 +179,8 @@ static void print_cleanup(const char *verb, const char *uri, const loom_op_resul
 		printf("]}\n");
 	} else {
 		char size[32];
-		loom_format_size(loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
+		loom_size_format(size, sizeof(size),
+		                 loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0));
 		if (loom_op_result_metric(r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0))
 			printf("%s a classic-named copy of the newest (V2) checkpoint, for readers that "
 			       "do not know V2 checkpoints\n", r->dry_run ? "would write" : "wrote");

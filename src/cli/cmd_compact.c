@@ -52,8 +52,8 @@ static void progress_line(void *ctx, int64_t bins_done, int64_t bins_total, int6
                           int64_t bytes_total)
 {
 	char done[32], total[32];
-	loom_format_size(bytes_done, done, sizeof(done));
-	loom_format_size(bytes_total, total, sizeof(total));
+	loom_size_format(done, sizeof(done), bytes_done);
+	loom_size_format(total, sizeof(total), bytes_total);
 	fprintf(stderr, "\r\033[Kloom compact: %s: %lld/%lld bins, %s of %s rewritten", (const char *)ctx,
 	        (long long)bins_done, (long long)bins_total, done, total);
 }
@@ -71,7 +71,7 @@ static int run_compact(loom_op_result *out, const cli_table *t, void *opts, loom
 
 static int plan_compact(char **plan, const cli_table *t, void *opts, size_t units)
 {
-	return loom_plan_compact(plan, t->uri, t->loc, opts, units);
+	return loom_dist_plan_compact(plan, t->uri, t->loc, opts, units);
 }
 
 int cmd_compact(int argc, char **argv)
@@ -93,7 +93,7 @@ int cmd_compact(int argc, char **argv)
 		} else if (strcmp(a, "--copy-row-group-min") == 0 && i + 1 < argc) {
 			if (strcasecmp(argv[++i], "off") == 0) {
 				opts.copy_row_group_min_size = LOOM_COPY_ROW_GROUPS_OFF;
-			} else if (loom_parse_size(argv[i], &opts.copy_row_group_min_size) < 0 ||
+			} else if (loom_size_parse(&opts.copy_row_group_min_size, argv[i]) < 0 ||
 			           opts.copy_row_group_min_size <= 0) {
 				fprintf(stderr, "loom compact: --copy-row-group-min needs a size like 2MiB or off, got '%s'\n",
 				        argv[i]);

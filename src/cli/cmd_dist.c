@@ -78,7 +78,7 @@ int cli_write_plan(const char *verb, const char *shown, const char *path, const 
 	int rc = write_text(verb, path, plan);
 	if (rc != CLI_EXIT_OK)
 		return rc;
-	loom_plan_unit_count(plan, &units);
+	loom_dist_unit_count(&units, plan);
 	if (json) {
 		printf("{\"table\":");
 		cli_print_json_string(shown);
@@ -164,7 +164,7 @@ int cmd_execute_unit(int argc, char **argv)
 	if (!(plan = read_text("execute-unit", plan_path)))
 		return CLI_EXIT_FAILED;
 	cancel = cli_cancel_begin();
-	rc = loom_plan_execute_unit(&result, plan, unit, NULL, threads, cancel);
+	rc = loom_dist_execute_unit(&result, plan, unit, NULL, threads, cancel);
 	cli_cancel_end(cancel);
 	free(plan);
 	if (rc < 0) {
@@ -236,7 +236,7 @@ int cmd_commit(int argc, char **argv)
 		rc = CLI_EXIT_FAILED;
 		goto done;
 	}
-	rc = loom_plan_commit(&result, plan, (const char *const *)texts, n, NULL);
+	rc = loom_dist_commit(&result, plan, (const char *const *)texts, n, NULL);
 	if (rc < 0) {
 		cli_print_error("commit");
 		rc = rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
@@ -252,6 +252,6 @@ done:
 		free(texts[k]);
 	free(texts);
 	free(plan);
-	loom_op_result_clear(&result);
+	loom_op_result_free(&result);
 	return rc;
 }

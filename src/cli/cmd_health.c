@@ -44,7 +44,7 @@ static void health_usage(FILE *o, const char *verb)
 
 static int num(const char *verb, const char *opt, const char *v, int64_t *out)
 {
-	if (loom_parse_size(v, out) < 0) {
+	if (loom_size_parse(out, v) < 0) {
 		fprintf(stderr, "loom %s: %s takes a number, not '%s'\n", verb, opt, v);
 		return -1;
 	}
@@ -162,8 +162,8 @@ static void print_human(const char *shown, const loom_health *h, int advice_only
 	char b[32], sb[32];
 	printf("%s (version %lld)\n", shown, (long long)t->version);
 	if (!advice_only) {
-		loom_format_size(t->files.bytes, b, sizeof(b));
-		loom_format_size(t->files.small_bytes, sb, sizeof(sb));
+		loom_size_format(b, sizeof(b), t->files.bytes);
+		loom_size_format(sb, sizeof(sb), t->files.small_bytes);
 		printf("  files %lld (%s) in %lld partition(s); small %lld (%s); without stats %lld\n",
 		       (long long)t->files.files, b, (long long)t->num_partitions,
 		       (long long)t->files.small_files, sb, (long long)t->files.files_without_stats);
@@ -181,7 +181,7 @@ static void print_human(const char *shown, const loom_health *h, int advice_only
 			       t->columns[i].column, t->columns[i].depth, (long long)t->columns[i].files);
 	}
 	for (i = 0; i < loom_health_advice_count(h); i++) {
-		const loom_advice *a = loom_health_advice(h, i);
+		const loom_advice *a = loom_health_advice_at(h, i);
 		printf("  %-12s %s: %s\n", a->op, a->recommended ? "RECOMMENDED" : "not needed",
 		       a->reason);
 	}
@@ -193,7 +193,7 @@ static int one(const health_args *a, const char *verb, const char *name, const c
 {
 	loom_health *h = NULL;
 	char *json = NULL;
-	if (loom_table_health(&h, uri, loc, &a->policy) < 0) {
+	if (loom_health_load(&h, uri, loc, &a->policy) < 0) {
 		cli_print_error(verb);
 		return 1;
 	}
@@ -209,7 +209,7 @@ static int one(const health_args *a, const char *verb, const char *name, const c
 	if (a->json) {
 		int what = !strcmp(verb, "health") ? LOOM_HEALTH_JSON_HEALTH | LOOM_HEALTH_JSON_ADVICE
 		                                   : LOOM_HEALTH_JSON_ADVICE;
-		if (loom_health_to_json(h, shown, what, &json) < 0) {
+		if (loom_health_to_json(&json, h, shown, what) < 0) {
 			cli_print_error(verb);
 			loom_health_free(h);
 			return 1;
@@ -241,7 +241,7 @@ static int yaml_policy(int argc, char **argv, const char *verb, loom_config **cf
 		cli_print_error(verb);
 		return -1;
 	}
-	if (loom_config_maintenance_auto(*cfg, &ao) >= 0) {
+	if (loom_config_maintenance_auto(&ao, *cfg) >= 0) {
 		*base = ao.policy;
 		if (ao.zorder) {
 			base->zorder_columns = ao.zorder->columns;
@@ -291,17 +291,17 @@ static int run(int argc, char **argv, const char *verb)
 		for (i = 0; i < loom_config_table_count(cfg); i++) {
 			loom_table_location *loc = NULL;
 			char shown[1024];
-			if (!loom_config_table_has_path(cfg, i))
+			if (!loom_config_table_has_path_at(cfg, i))
 				continue;
-			if (loom_config_locate(cfg, loom_config_table_name(cfg, i), &loc) < 0) {
+			if (loom_config_locate(&loc, cfg, loom_config_table_name_at(cfg, i)) < 0) {
 				cli_print_error(verb);
 				failed = 1;
 				continue;
 			}
-			loom_config_mask(cfg, loc->uri, shown, sizeof(shown));
+			loom_config_mask(shown, sizeof(shown), cfg, loc->uri);
 			if (!a.json && !a.record)
-				printf("%s: ", loom_config_table_name(cfg, i));
-			failed |= one(&a, verb, loom_config_table_name(cfg, i), loc->uri, shown, loc);
+				printf("%s: ", loom_config_table_name_at(cfg, i));
+			failed |= one(&a, verb, loom_config_table_name_at(cfg, i), loc->uri, shown, loc);
 			loom_table_location_free(loc);
 		}
 		loom_config_free(cfg);
@@ -311,7 +311,7 @@ static int run(int argc, char **argv, const char *verb)
 	loom_config_free(yaml);
 	if (a.record) {
 		char *text = NULL;
-		if (loom_run_record_to_metrics(a.record, a.metrics, &text) < 0) {
+		if (loom_run_record_to_metrics(&text, a.record, a.metrics) < 0) {
 			cli_print_error(verb);
 			failed = 1;
 		} else {

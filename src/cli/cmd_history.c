@@ -92,7 +92,7 @@ int cmd_history(int argc, char **argv)
 {
 	history_args a;
 	loom_config *cfg = NULL;
-	loom_store_options opts;
+	loom_store_opts opts;
 	loom_table_location *keep = NULL;
 	char *json = NULL;
 	int rc = parse(argc, argv, &a);

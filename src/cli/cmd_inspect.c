@@ -15,34 +15,58 @@ typedef struct inspect_opts {
 	int64_t version;
 } inspect_opts;
 
+/* Member i of a JSON object: "key":"value". */
+static void json_kv_member(FILE *o, size_t i, const loom_kv *kv)
+{
+	if (i)
+		fputc(',', o);
+	cli_json_string(o, kv->key);
+	fputc(':', o);
+	cli_json_string(o, kv->value);
+}
+
 static void json_kv_object(FILE *o, const loom_kv *kv, size_t n)
 {
 	size_t i;
 	fputc('{', o);
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputc(',', o);
-		cli_json_string(o, kv[i].key);
-		fputc(':', o);
-		cli_json_string(o, kv[i].value);
-	}
+	for (i = 0; i < n; i++)
+		json_kv_member(o, i, &kv[i]);
 	fputc('}', o);
 }
 
-static void json_str_array(FILE *o, const char *const *a)
+/* The table properties as a JSON object. */
+static void json_properties(FILE *o, const loom_snapshot *s)
+{
+	size_t i, n = loom_snapshot_property_count(s);
+	fputc('{', o);
+	for (i = 0; i < n; i++)
+		json_kv_member(o, i, loom_snapshot_property_at(s, i));
+	fputc('}', o);
+}
+
+/* A list of the snapshot's strings read with `at`, as a JSON array. */
+static void json_str_list(FILE *o, const loom_snapshot *s, size_t n,
+                          const char *(*at)(const loom_snapshot *, size_t))
 {
 	size_t i;
-	if (!a) {
-		fputs("null", o);
-		return;
-	}
 	fputc('[', o);
-	for (i = 0; a[i]; i++) {
+	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(',', o);
-		cli_json_string(o, a[i]);
+		cli_json_string(o, at(s, i));
 	}
 	fputc(']', o);
+}
+
+/* A protocol below table features (reader 3, writer 7) has no feature
+ * list: shown as null, an empty list as []. */
+static void json_features(FILE *o, const loom_snapshot *s, int listed, size_t n,
+                          const char *(*at)(const loom_snapshot *, size_t))
+{
+	if (!listed && n == 0)
+		fputs("null", o);
+	else
+		json_str_list(o, s, n, at);
 }
 
 static void json_i64_or_null(FILE *o, int64_t v)
@@ -55,10 +79,9 @@ static void json_i64_or_null(FILE *o, int64_t v)
 
 static int has_writer_feature(const loom_snapshot *s, const char *name)
 {
-	const char *const *f = loom_snapshot_writer_features(s);
-	size_t i;
-	for (i = 0; f && f[i]; i++)
-		if (strcmp(f[i], name) == 0)
+	size_t i, n = loom_snapshot_writer_feature_count(s);
+	for (i = 0; i < n; i++)
+		if (strcmp(loom_snapshot_writer_feature_at(s, i), name) == 0)
 			return 1;
 	return 0;
 }
@@ -80,29 +103,22 @@ static void iso_ms(char *out, size_t n, int64_t ms)
  * timestamps (JSON members, each preceded by a comma). */
 static void json_feature_state(FILE *o, const loom_snapshot *s)
 {
-	size_t n;
-	const char *domain = NULL;
-	const char *const *cols = loom_snapshot_clustering_columns(s, &n, &domain);
+	size_t n = loom_snapshot_clustering_column_count(s);
+	const char *domain = loom_snapshot_clustering_domain(s);
 	int64_t ev, et, latest, hwm = loom_snapshot_row_id_high_water_mark(s);
 	loom_table_props props;
-	int ict = loom_snapshot_in_commit_timestamps(s, &ev, &et, &latest);
+	int ict = loom_snapshot_in_commit_timestamps(&ev, &et, &latest, s);
 
 	memset(&props, 0, sizeof(props));
-	if (loom_snapshot_props(s, &props) < 0)
+	if (loom_snapshot_props(&props, s) < 0)
 		loom_error_clear();
 	fputs(",\"clustering\":", o);
-	if (cols) {
-		const char *const *logical = loom_snapshot_clustering_logical_columns(s);
-		size_t i;
+	if (domain) {
 		fputs("{\"columns\":", o);
-		json_str_array(o, cols);
-		fputs(",\"logicalColumns\":[", o);
-		for (i = 0; i < n; i++) {
-			if (i)
-				fputc(',', o);
-			cli_json_string(o, logical[i]);
-		}
-		fputs("],\"domain\":", o);
+		json_str_list(o, s, n, loom_snapshot_clustering_column_at);
+		fputs(",\"logicalColumns\":", o);
+		json_str_list(o, s, n, loom_snapshot_clustering_logical_column_at);
+		fputs(",\"domain\":", o);
 		cli_json_string(o, domain);
 		fputc('}', o);
 	} else {
@@ -124,28 +140,28 @@ static void json_feature_state(FILE *o, const loom_snapshot *s)
 
 static void human_feature_state(FILE *o, const loom_snapshot *s)
 {
-	size_t i, n;
-	const char *const *cols = loom_snapshot_clustering_columns(s, &n, NULL);
+	size_t i, n = loom_snapshot_clustering_column_count(s);
 	int64_t ev, et, latest, hwm = loom_snapshot_row_id_high_water_mark(s);
 	loom_table_props props;
 	char when[96];
-	int ict = loom_snapshot_in_commit_timestamps(s, &ev, &et, &latest);
+	int ict = loom_snapshot_in_commit_timestamps(&ev, &et, &latest, s);
 
 	memset(&props, 0, sizeof(props));
-	if (loom_snapshot_props(s, &props) < 0)
+	if (loom_snapshot_props(&props, s) < 0)
 		loom_error_clear();
-	if (cols) {
-		const char *const *logical = loom_snapshot_clustering_logical_columns(s);
+	if (loom_snapshot_clustering_domain(s)) {
 		/* an empty list: the columns were dropped (CLUSTER BY NONE) */
 		fputs(n ? "clustered by: " : "clustered by: none (no clustering columns)", o);
 		for (i = 0; i < n; i++) {
+			const char *col = loom_snapshot_clustering_column_at(s, i);
+			const char *logical = loom_snapshot_clustering_logical_column_at(s, i);
 			fputs(i ? ", " : "", o);
-			if (!logical[i])
-				fprintf(o, "%s (not in the schema)", cols[i]);
-			else if (strcmp(logical[i], cols[i]) != 0)
-				fprintf(o, "%s (physical %s)", logical[i], cols[i]);
+			if (!logical)
+				fprintf(o, "%s (not in the schema)", col);
+			else if (strcmp(logical, col) != 0)
+				fprintf(o, "%s (physical %s)", logical, col);
 			else
-				fputs(cols[i], o);
+				fputs(col, o);
 		}
 		fputc('\n', o);
 	}
@@ -192,12 +208,12 @@ typedef struct summary {
 
 static void summarize(const loom_snapshot *s, summary *sm)
 {
-	size_t i, n = loom_snapshot_num_files(s);
+	size_t i, n = loom_snapshot_file_count(s);
 	memset(sm, 0, sizeof(*sm));
 	for (i = 0; i < n; i++) {
 		loom_file_info f;
 		size_t b = 0;
-		loom_snapshot_file(s, i, &f);
+		loom_snapshot_file_at(&f, s, i);
 		while (b + 1 < NBINS && (uint64_t)f.size >= bins[b])
 			b++;
 		sm->hist_count[b]++;
@@ -211,10 +227,10 @@ static void summarize(const loom_snapshot *s, summary *sm)
 			sm->dv_rows += f.dv_cardinality;
 		}
 	}
-	n = loom_snapshot_num_tombstones(s);
+	n = loom_snapshot_tombstone_count(s);
 	for (i = 0; i < n; i++) {
 		loom_file_info f;
-		loom_snapshot_tombstone(s, i, &f);
+		loom_snapshot_tombstone_at(&f, s, i);
 		if (f.size > 0)
 			sm->tomb_bytes += (uint64_t)f.size;
 	}
@@ -236,21 +252,23 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	fprintf(o, ",\"protocol\":{\"minReaderVersion\":%d,\"minWriterVersion\":%d",
 	        loom_snapshot_min_reader_version(s), loom_snapshot_min_writer_version(s));
 	fputs(",\"readerFeatures\":", o);
-	json_str_array(o, loom_snapshot_reader_features(s));
+	json_features(o, s, loom_snapshot_min_reader_version(s) >= 3,
+	              loom_snapshot_reader_feature_count(s), loom_snapshot_reader_feature_at);
 	fputs(",\"writerFeatures\":", o);
-	json_str_array(o, loom_snapshot_writer_features(s));
+	json_features(o, s, loom_snapshot_min_writer_version(s) >= 7,
+	              loom_snapshot_writer_feature_count(s), loom_snapshot_writer_feature_at);
 	fputs("},\"metadata\":{\"id\":", o);
 	cli_json_string(o, loom_snapshot_table_id(s));
 	fputs(",\"name\":", o);
 	cli_json_string(o, loom_snapshot_table_name(s));
 	/* the schemaString is JSON itself: embed it as a value */
 	fprintf(o, ",\"schema\":%s,\"partitionColumns\":", loom_snapshot_schema_json(s));
-	json_str_array(o, loom_snapshot_partition_columns(s, NULL));
+	json_str_list(o, s, loom_snapshot_partition_column_count(s), loom_snapshot_partition_column_at);
 	fputs(",\"configuration\":", o);
-	json_kv_object(o, loom_snapshot_properties(s), loom_snapshot_num_properties(s));
+	json_properties(o, s);
 	fputs(",\"createdTime\":", o);
 	json_i64_or_null(o, loom_snapshot_created_time(s));
-	fprintf(o, "},\"numFiles\":%zu,\"totalBytes\":%" PRIu64, loom_snapshot_num_files(s),
+	fprintf(o, "},\"numFiles\":%zu,\"totalBytes\":%" PRIu64, loom_snapshot_file_count(s),
 	        loom_snapshot_total_bytes(s));
 	fprintf(o, ",\"numRecords\":%" PRId64 ",\"filesWithoutStats\":%zu", sm.num_records,
 	        sm.without_stats);
@@ -258,13 +276,16 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	fprintf(o, ",\"deletionVectors\":{\"count\":%zu,\"cardinality\":%" PRId64 "}",
 	        sm.dv_count, sm.dv_rows);
 	fprintf(o, ",\"tombstones\":{\"count\":%zu,\"bytes\":%" PRIu64 "}",
-	        loom_snapshot_num_tombstones(s), sm.tomb_bytes);
+	        loom_snapshot_tombstone_count(s), sm.tomb_bytes);
 	fputs(",\"fileSizeHistogram\":[", o);
 	for (i = 0; i < NBINS; i++)
 		fprintf(o, "%s{\"bin\":\"%s\",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
 		        i ? "," : "", bin_names[i], sm.hist_count[i], sm.hist_bytes[i]);
 	fputc(']', o);
-	ck = loom_snapshot_checkpoint(s, &kind, &parts, &sidecars);
+	ck = loom_snapshot_checkpoint_version(s);
+	kind = loom_snapshot_checkpoint_kind(s);
+	parts = loom_snapshot_checkpoint_part_count(s);
+	sidecars = loom_snapshot_checkpoint_sidecar_count(s);
 	if (ck >= 0)
 		fprintf(o, ",\"checkpoint\":{\"version\":%" PRId64 ",\"kind\":\"%s\",\"parts\":%zu,"
 		        "\"sidecars\":%zu}", ck, kind, parts, sidecars);
@@ -273,24 +294,24 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	fputs(",\"lastCheckpoint\":", o);
 	json_i64_or_null(o, loom_snapshot_last_checkpoint_hint(s));
 	fprintf(o, ",\"commitsReplayed\":%zu,\"compactionsReplayed\":%zu",
-	        loom_snapshot_num_commits_replayed(s), loom_snapshot_num_compactions_replayed(s));
+	        loom_snapshot_replayed_commit_count(s), loom_snapshot_replayed_compaction_count(s));
 	json_feature_state(o, s);
 	fputs(",\"txns\":{", o);
-	n = loom_snapshot_num_txns(s);
+	n = loom_snapshot_txn_count(s);
 	for (i = 0; i < n; i++) {
 		const char *app;
 		int64_t v;
-		loom_snapshot_txn(s, i, &app, &v);
+		loom_snapshot_txn_at(&app, &v, s, i);
 		if (i)
 			fputc(',', o);
 		cli_json_string(o, app);
 		fprintf(o, ":%" PRId64, v);
 	}
 	fputs("},\"domainMetadata\":{", o);
-	n = loom_snapshot_num_domains(s);
+	n = loom_snapshot_domain_count(s);
 	for (i = 0; i < n; i++) {
 		const char *d, *c;
-		loom_snapshot_domain(s, i, &d, &c);
+		loom_snapshot_domain_at(&d, &c, s, i);
 		if (i)
 			fputc(',', o);
 		cli_json_string(o, d);
@@ -307,19 +328,19 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		cli_json_string(o, rc == 0 ? "allowed" : loom_error_last()->message);
 	}
 	fputs("},\"warnings\":[", o);
-	n = loom_snapshot_num_warnings(s);
+	n = loom_snapshot_warning_count(s);
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputc(',', o);
-		cli_json_string(o, loom_snapshot_warning(s, i));
+		cli_json_string(o, loom_snapshot_warning_at(s, i));
 	}
 	fputc(']', o);
 	if (io->files || io->deleted_rows) {
 		fputs(",\"files\":[", o);
-		n = loom_snapshot_num_files(s);
+		n = loom_snapshot_file_count(s);
 		for (i = 0; i < n; i++) {
 			loom_file_info f;
-			loom_snapshot_file(s, i, &f);
+			loom_snapshot_file_at(&f, s, i);
 			fputs(i ? ",{\"path\":" : "{\"path\":", o);
 			cli_json_string(o, f.path);
 			fprintf(o, ",\"size\":%" PRId64 ",\"partitionValues\":", f.size);
@@ -339,7 +360,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			if (io->deleted_rows && f.dv_storage_type) {
 				uint64_t *rows;
 				size_t nr, k;
-				if (loom_snapshot_deleted_rows(s, i, &rows, &nr) < 0)
+				if (loom_snapshot_deleted_rows(&rows, &nr, s, i) < 0)
 					return -1;
 				fputs(",\"deletedRows\":[", o);
 				for (k = 0; k < nr; k++)
@@ -350,10 +371,10 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			fputc('}', o);
 		}
 		fputs("],\"tombstoneFiles\":[", o);
-		n = loom_snapshot_num_tombstones(s);
+		n = loom_snapshot_tombstone_count(s);
 		for (i = 0; i < n; i++) {
 			loom_file_info f;
-			loom_snapshot_tombstone(s, i, &f);
+			loom_snapshot_tombstone_at(&f, s, i);
 			fputs(i ? ",{\"path\":" : "{\"path\":", o);
 			cli_json_string(o, f.path);
 			fputs(",\"size\":", o);
@@ -382,7 +403,6 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	summary sm;
 	size_t i, n, parts, sidecars;
 	const char *kind;
-	const char *const *feat;
 	char hb[32];
 	int64_t ck;
 
@@ -391,29 +411,29 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	fprintf(o, "version:      %" PRId64 "\n", loom_snapshot_version(s));
 	fprintf(o, "protocol:     reader %d, writer %d\n", loom_snapshot_min_reader_version(s),
 	        loom_snapshot_min_writer_version(s));
-	if ((feat = loom_snapshot_reader_features(s)) && feat[0]) {
+	if ((n = loom_snapshot_reader_feature_count(s))) {
 		fputs("reader features:", o);
-		for (i = 0; feat[i]; i++)
-			fprintf(o, " %s", feat[i]);
+		for (i = 0; i < n; i++)
+			fprintf(o, " %s", loom_snapshot_reader_feature_at(s, i));
 		fputc('\n', o);
 	}
-	if ((feat = loom_snapshot_writer_features(s)) && feat[0]) {
+	if ((n = loom_snapshot_writer_feature_count(s))) {
 		fputs("writer features:", o);
-		for (i = 0; feat[i]; i++)
-			fprintf(o, " %s", feat[i]);
+		for (i = 0; i < n; i++)
+			fprintf(o, " %s", loom_snapshot_writer_feature_at(s, i));
 		fputc('\n', o);
 	}
 	fprintf(o, "table id:     %s\n", loom_snapshot_table_id(s));
 	fprintf(o, "schema:       %s\n", loom_snapshot_schema_json(s));
-	feat = loom_snapshot_partition_columns(s, &n);
+	n = loom_snapshot_partition_column_count(s);
 	fputs("partitioned:  ", o);
 	if (!n)
 		fputs("no", o);
 	for (i = 0; i < n; i++)
-		fprintf(o, "%s%s", i ? ", " : "by ", feat[i]);
+		fprintf(o, "%s%s", i ? ", " : "by ", loom_snapshot_partition_column_at(s, i));
 	fputc('\n', o);
-	loom_format_size((int64_t)(loom_snapshot_total_bytes(s)), hb, sizeof(hb));
-	fprintf(o, "live files:   %zu (%s)\n", loom_snapshot_num_files(s), hb);
+	loom_size_format(hb, sizeof(hb), (int64_t)(loom_snapshot_total_bytes(s)));
+	fprintf(o, "live files:   %zu (%s)\n", loom_snapshot_file_count(s), hb);
 	fprintf(o, "records:      %" PRId64 " in stats", sm.num_records);
 	if (sm.without_stats)
 		fprintf(o, " (%zu files without stats)", sm.without_stats);
@@ -424,20 +444,23 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			fprintf(o, " %s: %" PRIu64, bin_names[i], sm.hist_count[i]);
 	fputc('\n', o);
 	fprintf(o, "deletion vectors: %zu (%" PRId64 " rows deleted)\n", sm.dv_count, sm.dv_rows);
-	loom_format_size((int64_t)(sm.tomb_bytes), hb, sizeof(hb));
-	fprintf(o, "tombstones:   %zu (%s)\n", loom_snapshot_num_tombstones(s), hb);
-	ck = loom_snapshot_checkpoint(s, &kind, &parts, &sidecars);
+	loom_size_format(hb, sizeof(hb), (int64_t)(sm.tomb_bytes));
+	fprintf(o, "tombstones:   %zu (%s)\n", loom_snapshot_tombstone_count(s), hb);
+	ck = loom_snapshot_checkpoint_version(s);
+	kind = loom_snapshot_checkpoint_kind(s);
+	parts = loom_snapshot_checkpoint_part_count(s);
+	sidecars = loom_snapshot_checkpoint_sidecar_count(s);
 	if (ck >= 0)
 		fprintf(o, "checkpoint:   version %" PRId64 " (%s, %zu file%s, %zu sidecar%s), "
 		        "%zu commits after it", ck, kind, parts, parts == 1 ? "" : "s", sidecars,
-		        sidecars == 1 ? "" : "s", loom_snapshot_num_commits_replayed(s));
+		        sidecars == 1 ? "" : "s", loom_snapshot_replayed_commit_count(s));
 	else
 		fprintf(o, "checkpoint:   none used (%zu commits replayed",
-		        loom_snapshot_num_commits_replayed(s));
-	if (loom_snapshot_num_compactions_replayed(s))
+		        loom_snapshot_replayed_commit_count(s));
+	if (loom_snapshot_replayed_compaction_count(s))
 		fprintf(o, "%s%zu log compaction file%s", ck >= 0 ? " + " : ", ",
-		        loom_snapshot_num_compactions_replayed(s),
-		        loom_snapshot_num_compactions_replayed(s) == 1 ? "" : "s");
+		        loom_snapshot_replayed_compaction_count(s),
+		        loom_snapshot_replayed_compaction_count(s) == 1 ? "" : "s");
 	fputs(ck >= 0 ? "\n" : ")\n", o);
 	if (loom_snapshot_last_checkpoint_hint(s) >= 0)
 		fprintf(o, "_last_checkpoint: version %" PRId64 "\n",
@@ -448,15 +471,15 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		fprintf(o, "%-13s %s\n", loom_table_op_name((loom_table_op)i),
 		        rc == 0 ? "allowed" : loom_error_last()->message);
 	}
-	n = loom_snapshot_num_warnings(s);
+	n = loom_snapshot_warning_count(s);
 	for (i = 0; i < n; i++)
-		fprintf(o, "warning: %s\n", loom_snapshot_warning(s, i));
+		fprintf(o, "warning: %s\n", loom_snapshot_warning_at(s, i));
 	if (io->files) {
-		n = loom_snapshot_num_files(s);
+		n = loom_snapshot_file_count(s);
 		for (i = 0; i < n; i++) {
 			loom_file_info f;
 			size_t k;
-			loom_snapshot_file(s, i, &f);
+			loom_snapshot_file_at(&f, s, i);
 			fprintf(o, "%12" PRId64 "  %s", f.size, f.path);
 			for (k = 0; k < f.num_partition_values; k++)
 				fprintf(o, "%s%s=%s", k ? "," : "  [", f.partition_values[k].key,

@@ -150,7 +150,7 @@ static int parse_args(int argc, char **argv, maintain_args *a)
 				}
 			} else if (strcmp(arg, "--budget-bytes") == 0 || strcmp(arg, "--commit-every") == 0) {
 				int64_t *dst = arg[2] == 'b' ? &a->budget_bytes : &a->commit_every;
-				if (loom_parse_size(val, dst) < 0 || *dst <= 0) {
+				if (loom_size_parse(dst, val) < 0 || *dst <= 0) {
 					fprintf(stderr, "loom maintain: %s takes a size like 200GiB, not '%s'\n", arg, val);
 					return -1;
 				}
@@ -323,7 +323,7 @@ int cmd_maintain(int argc, char **argv)
 		cli_print_error("maintain");
 		goto out;
 	}
-	if ((a.json ? loom_report_to_json(report, &text) : loom_report_to_text(report, &text)) < 0) {
+	if ((a.json ? loom_report_to_json(&text, report) : loom_report_to_text(&text, report)) < 0) {
 		cli_print_error("maintain");
 		status = CLI_EXIT_FAILED;
 		goto out;

@@ -31,7 +31,7 @@ static int print_line(const char *line, size_t len, void *payload)
 int cmd_parquet(int argc, char **argv)
 {
 	const char *verb, *path = NULL;
-	loom_parquet_cat_options opt = { NULL, -1 };
+	loom_parquet_cat_opts opt = { NULL, -1 };
 	loom_parquet_file *f;
 	int i, rc;
 
@@ -80,7 +80,7 @@ int cmd_parquet(int argc, char **argv)
 		rc = loom_parquet_render_meta(f, print_line, stdout);
 	else
 		rc = loom_parquet_render_rows(f, &opt, print_line, stdout);
-	loom_parquet_close(f);
+	loom_parquet_file_free(f);
 	if (fflush(stdout) != 0 && rc == 0) {
 		fprintf(stderr, "loom parquet: writing output failed\n");
 		return CLI_EXIT_FAILED;

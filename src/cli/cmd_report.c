@@ -62,15 +62,15 @@ static int health_record(loom_run_record **rec, const loom_config *cfg)
 		loom_table_location *loc = NULL;
 		loom_health *h = NULL;
 		char shown[1024];
-		const char *name = loom_config_table_name(cfg, i);
-		if (!loom_config_table_has_path(cfg, i))
+		const char *name = loom_config_table_name_at(cfg, i);
+		if (!loom_config_table_has_path_at(cfg, i))
 			continue;
-		if (loom_config_locate(cfg, name, &loc) < 0 || loom_table_health(&h, loc->uri, loc, NULL) < 0) {
+		if (loom_config_locate(&loc, cfg, name) < 0 || loom_health_load(&h, loc->uri, loc, NULL) < 0) {
 			cli_print_error("report");
 			loom_table_location_free(loc);
 			continue;
 		}
-		loom_config_mask(cfg, loc->uri, shown, sizeof(shown));
+		loom_config_mask(shown, sizeof(shown), cfg, loc->uri);
 		loom_run_record_add_health(*rec, name, shown, LOOM_HEALTH_AFTER, h);
 		loom_health_free(h);
 		loom_table_location_free(loc);
@@ -135,7 +135,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	} else if (history) {
-		loom_store_options opts;
+		loom_store_opts opts;
 		loom_table_location *keep = NULL;
 		cli_history_open_options(cfg, history, &opts, &keep);
 		i = loom_history_latest(&rec, history, &opts);
@@ -150,7 +150,7 @@ int cmd_report(int argc, char **argv)
 		cli_print_error("report");
 		goto out;
 	}
-	if (loom_run_record_to_html(rec, summary, &page) < 0) {
+	if (loom_run_record_to_html(&page, rec, summary) < 0) {
 		cli_print_error("report");
 		goto out;
 	}

@@ -19,8 +19,8 @@ void cli_print_error(const char *context)
 		/* the library masks what it knows; this also catches credentials
 		 * of the environment and signed URLs, whatever raised them */
 		char msg[LOOM_ERROR_MESSAGE_MAX + 64], ctx[512];
-		loom_secret_mask(NULL, 0, e->message, msg, sizeof(msg));
-		loom_secret_mask(NULL, 0, context, ctx, sizeof(ctx));
+		loom_secret_mask(msg, sizeof(msg), NULL, 0, e->message);
+		loom_secret_mask(ctx, sizeof(ctx), NULL, 0, context);
 		fprintf(stderr, "loom: %s: %s (%s)\n", ctx, msg, loom_error_code_name(e->code));
 	}
 	else

@@ -54,7 +54,7 @@ static int run_zorder(loom_op_result *out, const cli_table *t, void *opts, loom_
 
 static int plan_zorder(char **plan, const cli_table *t, void *opts, size_t units)
 {
-	return loom_plan_zorder(plan, t->uri, t->loc, opts, units);
+	return loom_dist_plan_zorder(plan, t->uri, t->loc, opts, units);
 }
 
 int cmd_zorder(int argc, char **argv)
@@ -91,7 +91,7 @@ int cmd_zorder(int argc, char **argv)
 		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0 ||
 		            strcmp(a, "--spill-limit") == 0 || strcmp(a, "--commit-every") == 0) && i + 1 < argc) {
 			int64_t v = 0;
-			if (loom_parse_size(argv[++i], &v) < 0 || v <= 0) {
+			if (loom_size_parse(&v, argv[++i]) < 0 || v <= 0) {
 				fprintf(stderr, "loom zorder: %s needs a size like 128MiB, got '%s'\n", a, argv[i]);
 				return CLI_EXIT_USAGE;
 			}
@@ -105,7 +105,7 @@ int cmd_zorder(int argc, char **argv)
 				opts.memory_budget = v;
 		} else if (strcmp(a, "--curve") == 0 && i + 1 < argc) {
 			const char *c = argv[++i];
-			if (loom_zorder_curve_from_name(c, &opts.curve) < 0) {
+			if (loom_zorder_curve_from_name(&opts.curve, c) < 0) {
 				fprintf(stderr, "loom zorder: --curve is z or hilbert, got '%s'\n", c);
 				return CLI_EXIT_USAGE;
 			}

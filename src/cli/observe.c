@@ -60,16 +60,16 @@ static loom_health *health_of(const cli_observe *o, const char *ref, char **show
 	loom_table_location *loc = NULL;
 	loom_health *h = NULL;
 	char masked[1024];
-	if (loom_config_locate(o->cfg, ref, &loc) < 0) {
+	if (loom_config_locate(&loc, o->cfg, ref) < 0) {
 		loom_error_clear();
 		return NULL;
 	}
-	if (loom_table_health(&h, loc->uri, loc, NULL) < 0) {
+	if (loom_health_load(&h, loc->uri, loc, NULL) < 0) {
 		loom_error_clear();
 		h = NULL;
 	}
 	if (h && shown && !*shown) {
-		loom_config_mask(o->cfg, loc->uri, masked, sizeof(masked));
+		loom_config_mask(masked, sizeof(masked), o->cfg, loc->uri);
 		*shown = strdup(masked);
 	}
 	loom_table_location_free(loc);
@@ -128,7 +128,7 @@ void cli_observe_progress(const loom_progress *p, void *payload)
 /* Storage options for the history URI: those of the first table route in
  * the same bucket / container (scheme://authority/), else none (the
  * environment). *loc keeps them alive. */
-static void history_options(const loom_config *cfg, const char *uri, loom_store_options *opts,
+static void history_options(const loom_config *cfg, const char *uri, loom_store_opts *opts,
                             loom_table_location **keep)
 {
 	const char *sep = strstr(uri, "://");
@@ -141,8 +141,8 @@ static void history_options(const loom_config *cfg, const char *uri, loom_store_
 	n = slash ? (size_t)(slash - uri) : strlen(uri);
 	for (i = 0; cfg && i < loom_config_table_count(cfg); i++) {
 		loom_table_location *loc = NULL;
-		if (!loom_config_table_has_path(cfg, i) ||
-		    loom_config_locate(cfg, loom_config_table_name(cfg, i), &loc) < 0) {
+		if (!loom_config_table_has_path_at(cfg, i) ||
+		    loom_config_locate(&loc, cfg, loom_config_table_name_at(cfg, i)) < 0) {
 			loom_error_clear();
 			continue;
 		}
@@ -156,10 +156,10 @@ static void history_options(const loom_config *cfg, const char *uri, loom_store_
 	}
 }
 
-int cli_history_open_options(const loom_config *cfg, const char *uri, loom_store_options *opts,
+int cli_history_open_options(const loom_config *cfg, const char *uri, loom_store_opts *opts,
                              loom_table_location **keep)
 {
-	const loom_store_options d = LOOM_STORE_OPTIONS_INIT;
+	const loom_store_opts d = LOOM_STORE_OPTS_INIT;
 	*opts = d;
 	history_options(cfg, uri, opts, keep);
 	return 0;
@@ -167,7 +167,7 @@ int cli_history_open_options(const loom_config *cfg, const char *uri, loom_store
 
 int cli_write_text_file(const char *verb, const char *what, const char *path, const char *text)
 {
-	if (loom_write_file_atomic(path, text, strlen(text)) < 0) {
+	if (loom_file_write_atomic(path, text, strlen(text)) < 0) {
 		fprintf(stderr, "loom %s: cannot write the %s: ", verb, what);
 		cli_print_error(verb);
 		return -1;
@@ -201,24 +201,24 @@ int cli_observe_end(cli_observe *o, const loom_report *rep)
 	if (loom_store_stats_total(&st) == 0)
 		loom_run_record_set_store_stats(rec, &st);
 	if (o->metrics) {
-		if (loom_run_record_to_metrics(rec, LOOM_METRICS_PROMETHEUS, &text) < 0 ||
+		if (loom_run_record_to_metrics(&text, rec, LOOM_METRICS_PROMETHEUS) < 0 ||
 		    cli_write_text_file("maintain", "metrics", o->metrics, text) < 0)
 			failed = 1;
 		loom_string_free(text);
 		text = NULL;
 	}
 	if (o->html) {
-		if (loom_run_record_to_html(rec, NULL, &text) < 0 ||
+		if (loom_run_record_to_html(&text, rec, NULL) < 0 ||
 		    cli_write_text_file("maintain", "HTML report", o->html, text) < 0)
 			failed = 1;
 		loom_string_free(text);
 		text = NULL;
 	}
 	if (o->history) {
-		loom_store_options opts;
+		loom_store_opts opts;
 		loom_table_location *keep = NULL;
 		cli_history_open_options(o->cfg, o->history, &opts, &keep);
-		if (loom_history_append(rec, o->history, &opts, NULL) < 0) {
+		if (loom_history_append(NULL, rec, o->history, &opts) < 0) {
 			cli_print_error("maintain");
 			failed = 1;
 		}

@@ -39,7 +39,7 @@ int64_t cli_now_ms(void);
 /* Storage options for a history URI from the YAML (`cfg` may be NULL): a
  * route in the same bucket lends its options; *keep holds them (free with
  * loom_table_location_free). */
-int cli_history_open_options(const loom_config *cfg, const char *uri, loom_store_options *opts,
+int cli_history_open_options(const loom_config *cfg, const char *uri, loom_store_opts *opts,
                              loom_table_location **keep);
 /* Write `text` to `path` atomically; -1 after printing why. */
 int cli_write_text_file(const char *verb, const char *what, const char *path, const char *text);

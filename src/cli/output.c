@@ -63,11 +63,12 @@ static void print_vacuum_uploads(const char *uri, const loom_op_result *r)
 	for (i = 0; i < r->n_uploads; i++) {
 		const loom_upload_info *u = &r->uploads[i];
 		if (u->bytes >= 0)
-			loom_format_size(u->bytes, size, sizeof(size));
+			loom_size_format(size, sizeof(size), u->bytes);
 		printf("%s multipart upload %s (%s of parts)\n", r->dry_run ? "would abort" : "aborted",
 		       u->key, u->bytes >= 0 ? size : "unknown size");
 	}
-	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_UPLOADS, 0), size, sizeof(size));
+	loom_size_format(size, sizeof(size),
+	                 loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_UPLOADS, 0));
 	printf("%s: %zu incomplete multipart upload%s (%s of parts) %s\n", uri, r->n_uploads,
 	       r->n_uploads == 1 ? "" : "s", size, r->dry_run ? "would be aborted" : "aborted");
 }
@@ -77,7 +78,8 @@ static void print_vacuum(const char *uri, const loom_op_result *r)
 {
 	size_t i;
 	char size[32];
-	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0), size, sizeof(size));
+	loom_size_format(size, sizeof(size),
+	                 loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0));
 	for (i = 0; i < r->n_files_deleted; i++)
 		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
 	print_vacuum_uploads(uri, r);
@@ -99,9 +101,12 @@ static void print_optimize(const char *verb, const char *uri, const loom_op_resu
 	long long parts = (long long)loom_op_result_metric(r, LOOM_METRIC_PARTITIONS_OPTIMIZED, 0);
 	long long skipped = (long long)loom_op_result_metric(r, LOOM_METRIC_TOTAL_FILES_SKIPPED, 0);
 	long long considered = (long long)loom_op_result_metric(r, LOOM_METRIC_TOTAL_CONSIDERED_FILES, 0);
-	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_NUM_ADDED_BYTES, 0), added, sizeof(added));
-	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_FILES_REMOVED_TOTAL_SIZE, 0), removed, sizeof(removed));
-	loom_format_size(loom_op_result_metric(r, LOOM_METRIC_TARGET_SIZE, 0), target, sizeof(target));
+	loom_size_format(added, sizeof(added),
+	                 loom_op_result_metric(r, LOOM_METRIC_NUM_ADDED_BYTES, 0));
+	loom_size_format(removed, sizeof(removed),
+	                 loom_op_result_metric(r, LOOM_METRIC_FILES_REMOVED_TOTAL_SIZE, 0));
+	loom_size_format(target, sizeof(target),
+	                 loom_op_result_metric(r, LOOM_METRIC_TARGET_SIZE, 0));
 	if (r->dry_run && zorder)
 		printf("%s: would rewrite %lld files (%s) in %lld partitions; %lld files already clustered\n",
 		       uri, nremoved, removed, parts, skipped);

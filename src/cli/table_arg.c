@@ -9,14 +9,14 @@
 
 static void fill_shown(cli_table *t)
 {
-	const loom_store_options d = LOOM_STORE_OPTIONS_INIT;
+	const loom_store_opts d = LOOM_STORE_OPTS_INIT;
 	t->store_opts = d;
 	if (t->loc) {
 		t->store_opts.options = t->loc->storage_options;
 		t->store_opts.n_options = t->loc->n_storage_options;
 	}
-	loom_secret_mask(t->store_opts.options, t->store_opts.n_options, t->uri, t->shown,
-	                 sizeof(t->shown));
+	loom_secret_mask(t->shown, sizeof(t->shown), t->store_opts.options, t->store_opts.n_options,
+	                 t->uri);
 }
 
 int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const char *config_path)
@@ -32,7 +32,7 @@ int cli_table_resolve(cli_table *t, const char *verb, const char *arg, const cha
 		cli_print_error(verb);
 		return CLI_EXIT_USAGE;
 	}
-	if (loom_config_locate(t->cfg, arg, &t->loc) < 0) {
+	if (loom_config_locate(&t->loc, t->cfg, arg) < 0) {
 		cli_print_error(verb);
 		cli_table_release(t);
 		return CLI_EXIT_USAGE;

@@ -40,7 +40,7 @@ int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i)
 
 int cli_size_opt(const char *verb, const char *opt, const char *value, int64_t *out)
 {
-	if (loom_parse_size(value, out) < 0 || *out <= 0) {
+	if (loom_size_parse(out, value) < 0 || *out <= 0) {
 		fprintf(stderr, "loom %s: %s needs a size like 128MiB, got '%s'\n", verb, opt, value);
 		return CLI_EXIT_USAGE;
 	}
@@ -91,11 +91,11 @@ int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (rc < 0) {
-		loom_op_result_clear(&result);
+		loom_op_result_free(&result);
 		return failed(a->verb, rc, t);
 	}
 	print(a->verb, t->shown, &result, a->json);
-	loom_op_result_clear(&result);
+	loom_op_result_free(&result);
 	cli_table_release(t);
 	return CLI_EXIT_OK;
 }

@@ -59,7 +59,7 @@ int delta_dv_file_key(const delta_dv_descriptor *dv, loom_store *store, loom_buf
 		/* 'p' is an absolute path or URI; the store knows whether it lies
 		 * inside its root and which key it names there */
 		absolute = q[0] == '/' || strstr(q, "://") || strncmp(q, "file:", 5) == 0;
-		rc = absolute && store ? loom_store_key_of(store, q, &key) : LOOM_ENOTFOUND;
+		rc = absolute && store ? loom_store_key_of(&key, store, q) : LOOM_ENOTFOUND;
 		if (rc == 0)
 			rc = loom_buf_puts(out, key);
 		else if (rc != LOOM_ENOMEM)

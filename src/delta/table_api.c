@@ -41,7 +41,7 @@ static void table_unref(loom_table *t)
 /* A table over `store` whose URI (kept for messages only) is masked with
  * the secrets of `opts` and the environment. */
 static int open_masked(loom_table **out, loom_store *store, const char *uri,
-                       const loom_store_options *opts)
+                       const loom_store_opts *opts)
 {
 	loom_secrets secrets = LOOM_SECRETS_INIT;
 	char shown[1024];
@@ -64,7 +64,7 @@ LOOM_EXTERN(int) loom_table_open(loom_table **out, const char *uri)
 }
 
 LOOM_EXTERN(int) loom_table_open_opts(loom_table **out, const char *uri,
-                                      const loom_store_options *opts)
+                                      const loom_store_opts *opts)
 {
 	loom_store *st;
 	int rc;
@@ -162,14 +162,24 @@ LOOM_EXTERN(int) loom_snapshot_min_writer_version(const loom_snapshot *s)
 	return s->snap->protocol.min_writer_version;
 }
 
-LOOM_EXTERN(const char *const *) loom_snapshot_reader_features(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_reader_feature_count(const loom_snapshot *s)
 {
-	return (const char *const *)s->snap->protocol.reader_features;
+	return s->snap->protocol.reader_features ? s->snap->protocol.num_reader_features : 0;
 }
 
-LOOM_EXTERN(const char *const *) loom_snapshot_writer_features(const loom_snapshot *s)
+LOOM_EXTERN(const char *) loom_snapshot_reader_feature_at(const loom_snapshot *s, size_t i)
 {
-	return (const char *const *)s->snap->protocol.writer_features;
+	return i < loom_snapshot_reader_feature_count(s) ? s->snap->protocol.reader_features[i] : NULL;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_writer_feature_count(const loom_snapshot *s)
+{
+	return s->snap->protocol.writer_features ? s->snap->protocol.num_writer_features : 0;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_writer_feature_at(const loom_snapshot *s, size_t i)
+{
+	return i < loom_snapshot_writer_feature_count(s) ? s->snap->protocol.writer_features[i] : NULL;
 }
 
 LOOM_EXTERN(const char *) loom_snapshot_table_id(const loom_snapshot *s)
@@ -192,22 +202,25 @@ LOOM_EXTERN(int64_t) loom_snapshot_created_time(const loom_snapshot *s)
 	return s->snap->metadata.created_time;
 }
 
-LOOM_EXTERN(const char *const *) loom_snapshot_partition_columns(const loom_snapshot *s,
-                                                                 size_t *n)
+LOOM_EXTERN(size_t) loom_snapshot_partition_column_count(const loom_snapshot *s)
 {
-	if (n)
-		*n = s->snap->metadata.num_partition_columns;
-	return (const char *const *)s->snap->metadata.partition_columns;
+	return s->snap->metadata.num_partition_columns;
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_properties(const loom_snapshot *s)
+LOOM_EXTERN(const char *) loom_snapshot_partition_column_at(const loom_snapshot *s, size_t i)
+{
+	return i < s->snap->metadata.num_partition_columns
+	       ? s->snap->metadata.partition_columns[i] : NULL;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_property_count(const loom_snapshot *s)
 {
 	return s->snap->metadata.num_configuration;
 }
 
-LOOM_EXTERN(const loom_kv *) loom_snapshot_properties(const loom_snapshot *s)
+LOOM_EXTERN(const loom_kv *) loom_snapshot_property_at(const loom_snapshot *s, size_t i)
 {
-	return s->snap->metadata.configuration;
+	return i < s->snap->metadata.num_configuration ? &s->snap->metadata.configuration[i] : NULL;
 }
 
 LOOM_EXTERN(const char *) loom_snapshot_property(const loom_snapshot *s, const char *key)
@@ -235,7 +248,7 @@ static void fill_info(const delta_file *f, loom_file_info *o)
 	o->data_change = f->data_change;
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_files(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_file_count(const loom_snapshot *s)
 {
 	return s->snap->num_files;
 }
@@ -245,7 +258,7 @@ LOOM_EXTERN(uint64_t) loom_snapshot_total_bytes(const loom_snapshot *s)
 	return s->snap->total_bytes;
 }
 
-LOOM_EXTERN(int) loom_snapshot_file(const loom_snapshot *s, size_t i, loom_file_info *out)
+LOOM_EXTERN(int) loom_snapshot_file_at(loom_file_info *out, const loom_snapshot *s, size_t i)
 {
 	if (i >= s->snap->num_files)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "file index %zu out of range", i);
@@ -253,13 +266,13 @@ LOOM_EXTERN(int) loom_snapshot_file(const loom_snapshot *s, size_t i, loom_file_
 	return 0;
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_tombstones(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_tombstone_count(const loom_snapshot *s)
 {
 	return s->snap->num_tombstones;
 }
 
-LOOM_EXTERN(int) loom_snapshot_tombstone(const loom_snapshot *s, size_t i,
-                                         loom_file_info *out)
+LOOM_EXTERN(int) loom_snapshot_tombstone_at(loom_file_info *out, const loom_snapshot *s,
+                                            size_t i)
 {
 	if (i >= s->snap->num_tombstones)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA,
@@ -268,8 +281,8 @@ LOOM_EXTERN(int) loom_snapshot_tombstone(const loom_snapshot *s, size_t i,
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_snapshot_deleted_rows(const loom_snapshot *s, size_t i,
-                                            uint64_t **rows, size_t *n)
+LOOM_EXTERN(int) loom_snapshot_deleted_rows(uint64_t **rows, size_t *n,
+                                            const loom_snapshot *s, size_t i)
 {
 	const delta_file *f;
 	delta_row_filter *rf;
@@ -295,13 +308,13 @@ LOOM_EXTERN(void) loom_snapshot_rows_free(uint64_t *rows)
 	loom_free(rows);
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_txns(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_txn_count(const loom_snapshot *s)
 {
 	return s->snap->num_txns;
 }
 
-LOOM_EXTERN(int) loom_snapshot_txn(const loom_snapshot *s, size_t i,
-                                   const char **app_id, int64_t *version)
+LOOM_EXTERN(int) loom_snapshot_txn_at(const char **app_id, int64_t *version,
+                                      const loom_snapshot *s, size_t i)
 {
 	if (i >= s->snap->num_txns)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "txn index %zu out of range", i);
@@ -310,13 +323,13 @@ LOOM_EXTERN(int) loom_snapshot_txn(const loom_snapshot *s, size_t i,
 	return 0;
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_domains(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_domain_count(const loom_snapshot *s)
 {
 	return s->snap->num_domains;
 }
 
-LOOM_EXTERN(int) loom_snapshot_domain(const loom_snapshot *s, size_t i,
-                                      const char **domain, const char **configuration)
+LOOM_EXTERN(int) loom_snapshot_domain_at(const char **domain, const char **configuration,
+                                         const loom_snapshot *s, size_t i)
 {
 	if (i >= s->snap->num_domains)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "domain index %zu out of range", i);
@@ -330,16 +343,24 @@ LOOM_EXTERN(const char *) loom_snapshot_commit_info(const loom_snapshot *s)
 	return s->snap->commit_info;
 }
 
-LOOM_EXTERN(int64_t) loom_snapshot_checkpoint(const loom_snapshot *s, const char **kind,
-                                              size_t *parts, size_t *sidecars)
+LOOM_EXTERN(int64_t) loom_snapshot_checkpoint_version(const loom_snapshot *s)
 {
-	if (kind)
-		*kind = delta_checkpoint_kind_name(s->snap->checkpoint_kind);
-	if (parts)
-		*parts = s->snap->checkpoint_parts;
-	if (sidecars)
-		*sidecars = s->snap->num_sidecars;
 	return s->snap->checkpoint_version;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_checkpoint_kind(const loom_snapshot *s)
+{
+	return delta_checkpoint_kind_name(s->snap->checkpoint_kind);
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_checkpoint_part_count(const loom_snapshot *s)
+{
+	return s->snap->checkpoint_parts;
+}
+
+LOOM_EXTERN(size_t) loom_snapshot_checkpoint_sidecar_count(const loom_snapshot *s)
+{
+	return s->snap->num_sidecars;
 }
 
 LOOM_EXTERN(int64_t) loom_snapshot_last_checkpoint_hint(const loom_snapshot *s)
@@ -347,30 +368,37 @@ LOOM_EXTERN(int64_t) loom_snapshot_last_checkpoint_hint(const loom_snapshot *s)
 	return s->snap->last_checkpoint_hint;
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_commits_replayed(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_replayed_commit_count(const loom_snapshot *s)
 {
 	return s->snap->num_commits_replayed;
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_compactions_replayed(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_replayed_compaction_count(const loom_snapshot *s)
 {
 	return s->snap->num_compactions_replayed;
 }
 
-LOOM_EXTERN(const char *const *) loom_snapshot_clustering_columns(const loom_snapshot *s,
-                                                                  size_t *n,
-                                                                  const char **domain)
+LOOM_EXTERN(const char *) loom_snapshot_clustering_domain(const loom_snapshot *s)
 {
-	if (n)
-		*n = s->snap->sysdom.num_clustering_columns;
-	if (domain)
-		*domain = s->snap->sysdom.clustering_domain;
-	return s->snap->sysdom.clustering_columns;
+	return s->snap->sysdom.clustering_domain;
 }
 
-LOOM_EXTERN(const char *const *) loom_snapshot_clustering_logical_columns(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_clustering_column_count(const loom_snapshot *s)
 {
-	return s->snap->sysdom.clustering_logical;
+	return s->snap->sysdom.clustering_columns ? s->snap->sysdom.num_clustering_columns : 0;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_clustering_column_at(const loom_snapshot *s, size_t i)
+{
+	return i < loom_snapshot_clustering_column_count(s)
+	       ? s->snap->sysdom.clustering_columns[i] : NULL;
+}
+
+LOOM_EXTERN(const char *) loom_snapshot_clustering_logical_column_at(const loom_snapshot *s,
+                                                                    size_t i)
+{
+	return i < loom_snapshot_clustering_column_count(s) && s->snap->sysdom.clustering_logical
+	       ? s->snap->sysdom.clustering_logical[i] : NULL;
 }
 
 LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s)
@@ -378,10 +406,10 @@ LOOM_EXTERN(int64_t) loom_snapshot_row_id_high_water_mark(const loom_snapshot *s
 	return s->snap->sysdom.row_id_high_water_mark;
 }
 
-LOOM_EXTERN(int) loom_snapshot_in_commit_timestamps(const loom_snapshot *s,
-                                                    int64_t *enablement_version,
+LOOM_EXTERN(int) loom_snapshot_in_commit_timestamps(int64_t *enablement_version,
                                                     int64_t *enablement_timestamp,
-                                                    int64_t *version_timestamp)
+                                                    int64_t *version_timestamp,
+                                                    const loom_snapshot *s)
 {
 	const delta_snapshot *d = s->snap;
 	if (enablement_version)
@@ -393,12 +421,12 @@ LOOM_EXTERN(int) loom_snapshot_in_commit_timestamps(const loom_snapshot *s,
 	return d->ict.enabled;
 }
 
-LOOM_EXTERN(size_t) loom_snapshot_num_warnings(const loom_snapshot *s)
+LOOM_EXTERN(size_t) loom_snapshot_warning_count(const loom_snapshot *s)
 {
 	return s->snap->num_warnings;
 }
 
-LOOM_EXTERN(const char *) loom_snapshot_warning(const loom_snapshot *s, size_t i)
+LOOM_EXTERN(const char *) loom_snapshot_warning_at(const loom_snapshot *s, size_t i)
 {
 	return i < s->snap->num_warnings ? s->snap->warnings[i] : NULL;
 }
@@ -413,12 +441,12 @@ LOOM_EXTERN(int) loom_snapshot_check_op(const loom_snapshot *s, loom_table_op op
 	return delta_protocol_check(&s->snap->protocol, op);
 }
 
-LOOM_EXTERN(int) loom_snapshot_props(const loom_snapshot *s, loom_table_props *out)
+LOOM_EXTERN(int) loom_snapshot_props(loom_table_props *out, const loom_snapshot *s)
 {
 	return delta_props_parse(&s->snap->metadata, out);
 }
 
-LOOM_EXTERN(int) loom_interval_parse_ms(const char *s, int64_t *out_ms)
+LOOM_EXTERN(int) loom_interval_parse_ms(int64_t *out_ms, const char *s)
 {
 	return delta_interval_parse_ms(s, out_ms);
 }

@@ -5,9 +5,9 @@
 
 #include "util/error.h"
 
-void ops_store_options(const loom_table_location *loc, loom_store_options *out)
+void ops_store_options(const loom_table_location *loc, loom_store_opts *out)
 {
-	const loom_store_options d = LOOM_STORE_OPTIONS_INIT;
+	const loom_store_opts d = LOOM_STORE_OPTS_INIT;
 	*out = d;
 	if (loc) {
 		out->options = loc->storage_options;
@@ -27,7 +27,7 @@ static int collect_secrets(ops_table *t, const char *uri, const loom_table_locat
 int ops_table_open(ops_table *t, const char *uri, const loom_table_location *loc,
                    const char *what)
 {
-	loom_store_options so;
+	loom_store_opts so;
 	int rc;
 
 	memset(t, 0, sizeof(*t));

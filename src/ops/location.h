@@ -41,6 +41,6 @@ int ops_table_run(loom_op_result *out, const char *uri, const loom_table_locatio
                   const char *what, ops_table_fn run, void *params);
 
 /* The store options of a location (`loc` may be NULL). */
-void ops_store_options(const loom_table_location *loc, loom_store_options *out);
+void ops_store_options(const loom_table_location *loc, loom_store_opts *out);
 
 #endif

@@ -19,7 +19,7 @@ static int native_compact(loom_op_result *out, const loom_maintainer *self, cons
 	return loom_compact(out, uri, loc, opts, cancel);
 }
 
-static int native_z_order(loom_op_result *out, const loom_maintainer *self, const char *uri,
+static int native_zorder(loom_op_result *out, const loom_maintainer *self, const char *uri,
                           const loom_table_location *loc, const loom_zorder_opts *opts,
                           const loom_cancel *cancel)
 {
@@ -44,7 +44,7 @@ static int native_analyze(loom_op_result *out, const loom_maintainer *self, cons
 }
 
 static const loom_maintainer native_maintainer = {
-	LOOM_MAINTAINER_VERSION, "native", native_vacuum, native_compact, native_z_order, NULL,
+	LOOM_MAINTAINER_VERSION, "native", native_vacuum, native_compact, native_zorder, NULL,
 	native_purge, native_analyze
 };
 

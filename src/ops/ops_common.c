@@ -133,7 +133,7 @@ LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_zorder_curve_from_name(const char *name, int *curve)
+LOOM_EXTERN(int) loom_zorder_curve_from_name(int *curve, const char *name)
 {
 	static const struct { const char *name; int curve; } names[] = {
 		{ "z", LOOM_ZORDER_CURVE_Z }, { "zorder", LOOM_ZORDER_CURVE_Z },
@@ -243,7 +243,7 @@ LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *
 	return dflt;
 }
 
-LOOM_EXTERN(void) loom_op_result_clear(loom_op_result *r)
+LOOM_EXTERN(void) loom_op_result_free(loom_op_result *r)
 {
 	size_t i;
 	if (!r)
@@ -280,7 +280,7 @@ LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *
 	dst->num_files_removed = src->num_files_removed;
 	return 0;
 fail:
-	loom_op_result_clear(dst);
+	loom_op_result_free(dst);
 	return LOOM_ENOMEM;
 }
 

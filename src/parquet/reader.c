@@ -254,7 +254,7 @@ int pq_reader_open_sized(pq_reader **out, loom_store *store, const char *key, ui
 	return open_hinted(out, store, key, 1, size);
 }
 
-int pq_reader_open_uri(pq_reader **out, const char *uri, const loom_store_options *opts)
+int pq_reader_open_uri(pq_reader **out, const char *uri, const loom_store_opts *opts)
 {
 	const char *slash = strrchr(uri, '/');
 	char *dir;

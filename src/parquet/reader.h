@@ -54,7 +54,7 @@ int pq_reader_open_sized(pq_reader **out, loom_store *store, const char *key, ui
  * "s3://bucket/d/f.parquet"): a store rooted at its parent (configured by
  * `opts`, NULL = the environment), owned by the reader. The file name is
  * taken as written (not percent-decoded). */
-int pq_reader_open_uri(pq_reader **out, const char *uri, const loom_store_options *opts);
+int pq_reader_open_uri(pq_reader **out, const char *uri, const loom_store_opts *opts);
 /* pq_reader_open_uri without options. */
 int pq_reader_open_path(pq_reader **out, const char *path);
 

@@ -15,7 +15,7 @@ LOOM_EXTERN(int) loom_parquet_open(loom_parquet_file **out, const char *path)
 }
 
 LOOM_EXTERN(int) loom_parquet_open_opts(loom_parquet_file **out, const char *uri,
-                                        const loom_store_options *opts)
+                                        const loom_store_opts *opts)
 {
 	loom_parquet_file *f;
 	int rc;
@@ -32,7 +32,7 @@ LOOM_EXTERN(int) loom_parquet_open_opts(loom_parquet_file **out, const char *uri
 	return 0;
 }
 
-LOOM_EXTERN(void) loom_parquet_close(loom_parquet_file *f)
+LOOM_EXTERN(void) loom_parquet_file_free(loom_parquet_file *f)
 {
 	if (!f)
 		return;

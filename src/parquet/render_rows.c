@@ -278,7 +278,7 @@ static int field_key(const pq_schema *s, int32_t node, loom_buf *b)
 	return loom_buf_puts(b, "\"?\"");
 }
 
-LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parquet_cat_options *opt,
+LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parquet_cat_opts *opt,
                                           loom_parquet_line_cb cb, void *payload)
 {
 	const pq_schema *s = pq_reader_schema(f->r);

@@ -71,7 +71,7 @@ static int health(loom_health **h, const auto_payload *a, const char *uri,
 		p.zorder_columns = a->zorder.columns;
 		p.n_zorder_columns = a->zorder.n_columns;
 	}
-	return loom_table_health(h, uri, loc, &p);
+	return loom_health_load(h, uri, loc, &p);
 }
 
 static int rec(const loom_health *h, const char *op)
@@ -117,7 +117,7 @@ static int rewrite(loom_op_result *out, const auto_payload *a, const loom_health
 			LOOM_TRY(skipped(out, "compact", "the Z-order rewrites and bin-packs the same files"));
 		else
 			LOOM_TRY(skipped(out, "compact", why(h, "compact")));
-		rc = m->z_order(&r, m, uri, loc, &zo, cancel);
+		rc = m->zorder(&r, m, uri, loc, &zo, cancel);
 		if (rc == 0)
 			rc = fold(out, "z_order", &r);
 	} else if (c) {
@@ -140,7 +140,7 @@ static int rewrite(loom_op_result *out, const auto_payload *a, const loom_health
 		                                                                         : "z_order"));
 	}
 	*committed = rc == 0 && loom_op_result_metric(&r, "version", -1) >= 0;
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	return rc;
 }
 
@@ -154,7 +154,7 @@ static int exec_auto(loom_op_result *out, const loom_maintainer *m, const char *
 
 	memset(&r, 0, sizeof(r));
 	plan_notes_clear();
-	if (!m || !m->compact || !m->z_order || !m->vacuum)
+	if (!m || !m->compact || !m->zorder || !m->vacuum)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "auto: the maintainer must implement vacuum, compact and z_order");
 	if ((rc = health(&h, a, uri, loc)) < 0)
@@ -175,7 +175,7 @@ static int exec_auto(loom_op_result *out, const loom_maintainer *m, const char *
 		    (rc = fold(out, "vacuum", &r)) < 0)
 			goto fail;
 		committed = !vo.dry_run;
-		loom_op_result_clear(&r);
+		loom_op_result_free(&r);
 		if (committed && (rc = health(&h, a, uri, loc)) < 0)
 			goto fail;
 	} else if ((rc = skipped(out, "vacuum", why(h, "vacuum"))) < 0) {
@@ -188,7 +188,7 @@ static int exec_auto(loom_op_result *out, const loom_maintainer *m, const char *
 		    (rc = loom_analyze(&r, uri, loc, &ao, cancel)) < 0 ||
 		    (rc = fold(out, "analyze", &r)) < 0)
 			goto fail;
-		loom_op_result_clear(&r);
+		loom_op_result_free(&r);
 		if ((rc = health(&h, a, uri, loc)) < 0)
 			goto fail;
 	} else if ((rc = skipped(out, "analyze", why(h, "analyze"))) < 0) {
@@ -201,7 +201,7 @@ static int exec_auto(loom_op_result *out, const loom_maintainer *m, const char *
 		    (rc = loom_checkpoint(&r, uri, loc, &co, cancel)) < 0 ||
 		    (rc = fold(out, "checkpoint", &r)) < 0)
 			goto fail;
-		loom_op_result_clear(&r);
+		loom_op_result_free(&r);
 		if ((rc = health(&h, a, uri, loc)) < 0)
 			goto fail;
 	} else if ((rc = skipped(out, "checkpoint", why(h, "checkpoint"))) < 0) {
@@ -215,14 +215,14 @@ static int exec_auto(loom_op_result *out, const loom_maintainer *m, const char *
 		    (rc = loom_cleanup_logs(&r, uri, loc, &lo, cancel)) < 0 ||
 		    (rc = fold(out, "cleanup_logs", &r)) < 0)
 			goto fail;
-		loom_op_result_clear(&r);
+		loom_op_result_free(&r);
 	} else if ((rc = skipped(out, "cleanup_logs", why(h, "cleanup_logs"))) < 0) {
 		goto fail;
 	}
 	loom_health_free(h);
 	return 0;
 fail:
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	loom_health_free(h);
 	plan_notes_clear();   /* a failed op adds no entry: its notes must not
 	                       * attach to the next op on this thread */

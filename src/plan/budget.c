@@ -40,7 +40,7 @@ double plan_budget_benefit(const char *uri, const loom_table_location *loc)
 	loom_health *h = NULL;
 	const loom_health_table *s;
 	double files, bytes;
-	if (loom_table_health(&h, uri, loc, NULL) < 0) {
+	if (loom_health_load(&h, uri, loc, NULL) < 0) {
 		loom_error_clear(); /* the run itself reports what is wrong */
 		return -1;
 	}

@@ -570,7 +570,7 @@ LOOM_EXTERN(int) loom_config_load_string(loom_config **out, const char *yaml, si
 		 * secret interpolated into it); mask before handing it back */
 		loom_error e;
 		loom_err_copy(&e);
-		loom_config_mask(cfg, e.message, e.message, sizeof(e.message));
+		loom_config_mask(e.message, sizeof(e.message), cfg, e.message);
 		loom_err(e.code, e.klass, "%s", e.message);
 		loom_config_free(cfg);
 		return rc;

@@ -18,12 +18,12 @@ LOOM_EXTERN(size_t) loom_config_table_count(const loom_config *cfg)
 	return cfg ? cfg->n_tables : 0;
 }
 
-LOOM_EXTERN(const char *) loom_config_table_name(const loom_config *cfg, size_t i)
+LOOM_EXTERN(const char *) loom_config_table_name_at(const loom_config *cfg, size_t i)
 {
 	return cfg && i < cfg->n_tables ? cfg->tables[i].name : NULL;
 }
 
-LOOM_EXTERN(int) loom_config_table_has_path(const loom_config *cfg, size_t i)
+LOOM_EXTERN(int) loom_config_table_has_path_at(const loom_config *cfg, size_t i)
 {
 	return cfg && i < cfg->n_tables ? cfg->tables[i].has_path : 0;
 }
@@ -90,8 +90,8 @@ static int check_ref(const char *ref)
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_config_locate(const loom_config *cfg, const char *ref,
-                                    loom_table_location **out)
+LOOM_EXTERN(int) loom_config_locate(loom_table_location **out, const loom_config *cfg,
+                                    const char *ref)
 {
 	const cfg_table *t;
 	const cfg_path *own = NULL, *d;
@@ -176,12 +176,12 @@ LOOM_EXTERN(size_t) loom_config_maintenance_schema_count(const loom_config *cfg)
 	return cfg ? cfg->n_schemas : 0;
 }
 
-LOOM_EXTERN(const char *) loom_config_maintenance_schema(const loom_config *cfg, size_t i)
+LOOM_EXTERN(const char *) loom_config_maintenance_schema_at(const loom_config *cfg, size_t i)
 {
 	return cfg && i < cfg->n_schemas ? cfg->schemas[i] : NULL;
 }
 
-LOOM_EXTERN(int) loom_config_maintenance_vacuum(const loom_config *cfg, loom_vacuum_opts *out)
+LOOM_EXTERN(int) loom_config_maintenance_vacuum(loom_vacuum_opts *out, const loom_config *cfg)
 {
 	if (!cfg || !cfg->has_vacuum)
 		return LOOM_ENOTFOUND;
@@ -189,7 +189,7 @@ LOOM_EXTERN(int) loom_config_maintenance_vacuum(const loom_config *cfg, loom_vac
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_config_maintenance_compact(const loom_config *cfg, loom_compact_opts *out)
+LOOM_EXTERN(int) loom_config_maintenance_compact(loom_compact_opts *out, const loom_config *cfg)
 {
 	if (!cfg || !cfg->has_compact)
 		return LOOM_ENOTFOUND;
@@ -197,7 +197,7 @@ LOOM_EXTERN(int) loom_config_maintenance_compact(const loom_config *cfg, loom_co
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_config_maintenance_zorder(const loom_config *cfg, loom_zorder_opts *out)
+LOOM_EXTERN(int) loom_config_maintenance_zorder(loom_zorder_opts *out, const loom_config *cfg)
 {
 	if (!cfg || !cfg->has_zorder)
 		return LOOM_ENOTFOUND;
@@ -208,13 +208,7 @@ LOOM_EXTERN(int) loom_config_maintenance_zorder(const loom_config *cfg, loom_zor
 /* ---- secrets ----------------------------------------------------------- */
 
 /* One rule and one masking routine for the whole library: util/secret.c. */
-LOOM_EXTERN(int) loom_config_key_is_secret(const char *key)
-{
-	return loom_secret_name(key);
-}
-
-LOOM_EXTERN(size_t) loom_config_mask(const loom_config *cfg, const char *text, char *out,
-                                     size_t cap)
+LOOM_EXTERN(size_t) loom_config_mask(char *out, size_t cap, const loom_config *cfg, const char *text)
 {
 	return loom_secrets_mask(cfg ? &cfg->secrets : NULL, text, out, cap);
 }
@@ -225,7 +219,7 @@ LOOM_EXTERN(size_t) loom_config_mask(const loom_config *cfg, const char *text, c
 static json_t *masked_str(const loom_config *cfg, const char *text)
 {
 	char tmp[4096];
-	loom_config_mask(cfg, text, tmp, sizeof(tmp));
+	loom_config_mask(tmp, sizeof(tmp), cfg, text);
 	return plan_json_str(tmp);
 }
 
@@ -237,7 +231,7 @@ static json_t *kvs_json(const loom_config *cfg, const cfg_kvs *k, int mask)
 	size_t i;
 	for (i = 0; o && i < k->n; i++) {
 		const char *v = k->items[i].value;
-		if (mask && loom_config_key_is_secret(k->items[i].key)) {
+		if (mask && loom_secret_name(k->items[i].key)) {
 			json_object_set_new(o, k->items[i].key, plan_json_str("***"));
 		} else {
 			json_object_set_new(o, k->items[i].key, v ? masked_str(cfg, v) : json_null());
@@ -263,7 +257,7 @@ static json_t *path_json(const loom_config *cfg, const cfg_path *p)
 	return o;
 }
 
-LOOM_EXTERN(int) loom_config_to_json(const loom_config *cfg, char **out)
+LOOM_EXTERN(int) loom_config_to_json(char **out, const loom_config *cfg)
 {
 	json_t *root, *tables, *m;
 	char *s, *copy;

@@ -137,12 +137,12 @@ LOOM_EXTERN(int) loom_spec_list_new(loom_spec_list **out)
 	return *out ? 0 : loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 }
 
-LOOM_EXTERN(int) loom_spec_list_push(loom_spec_list *l, loom_spec *s)
+LOOM_EXTERN(int) loom_spec_list_add(loom_spec_list *l, loom_spec *s)
 {
 	loom_spec **grown;
 	if (!l || !s) {
 		loom_spec_free(s);
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_spec_list_push: NULL argument");
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_spec_list_add: NULL argument");
 	}
 	grown = loom_reallocarray(l->items, l->n + 1, sizeof(*grown));
 	if (!grown) {
@@ -392,7 +392,7 @@ LOOM_EXTERN(int) loom_decl_analyze(loom_decl *d, const loom_analyze_opts *opts)
 	return add_new_op(d, rc, op);
 }
 
-LOOM_EXTERN(int) loom_decl_z_order_by(loom_decl *d, const char *const *columns,
+LOOM_EXTERN(int) loom_decl_zorder_by(loom_decl *d, const char *const *columns,
                                       size_t n_columns, int64_t target_size)
 {
 	loom_zorder_opts o = LOOM_ZORDER_OPTS_INIT;
@@ -439,7 +439,7 @@ static int push_spec(const loom_decl *d, const char *ref, loom_spec_list *out)
 			loom_spec_free(s);
 			return rc;
 		}
-	return loom_spec_list_push(out, s);
+	return loom_spec_list_add(out, s);
 }
 
 /* "raw" matches "raw.events" and "raw.a.b"; not "raw" nor "raw_backup.x". */
@@ -449,8 +449,7 @@ static int in_schema(const char *name, const char *prefix)
 	return strncmp(name, prefix, n) == 0 && name[n] == '.' && name[n + 1] != '\0';
 }
 
-LOOM_EXTERN(int) loom_decl_resolve(const loom_decl *d, const loom_config *cfg,
-                                   loom_spec_list *out)
+LOOM_EXTERN(int) loom_decl_resolve(loom_spec_list *out, const loom_decl *d, const loom_config *cfg)
 {
 	size_t i, before, matched = 0;
 	if (!out)
@@ -579,7 +578,7 @@ static int resolve_decls(const loom_step *step, const loom_config *cfg, loom_spe
 {
 	size_t i;
 	for (i = 0; i < step->n_decls; i++) {
-		int rc = loom_decl_resolve(step->decls[i], cfg, l);
+		int rc = loom_decl_resolve(l, step->decls[i], cfg);
 		if (rc < 0)
 			return loom_err_wrap("step '%s', declaration %zu", step->name, i + 1);
 	}

@@ -25,7 +25,7 @@ int plan_config_block_runs(const loom_config *cfg)
 	return plan_config_schedules_ops(cfg) || (cfg->has_maintenance && cfg->n_schemas);
 }
 
-LOOM_EXTERN(int) loom_config_maintenance_auto(const loom_config *cfg, loom_auto_opts *out)
+LOOM_EXTERN(int) loom_config_maintenance_auto(loom_auto_opts *out, const loom_config *cfg)
 {
 	if (!cfg || !out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG,
@@ -65,7 +65,7 @@ static int block_decl(loom_step *step, const loom_config *cfg, size_t i, int aut
 	LOOM_TRY(loom_step_add(step, d));   /* the step owns it now (freed if adding fails) */
 	if (automatic) {
 		loom_auto_opts a;
-		LOOM_TRY(loom_config_maintenance_auto(cfg, &a));
+		LOOM_TRY(loom_config_maintenance_auto(&a, cfg));
 		LOOM_TRY(loom_decl_auto(d, &a));
 		return block_purge_analyze(d, cfg);
 	}
@@ -288,7 +288,7 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 		const loom_spec *s = loom_spec_list_at(l, i);
 		loom_table_location *loc = NULL;
 		char uri[4096] = "", why[LOOM_ERROR_MESSAGE_MAX] = "";
-		int lrc = loom_config_locate(cfg, loom_spec_table_ref(s), &loc);
+		int lrc = loom_config_locate(&loc, cfg, loom_spec_table_ref(s));
 		if (lrc == LOOM_ENOMEM) {
 			json_decref(root);
 			json_decref(tables);
@@ -297,9 +297,9 @@ LOOM_EXTERN(int) loom_step_explain(char **out, const loom_step *step, const void
 			return lrc;
 		}
 		if (lrc == 0)
-			loom_config_mask(cfg, loc->uri, uri, sizeof(uri));
+			loom_config_mask(uri, sizeof(uri), cfg, loc->uri);
 		else
-			loom_config_mask(cfg, loom_error_last()->message, why, sizeof(why));
+			loom_config_mask(why, sizeof(why), cfg, loom_error_last()->message);
 		loom_table_location_free(loc);
 		if (json) {
 			json_t *t = json_object(), *ops = json_array();

@@ -50,7 +50,7 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-static int open_history(loom_store **s, const char *uri, const loom_store_options *opts, int create)
+static int open_history(loom_store **s, const char *uri, const loom_store_opts *opts, int create)
 {
 	const char *dir;
 	if (!uri || !*uri)
@@ -61,8 +61,8 @@ static int open_history(loom_store **s, const char *uri, const loom_store_option
 	return loom_store_open(s, uri, opts);
 }
 
-LOOM_EXTERN(int) loom_history_append(const loom_run_record *r, const char *uri,
-                                     const loom_store_options *opts, char **key_out)
+LOOM_EXTERN(int) loom_history_append(char **key_out, const loom_run_record *r, const char *uri,
+                                     const loom_store_opts *opts)
 {
 	loom_store *s = NULL;
 	char *json = NULL, key[160];
@@ -72,7 +72,7 @@ LOOM_EXTERN(int) loom_history_append(const loom_run_record *r, const char *uri,
 	if ((rc = open_history(&s, uri, opts, 1)) < 0)
 		return rc;
 	snprintf(key, sizeof(key), "%s.json", loom_run_record_id(r));
-	if ((rc = loom_run_record_to_json(r, &json)) >= 0)
+	if ((rc = loom_run_record_to_json(&json, r)) >= 0)
 		rc = s->put(s, key, json, strlen(json), LOOM_PUT_IF_ABSENT);
 	if (rc < 0 && rc != LOOM_ENOMEM) {
 		char why[LOOM_ERROR_MESSAGE_MAX];
@@ -139,7 +139,7 @@ static int load(loom_run_record **out, loom_store *s, const char *key)
 }
 
 /* Every record's key, oldest first (ids begin with the start time). */
-static int list_history(loom_store **s, keys *k, const char *uri, const loom_store_options *opts)
+static int list_history(loom_store **s, keys *k, const char *uri, const loom_store_opts *opts)
 {
 	int rc;
 	memset(k, 0, sizeof(*k));
@@ -154,7 +154,7 @@ static int list_history(loom_store **s, keys *k, const char *uri, const loom_sto
 }
 
 LOOM_EXTERN(int) loom_history_latest(loom_run_record **out, const char *uri,
-                                     const loom_store_options *opts)
+                                     const loom_store_opts *opts)
 {
 	loom_store *s = NULL;
 	keys k;
@@ -287,7 +287,7 @@ static int add_run(json_t *sum, json_t *tables, json_t *runs, const loom_run_rec
 	return 1;
 }
 
-LOOM_EXTERN(int) loom_history_summary(char **out, const char *uri, const loom_store_options *opts,
+LOOM_EXTERN(int) loom_history_summary(char **out, const char *uri, const loom_store_opts *opts,
                                       const char *table, int64_t since_ms)
 {
 	loom_store *s = NULL;
@@ -349,8 +349,8 @@ LOOM_EXTERN(int) loom_history_summary_text(char **out, const char *summary_json)
 	             (long long)obs_num(h, "failed_runs", 0));
 	json_object_foreach(json_object_get(h, "tables"), ref, t) {
 		char bc[32], br[32];
-		loom_format_size((int64_t)obs_num(t, "bytes_compacted", 0), bc, sizeof(bc));
-		loom_format_size((int64_t)obs_num(t, "bytes_removed", 0), br, sizeof(br));
+		loom_size_format(bc, sizeof(bc), (int64_t)obs_num(t, "bytes_compacted", 0));
+		loom_size_format(br, sizeof(br), (int64_t)obs_num(t, "bytes_removed", 0));
 		plan_bprintf(&rc, &b, "  %s: %lld runs (%lld failed); compacted %lld files (%s); "
 		             "removed %lld files (%s)", ref, (long long)obs_num(t, "runs", 0),
 		             (long long)obs_num(t, "failed", 0), (long long)obs_num(t, "files_compacted", 0),

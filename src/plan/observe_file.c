@@ -11,13 +11,13 @@
 #include "util/error.h"
 #include "util/uuid.h"
 
-LOOM_EXTERN(int) loom_write_file_atomic(const char *path, const void *data, size_t len)
+LOOM_EXTERN(int) loom_file_write_atomic(const char *path, const void *data, size_t len)
 {
 	char tmp[4096], uuid[37];
 	const char *p = data;
 	int fd;
 	if (!path || !*path || (!data && len))
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OS, "loom_write_file_atomic: no path");
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OS, "loom_file_write_atomic: no path");
 	if (loom_uuid_v4_string(uuid) < 0)
 		snprintf(uuid, sizeof(uuid), "%ld", (long)getpid());
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%s.tmp", path, uuid) >= sizeof(tmp))

@@ -106,8 +106,8 @@ static int exec_zorder(loom_op_result *out, const loom_maintainer *m, const char
                        const loom_table_location *loc, const loom_cancel *cancel, void *payload)
 {
 	const loom_op *op = payload;
-	LOOM_TRY(need(m, m ? (const void *)m->z_order : NULL, "z_order"));
-	return m->z_order(out, m, uri, loc, &op->zorder, cancel);
+	LOOM_TRY(need(m, m ? (const void *)m->zorder : NULL, "z_order"));
+	return m->zorder(out, m, uri, loc, &op->zorder, cancel);
 }
 
 /* purge and analyze came with maintainer version 2: an older maintainer
@@ -402,15 +402,15 @@ int plan_op_execute_with(const loom_op *op, loom_op_result *out, const loom_main
 	if (op && out && commit_every > 0 && op->kind == PLAN_OP_ZORDER && op->zorder.commit_every == 0) {
 		loom_zorder_opts o = op->zorder;
 		o.commit_every = commit_every;
-		LOOM_TRY(need(m, m ? (const void *)m->z_order : NULL, "z_order"));
-		return m->z_order(out, m, uri, loc, &o, cancel);
+		LOOM_TRY(need(m, m ? (const void *)m->zorder : NULL, "z_order"));
+		return m->zorder(out, m, uri, loc, &o, cancel);
 	}
-	return loom_op_execute(op, out, m, uri, loc, cancel);
+	return loom_op_execute(out, op, m, uri, loc, cancel);
 }
 
-LOOM_EXTERN(int) loom_op_execute(const loom_op *op, loom_op_result *out,
-                                 const loom_maintainer *m, const char *uri,
-                                 const loom_table_location *loc, const loom_cancel *cancel)
+LOOM_EXTERN(int) loom_op_execute(loom_op_result *out, const loom_op *op, const loom_maintainer *m,
+                                 const char *uri, const loom_table_location *loc,
+                                 const loom_cancel *cancel)
 {
 	if (!op || !out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_execute: NULL argument");

@@ -104,7 +104,7 @@ LOOM_EXTERN(void) loom_report_free(loom_report *rep)
 				loom_free(t->ops[j].notes[k]);
 			loom_free(t->ops[j].notes);
 			loom_free(t->ops[j].name);
-			loom_op_result_clear(&t->ops[j].result);
+			loom_op_result_free(&t->ops[j].result);
 		}
 		loom_free(t->ops);
 		loom_free(t->ref);
@@ -159,7 +159,7 @@ LOOM_EXTERN(size_t) loom_report_warning_count(const loom_report *rep)
 	return rep ? rep->n_warnings : 0;
 }
 
-LOOM_EXTERN(const char *) loom_report_warning(const loom_report *rep, size_t i)
+LOOM_EXTERN(const char *) loom_report_warning_at(const loom_report *rep, size_t i)
 {
 	return rep && i < rep->n_warnings ? rep->warnings[i] : NULL;
 }
@@ -219,7 +219,7 @@ LOOM_EXTERN(size_t) loom_table_result_op_count(const loom_table_result *t)
 	return t ? t->n_ops : 0;
 }
 
-LOOM_EXTERN(const char *) loom_table_result_op_name(const loom_table_result *t, size_t i)
+LOOM_EXTERN(const char *) loom_table_result_op_name_at(const loom_table_result *t, size_t i)
 {
 	return t && i < t->n_ops ? t->ops[i].name : NULL;
 }
@@ -229,7 +229,7 @@ LOOM_EXTERN(const loom_op_result *) loom_table_result_op_at(const loom_table_res
 	return t && i < t->n_ops ? &t->ops[i].result : NULL;
 }
 
-LOOM_EXTERN(double) loom_table_result_op_seconds(const loom_table_result *t, size_t i)
+LOOM_EXTERN(double) loom_table_result_op_seconds_at(const loom_table_result *t, size_t i)
 {
 	return t && i < t->n_ops ? t->ops[i].seconds : 0.0;
 }
@@ -333,7 +333,7 @@ static json_t *table_json(const loom_table_result *t)
 	return o;
 }
 
-LOOM_EXTERN(int) loom_report_to_json(const loom_report *rep, char **out)
+LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep)
 {
 	json_t *root, *tables, *warnings, *summary;
 	size_t i, ok = 0, failed = 0, skipped = 0;

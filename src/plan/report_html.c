@@ -41,7 +41,7 @@ static void num_cell(page *pg, const char *name, int64_t v, int bytes)
 	char h[32];
 	P(pg, "<td data-metric=\"%s\" data-value=\"%lld\">", name, (long long)v);
 	if (bytes) {
-		loom_format_size(v, h, sizeof(h));
+		loom_size_format(h, sizeof(h), v);
 		P(pg, "%s", h);
 	} else {
 		P(pg, "%lld", (long long)v);
@@ -108,7 +108,7 @@ static void histogram_svg(page *pg, const char *ref, size_t idx, const json_t *b
 	for (i = 0; i < n; i++) {
 		int64_t fb = bucket_files(hb, mins[i]), fa = bucket_files(ha, mins[i]);
 		int x = 40 + (int)i * 70, hbh = (int)(150 * fb / maxf), hah = (int)(150 * fa / maxf);
-		loom_format_size(mins[i], label, sizeof(label));
+		loom_size_format(label, sizeof(label), mins[i]);
 		P(pg, "<rect x=\"%d\" y=\"%d\" width=\"28\" height=\"%d\" fill=\"#9a9a9a\">"
 		      "<title>%s and up, before: %lld files</title></rect>",
 		  x, 170 - hbh, hbh, label, (long long)fb);
@@ -129,7 +129,7 @@ static void histogram_svg(page *pg, const char *ref, size_t idx, const json_t *b
 	      "<th scope=\"col\">size from</th><th scope=\"col\">files before</th>"
 	      "<th scope=\"col\">files after</th></tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
-		loom_format_size(mins[i], label, sizeof(label));
+		loom_size_format(label, sizeof(label), mins[i]);
 		P(pg, "<tr data-bucket=\"%lld\"><th scope=\"row\">%s</th>", (long long)mins[i], label);
 		num_cell(pg, "files_before", bucket_files(hb, mins[i]), 0);
 		num_cell(pg, "files_after", bucket_files(ha, mins[i]), 0);
@@ -393,8 +393,8 @@ static void history_section(page *pg, const char *history_json)
 	json_decref(h);
 }
 
-LOOM_EXTERN(int) loom_run_record_to_html(const loom_run_record *r, const char *history_json,
-                                         char **out)
+LOOM_EXTERN(int) loom_run_record_to_html(char **out, const loom_run_record *r,
+                                         const char *history_json)
 {
 	page pg = { LOOM_BUF_INIT, 0 };
 	const json_t *rep, *t, *entries;

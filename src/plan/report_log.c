@@ -175,7 +175,7 @@ LOOM_EXTERN(void) loom_event_log_run_end(loom_event_log *l, const loom_report *r
 		return;
 	for (i = 0; i < loom_report_warning_count(rep); i++) {
 		o = event("warning", "warning");
-		json_object_set_new(o, "message", plan_json_str(loom_report_warning(rep, i)));
+		json_object_set_new(o, "message", plan_json_str(loom_report_warning_at(rep, i)));
 		emit(l, o);
 	}
 	for (i = 0; i < loom_report_count(rep); i++) {

@@ -25,7 +25,7 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 	case LOOM_RESULT_VACUUM:
 		n = (int64_t)r->n_files_deleted;
 		v = loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, -1);
-		loom_format_size(v, x, sizeof(x));
+		loom_size_format(x, sizeof(x), v);
 		plan_bprintf(brcp, b, "%s: %s %lld file%s", name, r->dry_run ? "would delete" : "deleted",
 		             (long long)n, plural(n));
 		if (v >= 0 || r->dry_run)
@@ -65,8 +65,8 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 		             (long long)r->num_files_added, plural(r->num_files_added));
 		n = loom_op_result_metric(r, LOOM_METRIC_NUM_REMOVED_BYTES, -1);
 		v = loom_op_result_metric(r, LOOM_METRIC_NUM_ADDED_BYTES, -1);
-		loom_format_size(n, x, sizeof(x));
-		loom_format_size(v, y, sizeof(y));
+		loom_size_format(x, sizeof(x), n);
+		loom_size_format(y, sizeof(y), v);
 		if (n >= 0 && v >= 0)
 			plan_bprintf(brcp, b, ", %s -> %s", x, y);
 		if ((n = loom_op_result_metric(r, LOOM_METRIC_NUM_ROWS_PURGED, -1)) >= 0)
@@ -82,7 +82,7 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 	}
 }
 
-LOOM_EXTERN(int) loom_report_to_text(const loom_report *rep, char **out)
+LOOM_EXTERN(int) loom_report_to_text(char **out, const loom_report *rep)
 {
 	loom_buf b = LOOM_BUF_INIT;
 	size_t i, j, k, w = 5, ok = 0, failed = 0, skipped = 0;

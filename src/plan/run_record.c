@@ -42,7 +42,7 @@ LOOM_EXTERN(int) loom_run_record_new(loom_run_record **out, const loom_report *r
 	if (rep) {
 		char *s = NULL;
 		json_error_t jerr;
-		if (loom_report_to_json(rep, &s) < 0)
+		if (loom_report_to_json(&s, rep) < 0)
 			return LOOM_ENOMEM;
 		report = json_loads(s, 0, &jerr);
 		loom_string_free(s);
@@ -108,8 +108,7 @@ LOOM_EXTERN(int) loom_run_record_add_health(loom_run_record *r, const char *tabl
 	if (!r || !table_ref || !h || (when != LOOM_HEALTH_BEFORE && when != LOOM_HEALTH_AFTER))
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
 		                "loom_run_record_add_health: NULL argument or bad 'when' (%d)", when);
-	if (loom_health_to_json(h, shown_uri, LOOM_HEALTH_JSON_HEALTH | LOOM_HEALTH_JSON_ADVICE,
-	                        &s) < 0)
+	if (loom_health_to_json(&s, h, shown_uri, LOOM_HEALTH_JSON_HEALTH | LOOM_HEALTH_JSON_ADVICE) < 0)
 		return LOOM_ENOMEM;
 	parsed = json_loads(s, 0, &jerr);
 	loom_string_free(s);
@@ -152,7 +151,7 @@ LOOM_EXTERN(int) loom_run_record_set_store_stats(loom_run_record *r, const loom_
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_run_record_to_json(const loom_run_record *r, char **out)
+LOOM_EXTERN(int) loom_run_record_to_json(char **out, const loom_run_record *r)
 {
 	char *s, *copy;
 	if (!r || !out)

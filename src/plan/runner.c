@@ -180,7 +180,7 @@ static void set_error(const loom_runner *r, loom_table_result *t, int code, cons
 	const loom_error *e = loom_error_last();
 	char msg[LOOM_ERROR_MESSAGE_MAX];
 	snprintf(msg, sizeof(msg), "%s", e && e->message[0] ? e->message : fallback);
-	loom_config_mask(r->cfg, msg, t->error_message, sizeof(t->error_message));
+	loom_config_mask(t->error_message, sizeof(t->error_message), r->cfg, msg);
 	t->error_code = code;
 	t->error_class = e && e->message[0] ? e->klass : LOOM_ERRCLASS_PLAN;
 	if (op)
@@ -190,7 +190,7 @@ static void set_error(const loom_runner *r, loom_table_result *t, int code, cons
 static void set_skipped(const loom_runner *r, loom_table_result *t, const char *why)
 {
 	char msg[LOOM_ERROR_MESSAGE_MAX];
-	loom_config_mask(r->cfg, why, msg, sizeof(msg));
+	loom_config_mask(msg, sizeof(msg), r->cfg, why);
 	t->skip_reason = loom_strdup(msg);
 	if (!t->skip_reason) {
 		/* a skip without its reason would be silent: fail the table */
@@ -213,7 +213,7 @@ static int first_entry(const loom_store_entry *e, void *payload)
  * location's storage options, as the operations will open it. */
 static int is_delta_table(const loom_table_location *loc)
 {
-	loom_store_options so = LOOM_STORE_OPTIONS_INIT;
+	loom_store_opts so = LOOM_STORE_OPTS_INIT;
 	loom_store *s = NULL;
 	int found = 0, rc;
 	so.options = loc->storage_options;
@@ -323,7 +323,7 @@ static int locate(const loom_runner *r, loom_report *rep, size_t idx,
 			return 1;
 		}
 	} else {
-		rc = loom_config_locate(r->cfg, t->ref, owned);
+		rc = loom_config_locate(owned, r->cfg, t->ref);
 		*loc = *owned;
 		if (rc == LOOM_ENOTFOUND ||
 		    (rc < 0 && rc != LOOM_ENOMEM && is_catalog_route(r->cfg, t->ref))) {
@@ -373,7 +373,7 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 		goto done;
 	{
 		char masked[4096];
-		loom_config_mask(r->cfg, loc->uri, masked, sizeof(masked));
+		loom_config_mask(masked, sizeof(masked), r->cfg, loc->uri);
 		if (!(t->uri = loom_strdup(masked))) {
 			loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 			set_error(r, t, LOOM_ENOMEM, NULL, "out of memory");
@@ -422,7 +422,7 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 		if (rc == LOOM_ECANCELLED && plan_budget_spent(&r->budget, r->cancel, spent, sizeof(spent))) {
 			/* the time budget stopped it with nothing finished to keep */
 			char msg[LOOM_ERROR_MESSAGE_MAX];
-			loom_op_result_clear(&res);
+			loom_op_result_free(&res);
 			snprintf(msg, sizeof(msg), "%s while '%s' ran: it had finished nothing to commit",
 			         spent, loom_op_name(op));
 			if (i == 0)
@@ -434,10 +434,10 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 		if (rc == 0)
 			plan_budget_charge((plan_budget *)&r->budget, &res);
 		if (rc < 0) {
-			loom_op_result_clear(&res);
+			loom_op_result_free(&res);
 			set_error(r, t, rc, loom_op_name(op), "the operation failed without a message");
 		} else if (report_table_add_op(t, loom_op_name(op), &res) < 0) {
-			loom_op_result_clear(&res);
+			loom_op_result_free(&res);
 			set_error(r, t, LOOM_ENOMEM, loom_op_name(op), "out of memory");
 			rc = LOOM_ENOMEM;
 		}
@@ -506,7 +506,7 @@ static int order_by_benefit(const loom_runner *r, table_task *tasks, size_t n, c
 		const loom_table_location *loc = NULL;
 		loom_table_location *owned = NULL;
 		int rc = r->locate ? r->locate(&loc, ref, r->locate_payload)
-		                   : loom_config_locate(r->cfg, ref, &owned);
+		                   : loom_config_locate(&owned, r->cfg, ref);
 		if (!r->locate)
 			loc = owned;
 		sc[i].task = tasks[i];

@@ -254,7 +254,7 @@ int ydoc_interpolate(ydoc *d, const char *text, loom_buf *out, char *missing,
 		if (val) {
 			/* a secret from the environment stays secret whatever key it
 			 * is written under (found by fuzzing) */
-			if (*val && d && d->note_secret && loom_config_key_is_secret(name))
+			if (*val && d && d->note_secret && loom_secret_name(name))
 				LOOM_TRY(d->note_secret(d->note_secret_ctx, val));
 			LOOM_TRY(loom_buf_puts(out, val));
 		} else if (comma) {
@@ -348,7 +348,7 @@ int ydoc_size(ydoc *d, yaml_node_t *n, const char *what, int64_t *out)
 		goto done;
 	if (b.ptr[0] == '-' || strtod(b.ptr, NULL) < 0)
 		rc = ydoc_err(d, n, "%s: must be a positive size, got '%s'", what, b.ptr);
-	else if (loom_parse_size(b.ptr, &v) < 0)
+	else if (loom_size_parse(&v, b.ptr) < 0)
 		rc = ydoc_err(d, n, "%s: %s", what, loom_error_last()->message);
 	else if (v <= 0)
 		rc = ydoc_err(d, n, "%s: must be a positive size, got '%s'", what, b.ptr);

@@ -97,7 +97,7 @@ static int zorder_settings(ydoc *d, yaml_node_t *v, const char *section, zorder_
 	if ((x = ydoc_get(d, v, "curve", NULL)) && !ydoc_is_null(x)) {
 		snprintf(what, sizeof(what), "%s.curve", section);
 		if ((rc = ydoc_string(d, x, what, &b)) == 0 &&
-		    loom_zorder_curve_from_name(b.ptr, &z->opts.curve) < 0)
+		    loom_zorder_curve_from_name(&z->opts.curve, b.ptr) < 0)
 			rc = ydoc_err(d, x, "%s: expected z or hilbert, got '%s'", what, b.ptr);
 	}
 	if (rc == 0 && (x = ydoc_get(d, v, "temp_dir", NULL)) && !ydoc_is_null(x)) {

@@ -42,7 +42,7 @@ const char *store_opt(const store_config *c, const char *key, const char *env);
  * a secret).
  *  - bool: true/false, yes/no, on/off, 1/0 (any case);
  *  - uint: a whole number <= max (counts: retries, concurrency);
- *  - size: bytes <= max, as loom_parse_size reads every size of loom
+ *  - size: bytes <= max, as loom_size_parse reads every size of loom
  *    (8388608, "8MiB", "5 MB"); every byte size goes through it;
  *  - duration: a number with a unit, ms s m h ("250ms", "30s", "1.5m"); a
  *    bare number is seconds; the result in milliseconds, <= max_ms. */

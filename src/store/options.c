@@ -79,9 +79,9 @@ int store_opt_size(const store_config *c, const char *key, const char *env, uint
 	*out = dflt;
 	if (!v)
 		return 0;
-	/* loom_parse_size, the one parser of sizes: "5MiB" here as in
+	/* loom_size_parse, the one parser of sizes: "5MiB" here as in
 	 * --target-size and the YAML */
-	if (loom_parse_size(v, &n) < 0 || (uint64_t)n > max) {
+	if (loom_size_parse(&n, v) < 0 || (uint64_t)n > max) {
 		loom_error_clear();
 		return OPT_ERR("%s: option %s is \"%s\", expected a size from 0 to %llu bytes "
 		               "(bytes, or a number with a unit: 8MiB, 5MB)", c->uri, key, shown(key, v),
@@ -127,8 +127,8 @@ int store_config_secrets(const store_config *c, loom_secrets *out)
 	return loom_secrets_add_uri_password(out, c->uri);
 }
 
-LOOM_EXTERN(size_t) loom_secret_mask(const loom_kv *options, size_t n, const char *text,
-                                     char *out, size_t cap)
+LOOM_EXTERN(size_t) loom_secret_mask(char *out, size_t cap, const loom_kv *options, size_t n,
+                                     const char *text)
 {
 	/* Runs where a message is about to be shown: mask as much as can be
 	 * collected; what could not (out of memory) still gets the URI and

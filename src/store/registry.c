@@ -80,7 +80,7 @@ static size_t scheme_len(const char *uri)
 	return 0;
 }
 
-static int open_backend(loom_store **out, const char *uri, const loom_store_options *opts)
+static int open_backend(loom_store **out, const char *uri, const loom_store_opts *opts)
 {
 	store_config cfg;
 	size_t n, i;
@@ -91,10 +91,10 @@ static int open_backend(loom_store **out, const char *uri, const loom_store_opti
 	*out = NULL;
 	if (!uri || !*uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "empty table URI");
-	if (opts && opts->version != LOOM_STORE_OPTIONS_VERSION)
+	if (opts && opts->version != LOOM_STORE_OPTS_VERSION)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
 		                "store options: version %u not set or unknown (use "
-		                "LOOM_STORE_OPTIONS_INIT)", opts->version);
+		                "LOOM_STORE_OPTS_INIT)", opts->version);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.uri = uri;
 	cfg.options = opts ? opts->options : NULL;
@@ -130,7 +130,7 @@ static int open_backend(loom_store **out, const char *uri, const loom_store_opti
 }
 
 LOOM_EXTERN(int) loom_store_open(loom_store **out, const char *uri,
-                                 const loom_store_options *opts)
+                                 const loom_store_opts *opts)
 {
 	LOOM_TRY(open_backend(out, uri, opts));
 	/* tests put the fault-injecting wrapper in front (store/fault.h) */

@@ -63,7 +63,7 @@ static int check_version(const loom_store_stats *out)
 	return 0;
 }
 
-LOOM_EXTERN(int) loom_store_get_stats(loom_store *s, loom_store_stats *out)
+LOOM_EXTERN(int) loom_store_stats_get(loom_store_stats *out, loom_store *s)
 {
 	LOOM_TRY(check_version(out));
 	memset(out->requests, 0, sizeof(out->requests));

@@ -74,7 +74,7 @@ LOOM_EXTERN(const char *) loom_store_root(const loom_store *s)
 	return s && s->version >= 2 && s->root ? s->root : "(unknown root)";
 }
 
-LOOM_EXTERN(int) loom_store_key_of(loom_store *s, const char *path, const char **key)
+LOOM_EXTERN(int) loom_store_key_of(const char **key, loom_store *s, const char *path)
 {
 	*key = NULL;
 	if (!path || !*path)
@@ -93,8 +93,8 @@ LOOM_EXTERN(int) loom_store_key_of(loom_store *s, const char *path, const char *
 	                path, loom_store_root(s), s->name ? s->name : "?");
 }
 
-LOOM_EXTERN(int) loom_store_read_tail(loom_store *s, const char *key, size_t len, void *dst,
-                                      size_t *nread, uint64_t *size)
+LOOM_EXTERN(int) loom_store_read_tail(size_t *nread, uint64_t *size, loom_store *s, const char *key,
+                                      void *dst, size_t len)
 {
 	loom_store_entry st;
 	size_t want;
@@ -107,8 +107,8 @@ LOOM_EXTERN(int) loom_store_read_tail(loom_store *s, const char *key, size_t len
 	return s->read_range(s, key, st.size - want, want, dst, nread);
 }
 
-LOOM_EXTERN(int) loom_store_remove_many(loom_store *s, const char *const *keys, size_t n,
-                                        int *results)
+LOOM_EXTERN(int) loom_store_remove_many(int *results, loom_store *s, const char *const *keys,
+                                        size_t n)
 {
 	loom_error first;
 	size_t i;

@@ -19,7 +19,7 @@ static const struct {
 	{ "tib", 1LL << 40 },
 };
 
-LOOM_EXTERN(int) loom_parse_size(const char *text, int64_t *out)
+LOOM_EXTERN(int) loom_size_parse(int64_t *out, const char *text)
 {
 	const char *p = text;
 	uint64_t whole = 0, frac = 0, frac_div = 1;
@@ -77,7 +77,7 @@ overflow:
 	return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_CONFIG, "size '%s' is too large", text);
 }
 
-LOOM_EXTERN(void) loom_format_size(int64_t bytes, char *out, size_t cap)
+LOOM_EXTERN(void) loom_size_format(char *out, size_t cap, int64_t bytes)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)bytes;

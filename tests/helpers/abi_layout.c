@@ -54,7 +54,7 @@ int main(void)
 	FIELD(loom_op_result, uploads); FIELD(loom_op_result, n_uploads); END();
 	STRUCT(loom_maintainer); FIELD(loom_maintainer, version); FIELD(loom_maintainer, name);
 	FIELD(loom_maintainer, vacuum); FIELD(loom_maintainer, compact);
-	FIELD(loom_maintainer, z_order); FIELD(loom_maintainer, payload);
+	FIELD(loom_maintainer, zorder); FIELD(loom_maintainer, payload);
 	FIELD(loom_maintainer, purge); FIELD(loom_maintainer, analyze); END();
 	STRUCT(loom_purge_opts); FIELD(loom_purge_opts, version);
 	FIELD(loom_purge_opts, target_size); FIELD(loom_purge_opts, dry_run);
@@ -67,9 +67,9 @@ int main(void)
 	FIELD(loom_progress, table_count); FIELD(loom_progress, code); FIELD(loom_progress, skipped);
 	FIELD(loom_progress, seconds);
 	FIELD(loom_progress, result); END();
-	STRUCT(loom_store_options); FIELD(loom_store_options, version);
-	FIELD(loom_store_options, options); FIELD(loom_store_options, n_options);
-	FIELD(loom_store_options, ignore_env); END();
+	STRUCT(loom_store_opts); FIELD(loom_store_opts, version);
+	FIELD(loom_store_opts, options); FIELD(loom_store_opts, n_options);
+	FIELD(loom_store_opts, ignore_env); END();
 	STRUCT(loom_file_info); FIELD(loom_file_info, path); FIELD(loom_file_info, path_raw);
 	FIELD(loom_file_info, size); FIELD(loom_file_info, modification_time);
 	FIELD(loom_file_info, deletion_timestamp); FIELD(loom_file_info, num_records);

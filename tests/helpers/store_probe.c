@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 			size_t n = (size_t)strtoull(b, NULL, 10), got = 0;
 			uint64_t size = 0;
 			char *buf = malloc(n ? n : 1);
-			if (!buf || loom_store_read_tail(s, a, n, buf, &got, &size) < 0)
+			if (!buf || loom_store_read_tail(&got, &size, s, a, buf, n) < 0)
 				return die(a);
 			printf("tail %s %zu of %llu\n", a, got, (unsigned long long)size);
 			free(buf);
@@ -150,7 +150,9 @@ int main(int argc, char **argv)
 				i++;
 			n = i - start;
 			results = calloc((size_t)(n ? n : 1), sizeof(int));
-			rc = results ? loom_store_remove_many(s, (const char *const *)argv + start, (size_t)n, results) : -1;
+			rc = results ? loom_store_remove_many(results, s,
+			                                      (const char *const *)argv + start,
+			                                      (size_t)n) : -1;
 			free(results);
 			if (rc < 0)
 				return die("rm");
@@ -165,7 +167,7 @@ int main(int argc, char **argv)
 			int k;
 			memset(&st, 0, sizeof(st));
 			st.version = LOOM_STORE_STATS_VERSION;
-			loom_store_get_stats(s, &st);
+			loom_store_stats_get(&st, s);
 			printf("{\"store_requests\":{");
 			for (k = 0; k < LOOM_STORE_REQ__COUNT; k++)
 				printf("%s\"%s\":%llu", k ? "," : "", loom_store_request_name(k),

@@ -66,12 +66,12 @@ class Install(TempDirTest):
                              env=dict(clean, LIBLOOM_BUNDLE_LIBRARY=lib)).stdout.strip()
         wheel = dist / out
         with zipfile.ZipFile(wheel) as z:
-            self.assertIn("libloom/_lib/libloom.so.0", z.namelist())
+            self.assertIn("libloom/_lib/libloom.so.1", z.namelist())
             self.assertIn("libloom/maintenance/_runner.py", z.namelist())
         self.pip(venv, "install", "--force-reinstall", str(wheel), env=clean)
         got = self.use(venv, table, clean)
         self.assertEqual(got["library"], os.path.join(os.path.dirname(got["file"]), "_lib",
-                                                      "libloom.so.0"))
+                                                      "libloom.so.1"))
         self.assertEqual(got["version"], 4)
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every size loom reads takes the same units (loom_parse_size; issue 34),
+# Every size loom reads takes the same units (loom_size_parse; issue 34),
 # one check per entry point, each judged by what the size did:
 #  - environment: LOOM_MULTIPART_PART_SIZE=5MiB - the compacted file on
 #    RGW was uploaded in 5 MiB parts (its ETag's part count, as awscli

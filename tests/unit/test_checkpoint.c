@@ -39,7 +39,7 @@ TEST(api_options)
 	CHECK(loom_checkpoint(&r, "/nonexistent", NULL, &co, NULL) < 0);
 	/* NULL options are the defaults (latest version / dry run) */
 	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", NULL, NULL, NULL), LOOM_ENOTFOUND);
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 }
 
 /* The enum of leaves matches the schema tree, with the right levels. */
@@ -117,12 +117,12 @@ TEST(cancelled_before_publishing)
 	CHECK_ERR(loom_checkpoint(&r, dir, NULL, NULL, cancel), LOOM_ECANCELLED);
 	CHECK(!exists(dir, "00000000000000000004.checkpoint.parquet"));
 	CHECK(!exists(dir, "_last_checkpoint"));
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	loom_cancel_reset(cancel);
 	CHECK(!loom_cancel_requested(cancel));
 	CHECK_OK(loom_checkpoint(&r, dir, NULL, NULL, cancel));
 	CHECK(exists(dir, "00000000000000000004.checkpoint.parquet"));
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	loom_cancel_free(cancel);
 	loom_cancel_free(NULL);
 	loom_cancel_request(NULL);
@@ -152,7 +152,7 @@ TEST(cleanup_cutoff)
 	memset(&r, 0, sizeof(r));
 	CHECK_OK(checkpoint_run(&r, s, &cp));
 	CHECK_INT(loom_op_result_metric(&r, "created", 0), 1);
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 
 	/* commits 0, 1: 1 ms after T0 (younger than the truncated cutoff but
 	 * older than the untruncated one); commit 2 and its checkpoint at T0. */
@@ -167,7 +167,7 @@ TEST(cleanup_cutoff)
 	CHECK_INT(loom_op_result_metric(&r, "cutoffMs", 0), t0);
 	CHECK_INT(loom_op_result_metric(&r, "checkpointVersion", -2), 2);
 	CHECK_INT(r.n_files_deleted, 0); /* 0 and 1 are not older than T0 */
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 
 	/* at T0 exactly they are old enough: deleted, the rest stays */
 	CHECK(set_mtime(dir, C(0), t0) == 0 && set_mtime(dir, C(1), t0) == 0);
@@ -176,7 +176,7 @@ TEST(cleanup_cutoff)
 	CHECK_OK(log_cleanup_run(&r, s, &lp));
 	CHECK_INT(r.n_files_deleted, 2);
 	CHECK(exists(dir, C(0)) && exists(dir, C(1)));
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	lp.dry_run = 0;
 	memset(&r, 0, sizeof(r));
 	CHECK_OK(log_cleanup_run(&r, s, &lp));
@@ -190,7 +190,7 @@ TEST(cleanup_cutoff)
 		CHECK(exists(dir, name));
 	}
 	CHECK(exists(dir, "00000000000000000002.checkpoint.parquet"));
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 
 	/* a retention of 0 hours with the clock a day later: the newest old
 	 * commit is 4, but the only checkpoint at or before it is 2: kept.
@@ -207,7 +207,7 @@ TEST(cleanup_cutoff)
 	CHECK_OK(log_cleanup_run(&r, s, &lp));
 	CHECK_INT(loom_op_result_metric(&r, "checkpointVersion", -2), 2);
 	CHECK_INT(r.n_files_deleted, 0);
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	loom_store_free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -244,7 +244,7 @@ TEST(tombstone_expiry)
 	          (int64_t)snap->num_tombstones);
 	CHECK_INT(loom_op_result_metric(&r, "numActions", -1),
 	          2 + (int64_t)snap->num_files + loom_op_result_metric(&r, "numRemoveFiles", -1));
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	delta_snapshot_free(snap);
 	loom_store_free(s);
 	test_rmtree(dir);

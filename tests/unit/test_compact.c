@@ -165,7 +165,7 @@ TEST(concurrent_delete_fails_cleanly)
 	CHECK_INT(r.rc, 0);
 	CHECK_INT(latest_version(s), 5);          /* only the winner */
 	CHECK_INT(count_parquet(dir), before);    /* the new file is gone */
-	loom_op_result_clear(&out);
+	loom_op_result_free(&out);
 	loom_store_free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -202,7 +202,7 @@ TEST(concurrent_append_does_not_conflict)
 	CHECK_INT((long long)snap->num_files, 2); /* the appended file + the compacted one */
 	CHECK(delta_snapshot_find_file(snap, "appended.parquet") != NULL);
 	delta_snapshot_free(snap);
-	loom_op_result_clear(&out);
+	loom_op_result_free(&out);
 	loom_store_free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -226,7 +226,7 @@ TEST(dry_run_writes_nothing)
 	CHECK_INT(loom_op_result_metric(&out, "version", 0), -1);
 	CHECK_INT(latest_version(s), 4);
 	CHECK_INT(count_parquet(dir), before);
-	loom_op_result_clear(&out);
+	loom_op_result_free(&out);
 	loom_store_free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -257,7 +257,7 @@ TEST(a_failing_rewrite_leaves_nothing)
 	CHECK(compact_run(&out, s, &p) < 0);
 	CHECK_INT(latest_version(s), 4);
 	CHECK_INT(count_parquet(dir), before);
-	loom_op_result_clear(&out);
+	loom_op_result_free(&out);
 	loom_store_free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -286,9 +286,9 @@ TEST(older_options_versions_are_accepted)
 	memset(&out, 0, sizeof(out));
 	CHECK_OK(loom_compact(&out, dir, NULL, o1, NULL));
 	CHECK_INT(loom_op_result_metric(&out, "filesRemoved.totalFiles", -1), 5);
-	loom_op_result_clear(&out);
+	loom_op_result_free(&out);
 	CHECK_OK(loom_compact(&out, dir, NULL, o2, NULL));
-	loom_op_result_clear(&out);
+	loom_op_result_free(&out);
 	bad.version = LOOM_COMPACT_OPTS_VERSION + 1;
 	CHECK_ERR(loom_compact_opts_check(&bad), LOOM_EINVAL);
 	bad.version = LOOM_COMPACT_OPTS_VERSION;

@@ -53,13 +53,13 @@ TEST(etl_config_loads_unchanged)
 	unsetenv("LOOM_TEST_SECRET");
 	CHECK_OK(loom_config_load_file(&cfg, RES "etl_storage.yaml"));
 	CHECK_INT(loom_config_table_count(cfg), 5);
-	CHECK_STR(loom_config_table_name(cfg, 0), "raw.events");
-	CHECK_STR(loom_config_table_name(cfg, 4), "gold.revenue");
-	CHECK_INT(loom_config_table_has_path(cfg, 4), 0);
+	CHECK_STR(loom_config_table_name_at(cfg, 0), "raw.events");
+	CHECK_STR(loom_config_table_name_at(cfg, 4), "gold.revenue");
+	CHECK_INT(loom_config_table_has_path_at(cfg, 4), 0);
 	CHECK(loom_config_has_default_path(cfg));
 
 	/* explicit route: its own uri and size, the rest from the defaults */
-	CHECK_OK(loom_config_locate(cfg, "raw.events", &loc));
+	CHECK_OK(loom_config_locate(&loc, cfg, "raw.events"));
 	CHECK_STR(loc->uri, "/lake/raw/events");
 	CHECK_INT(loc->target_file_size, 1000000000LL);
 	CHECK_STR(kv(loc->storage_options, loc->n_storage_options, "AWS_REGION"), "eu-west-1");
@@ -71,7 +71,7 @@ TEST(etl_config_loads_unchanged)
 	loom_table_location_free(loc);
 
 	/* a route with its own storage options does not mix in the defaults' */
-	CHECK_OK(loom_config_locate(cfg, "raw.orders", &loc));
+	CHECK_OK(loom_config_locate(&loc, cfg, "raw.orders"));
 	CHECK_STR(loc->uri, "/lake/raw/orders_v2");
 	CHECK_INT(loc->n_storage_options, 1);
 	CHECK_STR(kv(loc->storage_options, 1, "AWS_SESSION_TOKEN"), "session-token-value-123");
@@ -79,31 +79,31 @@ TEST(etl_config_loads_unchanged)
 	loom_table_location_free(loc);
 
 	/* not listed: the default root, dots become slashes */
-	CHECK_OK(loom_config_locate(cfg, "staging.orders", &loc));
+	CHECK_OK(loom_config_locate(&loc, cfg, "staging.orders"));
 	CHECK_STR(loc->uri, "/lake/staging/orders");
 	CHECK_STR(kv(loc->storage_options, loc->n_storage_options, "AWS_SECRET_ACCESS_KEY"),
 	          "wJalrXUtnFEMIexamplesecret");
 	loom_table_location_free(loc);
-	CHECK_OK(loom_config_locate(cfg, "a.b.c.d", &loc));
+	CHECK_OK(loom_config_locate(&loc, cfg, "a.b.c.d"));
 	CHECK_STR(loc->uri, "/lake/a/b/c/d");
 	loom_table_location_free(loc);
 
 	/* a catalog ref route is accepted but cannot be maintained */
-	CHECK_ERR(loom_config_locate(cfg, "gold.revenue", &loc), LOOM_EINVAL);
+	CHECK_ERR(loom_config_locate(&loc, cfg, "gold.revenue"), LOOM_EINVAL);
 	CHECK(strstr(loom_error_last()->message, "catalog ref"));
-	CHECK_ERR(loom_config_locate(cfg, "raw..x", &loc), LOOM_EINVAL);
-	CHECK_ERR(loom_config_locate(cfg, "raw/../../etc", &loc), LOOM_EINVAL);
+	CHECK_ERR(loom_config_locate(&loc, cfg, "raw..x"), LOOM_EINVAL);
+	CHECK_ERR(loom_config_locate(&loc, cfg, "raw/../../etc"), LOOM_EINVAL);
 
 	CHECK(loom_config_has_maintenance(cfg));
 	CHECK_INT(loom_config_maintenance_schema_count(cfg), 1);
-	CHECK_STR(loom_config_maintenance_schema(cfg, 0), "raw");
-	CHECK_OK(loom_config_maintenance_vacuum(cfg, &v));
+	CHECK_STR(loom_config_maintenance_schema_at(cfg, 0), "raw");
+	CHECK_OK(loom_config_maintenance_vacuum(&v, cfg));
 	CHECK_INT(v.retention_hours, 168);
 	CHECK_INT(v.dry_run, 0);
 	CHECK_INT(v.full, 0);
-	CHECK_OK(loom_config_maintenance_compact(cfg, &c));
+	CHECK_OK(loom_config_maintenance_compact(&c, cfg));
 	CHECK_INT(c.target_size, 256LL << 20);
-	CHECK_INT(loom_config_maintenance_zorder(cfg, &z), LOOM_ENOTFOUND);
+	CHECK_INT(loom_config_maintenance_zorder(&z, cfg), LOOM_ENOTFOUND);
 	loom_config_free(cfg);
 }
 
@@ -113,10 +113,10 @@ TEST(env_interpolation)
 	loom_table_location *loc = NULL;
 	setenv("LOOM_TEST_LAKE", "s3://bucket/lake", 1);
 	CHECK_OK(loom_config_load_file(&cfg, RES "etl_storage.yaml"));
-	CHECK_OK(loom_config_locate(cfg, "raw.events", &loc));
+	CHECK_OK(loom_config_locate(&loc, cfg, "raw.events"));
 	CHECK_STR(loc->uri, "s3://bucket/lake/raw/events");
 	loom_table_location_free(loc);
-	CHECK_OK(loom_config_locate(cfg, "x.y", &loc));
+	CHECK_OK(loom_config_locate(&loc, cfg, "x.y"));
 	CHECK_STR(loc->uri, "s3://bucket/lake/x/y");
 	loom_table_location_free(loc);
 	loom_config_free(cfg);
@@ -129,7 +129,7 @@ TEST(env_interpolation)
 	              "  defaults:\n"
 	              "    table_path:\n"
 	              "      uri: /r/${oc.env:LOOM_T_A}/${ oc.env:LOOM_T_UNSET , 'dflt' }${oc.env:LOOM_T_UNSET,}/x\\${lit}\n"));
-	CHECK_OK(loom_config_locate(cfg, "t", &loc));
+	CHECK_OK(loom_config_locate(&loc, cfg, "t"));
 	CHECK_STR(loc->uri, "/r/alpha/dflt/x${lit}/t");
 	loom_table_location_free(loc);
 	loom_config_free(cfg);
@@ -157,20 +157,20 @@ TEST(env_interpolation)
 TEST(sizes)
 {
 	int64_t v = 0;
-	CHECK_OK(loom_parse_size("134217728", &v));
+	CHECK_OK(loom_size_parse(&v, "134217728"));
 	CHECK_INT(v, 134217728);
-	CHECK_OK(loom_parse_size("128MiB", &v));
+	CHECK_OK(loom_size_parse(&v, "128MiB"));
 	CHECK_INT(v, 128LL << 20);
-	CHECK_OK(loom_parse_size("1GB", &v));
+	CHECK_OK(loom_size_parse(&v, "1GB"));
 	CHECK_INT(v, 1000000000LL);
-	CHECK_OK(loom_parse_size("1.5 GiB", &v));
+	CHECK_OK(loom_size_parse(&v, "1.5 GiB"));
 	CHECK_INT(v, 3LL << 29);
-	CHECK_OK(loom_parse_size("512kb", &v));
+	CHECK_OK(loom_size_parse(&v, "512kb"));
 	CHECK_INT(v, 512000);
-	CHECK_ERR(loom_parse_size("12XB", &v), LOOM_EINVAL);
-	CHECK_ERR(loom_parse_size("MiB", &v), LOOM_EINVAL);
-	CHECK_ERR(loom_parse_size("99999999999TiB", &v), LOOM_EINVAL);
-	CHECK_ERR(loom_parse_size("1.5", &v), LOOM_EINVAL);
+	CHECK_ERR(loom_size_parse(&v, "12XB"), LOOM_EINVAL);
+	CHECK_ERR(loom_size_parse(&v, "MiB"), LOOM_EINVAL);
+	CHECK_ERR(loom_size_parse(&v, "99999999999TiB"), LOOM_EINVAL);
+	CHECK_ERR(loom_size_parse(&v, "1.5"), LOOM_EINVAL);
 }
 
 TEST(validation_errors_have_lines)
@@ -316,8 +316,8 @@ TEST(compact_with_zorder_loads_but_the_block_cannot_run)
 	                    "    schemas: [raw]\n"
 	                    "    compact: {}\n"
 	                    "    z_order_by: [a, b]\n"));
-	CHECK_OK(loom_config_maintenance_compact(cfg, &c));
-	CHECK_OK(loom_config_maintenance_zorder(cfg, &z));
+	CHECK_OK(loom_config_maintenance_compact(&c, cfg));
+	CHECK_OK(loom_config_maintenance_zorder(&z, cfg));
 	CHECK_ERR(loom_step_from_config(&step, cfg), LOOM_EINVAL);
 	CHECK(step == NULL);
 	CHECK(strstr(loom_error_last()->message, "t.yaml:6:5: maintenance: compact and z_order_by "
@@ -352,18 +352,18 @@ TEST(secrets_are_masked)
 	char *json = NULL;
 	char out[256];
 
-	CHECK(loom_config_key_is_secret("AWS_SECRET_ACCESS_KEY"));
-	CHECK(loom_config_key_is_secret("aws_access_key_id"));
-	CHECK(loom_config_key_is_secret("AWS_SESSION_TOKEN"));
-	CHECK(loom_config_key_is_secret("db_password"));
-	CHECK(loom_config_key_is_secret("google_application_credentials"));
-	CHECK(!loom_config_key_is_secret("AWS_ENDPOINT_URL"));
-	CHECK(!loom_config_key_is_secret("endpoint_key"));
-	CHECK(!loom_config_key_is_secret("AWS_REGION"));
+	CHECK(loom_secret_name("AWS_SECRET_ACCESS_KEY"));
+	CHECK(loom_secret_name("aws_access_key_id"));
+	CHECK(loom_secret_name("AWS_SESSION_TOKEN"));
+	CHECK(loom_secret_name("db_password"));
+	CHECK(loom_secret_name("google_application_credentials"));
+	CHECK(!loom_secret_name("AWS_ENDPOINT_URL"));
+	CHECK(!loom_secret_name("endpoint_key"));
+	CHECK(!loom_secret_name("AWS_REGION"));
 
 	unsetenv("LOOM_TEST_SECRET");
 	CHECK_OK(loom_config_load_file(&cfg, RES "etl_storage.yaml"));
-	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK_OK(loom_config_to_json(&json, cfg));
 	CHECK(strstr(json, "wJalrXUtnFEMIexamplesecret") == NULL);
 	CHECK(strstr(json, "AKIAEXAMPLEKEY") == NULL);
 	CHECK(strstr(json, "session-token-value-123") == NULL);
@@ -372,8 +372,8 @@ TEST(secrets_are_masked)
 	CHECK(strstr(json, "eu-west-1") != NULL);
 	loom_string_free(json);
 
-	loom_config_mask(cfg, "denied for wJalrXUtnFEMIexamplesecret and session-token-value-123!",
-	                 out, sizeof(out));
+	loom_config_mask(out, sizeof(out), cfg,
+	                 "denied for wJalrXUtnFEMIexamplesecret and session-token-value-123!");
 	CHECK_STR(out, "denied for *** and ***!");
 	loom_config_free(cfg);
 
@@ -383,7 +383,7 @@ TEST(secrets_are_masked)
 	                    "  defaults:\n"
 	                    "    table_path:\n"
 	                    "      uri: s3://user:${oc.env:LOOM_T_PW}@host/lake\n"));
-	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK_OK(loom_config_to_json(&json, cfg));
 	CHECK(strstr(json, "hunter2") == NULL);
 	CHECK(strstr(json, "s3://user:***@host/lake") != NULL);
 	loom_string_free(json);
@@ -411,7 +411,7 @@ TEST(secrets_are_masked)
 	                    "      uri: /l\n"
 	                    "      storage_options: {AWS_KE://Y: \"${oc.env:LOOM_T_SECRET_KEY}\"}\n"
 	                    "      writer: {note: \"x-${oc.env:LOOM_T_SECRET_KEY}\"}\n"));
-	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK_OK(loom_config_to_json(&json, cfg));
 	CHECK(strstr(json, "s3cr3t-from-env") == NULL);
 	CHECK(strstr(json, "x-***") != NULL);
 	loom_string_free(json);
@@ -424,7 +424,7 @@ TEST(minimal_and_no_maintenance)
 	loom_vacuum_opts v;
 	CHECK_OK(load(&cfg, "storage:\n  defaults:\n    table_path:\n      uri: /lake/\n"));
 	CHECK(!loom_config_has_maintenance(cfg));
-	CHECK_INT(loom_config_maintenance_vacuum(cfg, &v), LOOM_ENOTFOUND);
+	CHECK_INT(loom_config_maintenance_vacuum(&v, cfg), LOOM_ENOTFOUND);
 	CHECK_INT(loom_config_table_count(cfg), 0);
 	CHECK(loom_config_knows(cfg, "any.table"));
 	loom_config_free(cfg);
@@ -439,12 +439,12 @@ TEST(minimal_and_no_maintenance)
 	                    "    z_order_by: {columns: [a, b], target_size: 64MiB}\n"));
 	CHECK(!loom_config_knows(cfg, "s.other"));
 	CHECK(loom_config_knows(cfg, "s.t"));
-	CHECK_OK(loom_config_maintenance_vacuum(cfg, &v));
+	CHECK_OK(loom_config_maintenance_vacuum(&v, cfg));
 	CHECK_INT(v.dry_run, 1);   /* the safe default */
 	CHECK_INT(v.retention_hours, LOOM_RETENTION_TABLE_DEFAULT);
 	{
 		loom_zorder_opts z;
-		CHECK_OK(loom_config_maintenance_zorder(cfg, &z));
+		CHECK_OK(loom_config_maintenance_zorder(&z, cfg));
 		CHECK_INT(z.n_columns, 2);
 		CHECK_STR(z.columns[1], "b");
 		CHECK_INT(z.target_size, 64LL << 20);
@@ -518,7 +518,7 @@ TEST(mutations_never_crash)
 			}
 			if (cfg) {
 				char *json = NULL;
-				if (loom_config_to_json(cfg, &json) == 0)
+				if (loom_config_to_json(&json, cfg) == 0)
 					loom_string_free(json);
 			}
 			loom_config_free(cfg);
@@ -625,11 +625,11 @@ TEST(loom_py_maintenance_forms)
 		                    "    z_order_by: {columns: [x, y], target_size: 1GiB, curve: hilbert,"
 		                    " memory: 64MiB, temp_dir: /spill, spill_limit: 2GiB, full: yes,"
 		                    " dry_run: true}\n"));
-		CHECK_OK(loom_config_maintenance_vacuum(cfg, &v));
+		CHECK_OK(loom_config_maintenance_vacuum(&v, cfg));
 		CHECK_INT(v.retention_hours, LOOM_RETENTION_TABLE_DEFAULT);
 		CHECK_INT(v.dry_run, 0);
-		CHECK_INT(loom_config_maintenance_compact(cfg, &c), LOOM_ENOTFOUND);
-		CHECK_OK(loom_config_maintenance_zorder(cfg, &z));
+		CHECK_INT(loom_config_maintenance_compact(&c, cfg), LOOM_ENOTFOUND);
+		CHECK_OK(loom_config_maintenance_zorder(&z, cfg));
 		CHECK_INT(z.n_columns, 2);
 		CHECK_STR(z.columns[1], "y");
 		CHECK_INT(z.target_size, 1LL << 30);
@@ -665,7 +665,7 @@ TEST(auto_block)
 	                             "    vacuum: {dry_run: false}\n"
 	                             "    compact: true\n"
 	                             "    z_order_by: [id]\n"));
-	CHECK(loom_config_maintenance_auto(cfg, &a) == 1);
+	CHECK(loom_config_maintenance_auto(&a, cfg) == 1);
 	CHECK(a.policy.min_small_files == 8 && a.policy.dv_purge_ratio == 0.2 &&
 	      a.policy.max_clustering_depth == 1.5 && a.policy.target_size == (64 << 20) &&
 	      a.policy.checkpoint_commits == 20 && a.policy.checkpoint_json_bytes == 0 &&
@@ -676,18 +676,18 @@ TEST(auto_block)
 	CHECK_OK(loom_step_from_config(&step, cfg));   /* compact + z_order_by: auto's settings */
 	CHECK(loom_step_decl_count(step) == 1);
 	loom_step_free(step);
-	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK_OK(loom_config_to_json(&json, cfg));
 	CHECK(strstr(json, "\"min_small_files\": 8") != NULL);
 	loom_string_free(json);
 	loom_config_free(cfg);
 
 	/* off: the block's ops run as declared (and compact + z_order_by cannot) */
 	CHECK_OK(load(&cfg, AUTO_HEAD "    auto: false\n    compact: true\n"));
-	CHECK(loom_config_maintenance_auto(cfg, &a) == 0);
+	CHECK(loom_config_maintenance_auto(&a, cfg) == 0);
 	CHECK(a.policy.min_small_files == 50 && a.compact && !a.vacuum);
 	loom_config_free(cfg);
 	CHECK_OK(load(&cfg, AUTO_HEAD "    auto:\n"));
-	CHECK(loom_config_maintenance_auto(cfg, &a) == 1);
+	CHECK(loom_config_maintenance_auto(&a, cfg) == 1);
 	loom_config_free(cfg);
 
 	CHECK_CONFIG_ERR(AUTO_HEAD "    auto:\n      min_small_files: 1\n", 6,

@@ -88,7 +88,7 @@ TEST(unknown_actions_and_fields_are_ignored)
 	                "sed -i '1s/^{\"commitInfo\":{/{\"unknownTop\":3,\"commitInfo\":{\"newField\":[1],/' "
 	                V(4) ".json", dir) == 0);
 	CHECK_OK(load(dir, -1, &s));
-	CHECK_INT(loom_snapshot_num_files(s), 5);
+	CHECK_INT(loom_snapshot_file_count(s), 5);
 	loom_snapshot_free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -161,14 +161,13 @@ TEST(checkpoint_with_missing_sidecar)
 {
 	char *dir = test_copy_fixture("delta/checkpoint-v2-table");
 	loom_snapshot *s;
-	const char *kind;
 	REQUIRE(test_sh("rm '%s/" LOG "_sidecars/'" V(8) ".checkpoint.*.parquet", dir) == 0);
 	CHECK_OK(load(dir, -1, &s));
 	CHECK_INT(loom_snapshot_version(s), 9);
-	CHECK_INT(loom_snapshot_checkpoint(s, &kind, NULL, NULL), 6);
-	REQUIRE(loom_snapshot_num_warnings(s) >= 1);
-	CHECK(strstr(loom_snapshot_warning(s, 0), "_sidecars/" V(8) ".checkpoint") != NULL);
-	CHECK(strstr(loom_snapshot_warning(s, 0), "does not exist") != NULL);
+	CHECK_INT(loom_snapshot_checkpoint_version(s), 6);
+	REQUIRE(loom_snapshot_warning_count(s) >= 1);
+	CHECK(strstr(loom_snapshot_warning_at(s, 0), "_sidecars/" V(8) ".checkpoint") != NULL);
+	CHECK(strstr(loom_snapshot_warning_at(s, 0), "does not exist") != NULL);
 	loom_snapshot_free(s);
 	/* no older checkpoint and the early commits gone: an error */
 	REQUIRE(test_sh("cd '%s/" LOG "' && rm " V(6) ".checkpoint.*.json 0000000000000000000[0-7].json",
@@ -199,7 +198,7 @@ TEST(bad_deletion_vector_checksum)
 	uint64_t *rows;
 	size_t n;
 	CHECK_OK(load(dir, -1, &s));
-	CHECK_OK(loom_snapshot_deleted_rows(s, 0, &rows, &n));
+	CHECK_OK(loom_snapshot_deleted_rows(&rows, &n, s, 0));
 	CHECK_INT(n, 2);
 	loom_snapshot_rows_free(rows);
 	loom_snapshot_free(s);
@@ -208,14 +207,14 @@ TEST(bad_deletion_vector_checksum)
 	                "python3 -c \"import sys; b=bytearray(open('$f','rb').read()); "
 	                "b[20]^=1; open('$f','wb').write(b)\"", dir) == 0);
 	CHECK_OK(load(dir, -1, &s));
-	CHECK_ERR(loom_snapshot_deleted_rows(s, 0, &rows, &n), LOOM_ECORRUPT);
+	CHECK_ERR(loom_snapshot_deleted_rows(&rows, &n, s, 0), LOOM_ECORRUPT);
 	CHECK(msg_has("CRC-32 mismatch"));
 	CHECK(msg_has("deletion_vector_"));
 	loom_snapshot_free(s);
 	/* a DV file that is gone */
 	REQUIRE(test_sh("rm '%s'/deletion_vector_*.bin", dir) == 0);
 	CHECK_OK(load(dir, -1, &s));
-	CHECK_ERR(loom_snapshot_deleted_rows(s, 0, &rows, &n), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_snapshot_deleted_rows(&rows, &n, s, 0), LOOM_ENOTFOUND);
 	loom_snapshot_free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -249,20 +248,19 @@ TEST(incomplete_multipart_checkpoint_is_ignored)
 {
 	char *dir = test_copy_fixture("delta/v1-multi-part-partitioned-struct-stats-only");
 	loom_snapshot *s;
-	const char *kind;
 	REQUIRE(test_sh("rm '%s/" LOG V(5) ".checkpoint.0000000002.0000000003.parquet'", dir) == 0);
 	CHECK_OK(load(dir, -1, &s));
 	CHECK_INT(loom_snapshot_version(s), 5);
-	CHECK_INT(loom_snapshot_checkpoint(s, &kind, NULL, NULL), -1);
-	CHECK_INT(loom_snapshot_num_files(s), 5);
-	CHECK_INT(loom_snapshot_num_commits_replayed(s), 6);
+	CHECK_INT(loom_snapshot_checkpoint_version(s), -1);
+	CHECK_INT(loom_snapshot_file_count(s), 5);
+	CHECK_INT(loom_snapshot_replayed_commit_count(s), 6);
 	loom_snapshot_free(s);
 	/* a 0-byte checkpoint (failed write) is not a checkpoint either */
 	REQUIRE(test_sh("cd '%s/" LOG "' && rm " V(5) ".checkpoint.* && : > " V(5) ".checkpoint.parquet",
 	                dir) == 0);
 	CHECK_OK(load(dir, -1, &s));
-	CHECK_INT(loom_snapshot_checkpoint(s, &kind, NULL, NULL), -1);
-	CHECK_INT(loom_snapshot_num_files(s), 5);
+	CHECK_INT(loom_snapshot_checkpoint_version(s), -1);
+	CHECK_INT(loom_snapshot_file_count(s), 5);
 	loom_snapshot_free(s);
 	test_rmtree(dir);
 	free(dir);

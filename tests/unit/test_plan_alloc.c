@@ -58,9 +58,9 @@ static int pass(char *lake)
 	if (rc == 0)
 		rc = loom_runner_run(&rep, r, loom_plan_step_at(plan, 0), NULL);
 	if (rc == 0)
-		rc = loom_report_to_json(rep, &json);
+		rc = loom_report_to_json(&json, rep);
 	if (rc == 0)
-		rc = loom_report_to_text(rep, &text);
+		rc = loom_report_to_text(&text, rep);
 	if (rc == 0)
 		rc = loom_step_explain(&explain, loom_plan_step_at(plan, 0), NULL, cfg, 0);
 	if (rc == 0 && loom_report_count(rep) == 2 && loom_report_has_errors(rep))
@@ -118,9 +118,9 @@ static int config_pass(void)
 	char *json = NULL;
 	int rc = loom_config_load_file(&cfg, RES "etl_storage.yaml");
 	if (rc == 0)
-		rc = loom_config_to_json(cfg, &json);
+		rc = loom_config_to_json(&json, cfg);
 	if (rc == 0)
-		rc = loom_config_locate(cfg, "raw.orders", &loc);
+		rc = loom_config_locate(&loc, cfg, "raw.orders");
 	loom_table_location_free(loc);
 	loom_string_free(json);
 	loom_config_free(cfg);

@@ -56,7 +56,7 @@ TEST(builder_rules_are_sticky)
 
 	/* empty column list */
 	CHECK_OK(loom_maintain_table(&d, "staging.orders"));
-	CHECK_ERR(loom_decl_z_order_by(d, none, 0, 0), LOOM_EINVAL);
+	CHECK_ERR(loom_decl_zorder_by(d, none, 0, 0), LOOM_EINVAL);
 	CHECK(strstr(loom_error_last()->message, "column list is empty") != NULL);
 	loom_error_clear();
 	CHECK_ERR(loom_decl_validate(d), LOOM_EINVAL);
@@ -64,27 +64,27 @@ TEST(builder_rules_are_sticky)
 	loom_decl_free(d);
 
 	CHECK_OK(loom_maintain_table(&d, "staging.orders"));
-	CHECK_ERR(loom_decl_z_order_by(d, dup, 2, 0), LOOM_EINVAL);
-	CHECK_ERR(loom_decl_z_order_by(d, cols, 2, -1), LOOM_EINVAL);
+	CHECK_ERR(loom_decl_zorder_by(d, dup, 2, 0), LOOM_EINVAL);
+	CHECK_ERR(loom_decl_zorder_by(d, cols, 2, -1), LOOM_EINVAL);
 	loom_decl_free(d);
 
 	/* compact + z-order, either order, caught at the call and at validation
 	 * even though the first error was ignored */
 	CHECK_OK(loom_maintain_table(&d, "staging.orders"));
 	CHECK_OK(loom_decl_compact(d, NULL));
-	CHECK_ERR(loom_decl_z_order_by(d, cols, 2, 0), LOOM_EINVAL);
+	CHECK_ERR(loom_decl_zorder_by(d, cols, 2, 0), LOOM_EINVAL);
 	CHECK(strstr(loom_error_last()->message, "mutually exclusive") != NULL);
 	loom_error_clear();
 	CHECK_ERR(loom_decl_validate(d), LOOM_EINVAL);
 	CHECK(strstr(loom_error_last()->message, "mutually exclusive") != NULL);
 	CHECK_OK(loom_spec_list_new(&l));
-	CHECK_ERR(loom_decl_resolve(d, NULL, l), LOOM_EINVAL);
+	CHECK_ERR(loom_decl_resolve(l, d, NULL), LOOM_EINVAL);
 	CHECK_INT(loom_spec_list_count(l), 0);
 	loom_spec_list_free(l);
 	loom_decl_free(d);
 
 	CHECK_OK(loom_maintain_schema(&d, "raw"));
-	CHECK_OK(loom_decl_z_order_by(d, cols, 2, 0));
+	CHECK_OK(loom_decl_zorder_by(d, cols, 2, 0));
 	CHECK_ERR(loom_decl_compact(d, NULL), LOOM_EINVAL);
 	CHECK_ERR(loom_decl_validate(d), LOOM_EINVAL);
 	loom_decl_free(d);
@@ -131,10 +131,10 @@ TEST(table_declaration_keeps_op_order)
 	v.dry_run = 0;
 	CHECK_OK(loom_maintain_table(&d, "staging.orders"));
 	CHECK_OK(loom_decl_vacuum(d, &v));
-	CHECK_OK(loom_decl_z_order_by(d, cols, 2, 0));
+	CHECK_OK(loom_decl_zorder_by(d, cols, 2, 0));
 	CHECK_OK(loom_decl_validate(d));
 	CHECK_OK(loom_spec_list_new(&l));
-	CHECK_OK(loom_decl_resolve(d, NULL, l));
+	CHECK_OK(loom_decl_resolve(l, d, NULL));
 	CHECK_INT(loom_spec_list_count(l), 1);
 	CHECK_STR(loom_spec_table_ref(loom_spec_list_at(l, 0)), "staging.orders");
 	CHECK_INT(loom_spec_op_count(loom_spec_list_at(l, 0)), 2);
@@ -153,7 +153,7 @@ TEST(schema_expands_over_routes_only)
 	CHECK_OK(loom_maintain_schema(&d, "raw"));
 	CHECK_OK(loom_decl_compact(d, NULL));
 	CHECK_OK(loom_spec_list_new(&l));
-	CHECK_OK(loom_decl_resolve(d, cfg, l));
+	CHECK_OK(loom_decl_resolve(l, d, cfg));
 	/* raw.events, raw.orders, raw.deep.table in config order; not
 	 * raw_backup.events, not the route named "raw", not rawx */
 	CHECK_INT(loom_spec_list_count(l), 3);
@@ -168,7 +168,7 @@ TEST(schema_expands_over_routes_only)
 	CHECK_OK(loom_maintain_schema(&d, "raw.deep"));
 	CHECK_OK(loom_decl_vacuum(d, NULL));
 	CHECK_OK(loom_spec_list_new(&l));
-	CHECK_OK(loom_decl_resolve(d, cfg, l));
+	CHECK_OK(loom_decl_resolve(l, d, cfg));
 	CHECK_INT(loom_spec_list_count(l), 1);
 	CHECK_STR(loom_spec_table_ref(loom_spec_list_at(l, 0)), "raw.deep.table");
 	loom_spec_list_free(l);
@@ -179,7 +179,7 @@ TEST(schema_expands_over_routes_only)
 	CHECK_OK(loom_maintain_schema(&d, "silver"));
 	CHECK_OK(loom_decl_vacuum(d, NULL));
 	CHECK_OK(loom_spec_list_new(&l));
-	CHECK_OK(loom_decl_resolve(d, cfg, l));
+	CHECK_OK(loom_decl_resolve(l, d, cfg));
 	CHECK_INT(loom_spec_list_count(l), 0);
 	loom_spec_list_free(l);
 	loom_decl_free(d);
@@ -260,7 +260,7 @@ TEST(steps_static_and_dynamic)
 	v.retention_hours = LOOM_RETENTION_TABLE_DEFAULT;
 	CHECK_OK(loom_maintain_table(&d, "staging.orders"));
 	CHECK_OK(loom_decl_vacuum(d, &v));
-	CHECK_OK(loom_decl_z_order_by(d, cols, 2, 0));
+	CHECK_OK(loom_decl_zorder_by(d, cols, 2, 0));
 	CHECK_OK(loom_step_add(step, d));
 	CHECK_INT(loom_step_decl_count(step), 2);
 	CHECK_OK(loom_step_resolve(&l, step, NULL, cfg));
@@ -307,15 +307,15 @@ TEST(op_results)
 	CHECK_INT(loom_op_result_metric(&a, "nope", -1), -1);
 	a.dry_run = 1;
 	CHECK_OK(loom_op_result_copy(&b, &a));
-	loom_op_result_clear(&a);
+	loom_op_result_free(&a);
 	CHECK_INT(a.n_files_deleted, 0);
 	CHECK(a.files_deleted == NULL);
 	CHECK_INT(b.n_files_deleted, 2);
 	CHECK_STR(b.files_deleted[1], "part-2.parquet");
 	CHECK_INT(b.dry_run, 1);
 	CHECK_INT(loom_op_result_metric(&b, "bytes", -1), 12);
-	loom_op_result_clear(&b);
-	loom_op_result_clear(NULL);
+	loom_op_result_free(&b);
+	loom_op_result_free(NULL);
 	{
 		loom_vacuum_opts v;
 		CHECK_OK(loom_vacuum_opts_init(&v, LOOM_VACUUM_OPTS_VERSION));
@@ -379,7 +379,7 @@ TEST(auto_refuses_ops_it_decides)
 
 	CHECK_OK(loom_maintain_table(&d, "raw.events"));
 	CHECK_OK(loom_decl_auto(d, NULL));
-	CHECK_ERR(loom_decl_z_order_by(d, cols, 1, 0), LOOM_EINVAL);
+	CHECK_ERR(loom_decl_zorder_by(d, cols, 1, 0), LOOM_EINVAL);
 	CHECK(strstr(loom_error_last()->message, "auto decides") != NULL);
 	CHECK_ERR(loom_decl_compact(d, NULL), LOOM_EINVAL);
 	loom_decl_free(d);

@@ -118,11 +118,11 @@ TEST(options_reach_the_maintainer)
 	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, NULL));
 	s = loom_spec_list_at(l, 0);
 	memset(&r, 0, sizeof(r));
-	CHECK_OK(loom_op_execute(loom_spec_op_at(s, 0), &r, &m, "/x", NULL, NULL));
+	CHECK_OK(loom_op_execute(&r, loom_spec_op_at(s, 0), &m, "/x", NULL, NULL));
 	CHECK_INT(seen_v.retention_hours, 12);
 	CHECK_INT(seen_v.dry_run, 0);
 	CHECK_INT(seen_v.full, 1);
-	CHECK_OK(loom_op_execute(loom_spec_op_at(s, 1), &r, &m, "/x", NULL, NULL));
+	CHECK_OK(loom_op_execute(&r, loom_spec_op_at(s, 1), &m, "/x", NULL, NULL));
 	CHECK_INT(seen_z.n_columns, 2);
 	CHECK_STR(seen_cols[0], "x");
 	CHECK_STR(seen_cols[1], "y");
@@ -147,7 +147,7 @@ TEST(options_reach_the_maintainer)
 	                     "        dry_run: true\n"));
 	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, NULL));
 	s = loom_spec_list_at(l, 0);
-	CHECK_OK(loom_op_execute(loom_spec_op_at(s, 0), &r, &m, "/x", NULL, NULL));
+	CHECK_OK(loom_op_execute(&r, loom_spec_op_at(s, 0), &m, "/x", NULL, NULL));
 	CHECK_INT(seen_z.curve, LOOM_ZORDER_CURVE_Z);
 	CHECK_INT(seen_z.memory_budget, 256LL << 20);
 	CHECK_STR(seen_tmp, "/spill/here");
@@ -175,11 +175,11 @@ TEST(options_reach_the_maintainer)
 	{
 		loom_op *c;
 		CHECK_OK(loom_op_compact(&c, NULL));
-		CHECK_ERR(loom_op_execute(c, &r, &m, "/x", NULL, NULL), LOOM_EUNSUPPORTED);
+		CHECK_ERR(loom_op_execute(&r, c, &m, "/x", NULL, NULL), LOOM_EUNSUPPORTED);
 		CHECK(strstr(loom_error_last()->message, "does not implement compact") != NULL);
 		loom_op_free(c);
 	}
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	loom_spec_list_free(l);
 	loom_plan_free(plan);
 }
@@ -215,10 +215,10 @@ TEST(compact_op_copies_its_filters)
 	memset(b, 'y', sizeof(b) - 1);
 	filters[0] = filters[1] = NULL;
 	memset(&r, 0, sizeof(r));
-	CHECK_OK(loom_op_execute(op, &r, &m, "/x", NULL, NULL));
+	CHECK_OK(loom_op_execute(&r, op, &m, "/x", NULL, NULL));
 	CHECK_STR(seen_filters[0], "day=2024-01-01");
 	CHECK_STR(seen_filters[1], "region=eu");
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	loom_op_free(op);
 }
 

@@ -76,22 +76,22 @@ TEST(ops_copy_their_options_and_dispatch)
 	strcpy(f, "zz");      /* the ops hold copies */
 	strcpy(col, "zz");
 	memset(&r, 0, sizeof(r));
-	CHECK_OK(loom_op_execute(op, &r, &V2, "/t", NULL, NULL));
+	CHECK_OK(loom_op_execute(&r, op, &V2, "/t", NULL, NULL));
 	CHECK_STR(S.filter, "d=1");
 	CHECK_INT(S.dry_run, 1);
 	CHECK_INT(loom_op_result_metric(&r, LOOM_METRIC_NUM_ROWS_PURGED, -1), 7);
-	loom_op_result_clear(&r);
-	CHECK_OK(loom_op_execute(op2, &r, &V2, "/t", NULL, NULL));
+	loom_op_result_free(&r);
+	CHECK_OK(loom_op_execute(&r, op2, &V2, "/t", NULL, NULL));
 	CHECK_STR(S.column, "a.b");
 	CHECK_INT(S.all, 1);
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	/* version 1: refused, naming the maintainer and the op */
-	CHECK_ERR(loom_op_execute(op, &r, &V1, "/t", NULL, NULL), LOOM_EUNSUPPORTED);
+	CHECK_ERR(loom_op_execute(&r, op, &V1, "/t", NULL, NULL), LOOM_EUNSUPPORTED);
 	CHECK(strstr(loom_error_last()->message, "'old'") && strstr(loom_error_last()->message, "purge"));
-	CHECK_ERR(loom_op_execute(op2, &r, &V1, "/t", NULL, NULL), LOOM_EUNSUPPORTED);
+	CHECK_ERR(loom_op_execute(&r, op2, &V1, "/t", NULL, NULL), LOOM_EUNSUPPORTED);
 	CHECK_INT(S.purges, 1);
 	CHECK_INT(S.analyzes, 1);
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	loom_op_free(op);
 	loom_op_free(op2);
 	/* NULL = defaults; bad options refused */
@@ -148,7 +148,7 @@ TEST(maintenance_block_runs_purge_and_analyze)
 	CHECK(strstr(json, "\"all\": true"));
 	loom_string_free(text);
 	loom_string_free(json);
-	CHECK_OK(loom_config_to_json(cfg, &json));
+	CHECK_OK(loom_config_to_json(&json, cfg));
 	CHECK(strstr(json, "\"purge\"") && strstr(json, "\"analyze\""));
 	loom_string_free(json);
 	loom_step_free(st);
@@ -168,7 +168,7 @@ TEST(maintenance_block_forms)
 		loom_config *cfg = NULL;
 		char *json = NULL;
 		CHECK_OK(loom_config_load_string(&cfg, ok[i], strlen(ok[i]), "f.yaml"));
-		CHECK_OK(loom_config_to_json(cfg, &json));
+		CHECK_OK(loom_config_to_json(&json, cfg));
 		CHECK_INT(strstr(json, "\"purge\"") != NULL, purge_on[i]);
 		CHECK(strstr(json, "\"analyze\"") != NULL);
 		loom_string_free(json);
@@ -271,10 +271,10 @@ TEST(report_text_phrases)
 	CHECK_INT(loom_report_has_errors(rep), 0);
 	CHECK_INT(S.purges, 1);
 	CHECK_INT(S.analyzes, 1);
-	CHECK_OK(loom_report_to_text(rep, &text));
+	CHECK_OK(loom_report_to_text(&text, rep));
 	CHECK(strstr(text, "purge: 3 files -> 1 file, 7 deleted rows purged; "
 	                   "analyze: computed statistics of 4 files (2 scanned)"));
-	CHECK_OK(loom_report_to_json(rep, &json));
+	CHECK_OK(loom_report_to_json(&json, rep));
 	CHECK(strstr(json, "\"numRowsPurged\": 7") && strstr(json, "\"numFilesAnalyzed\": 4"));
 	loom_string_free(text);
 	loom_string_free(json);

@@ -302,7 +302,7 @@ static loom_step *nightly(int dry_run)
 	v.retention_hours = LOOM_RETENTION_TABLE_DEFAULT;
 	loom_maintain_table(&d, "staging.orders");
 	loom_decl_vacuum(d, &v);
-	loom_decl_z_order_by(d, cols, 2, 0);
+	loom_decl_zorder_by(d, cols, 2, 0);
 	loom_step_add(step, d);
 	return step;
 }
@@ -319,7 +319,7 @@ TEST(null_maintainer_means_the_native_engine)
 	CHECK_OK(loom_maintainer_native(&native));
 	REQUIRE(native != NULL);
 	CHECK_STR(native->name, "native");
-	CHECK(native->vacuum && native->compact && native->z_order);
+	CHECK(native->vacuum && native->compact && native->zorder);
 	CHECK_ERR(loom_runner_from_config(&r, cfg, &M, 7), LOOM_EINVAL);
 	loom_config_free(cfg);
 }
@@ -362,8 +362,8 @@ TEST(nightly_skip_policy_and_error_capture)
 	CHECK(!exists("raw/events/orphan-2.tmp"));
 	CHECK(exists("raw_backup/events/orphan-9.parquet"));   /* not in the schema */
 	CHECK_INT(loom_table_result_op_count(t), 2);
-	CHECK_STR(loom_table_result_op_name(t, 0), "vacuum");
-	CHECK_STR(loom_table_result_op_name(t, 1), "compact");
+	CHECK_STR(loom_table_result_op_name_at(t, 0), "vacuum");
+	CHECK_STR(loom_table_result_op_name_at(t, 1), "compact");
 	CHECK(loom_table_result_duration_seconds(t) >= 0.0);
 
 	/* raw.orders: compact counted what `find` counts */
@@ -591,7 +591,7 @@ TEST(stop_policy_locator_and_progress)
 	CHECK(strstr(loom_table_result_skip_reason(t), "raw.notyet") != NULL);
 	CHECK(loom_table_result_skipped(loom_report_at(rep, 5)));
 	CHECK_INT(B.n_calls, 6);   /* nothing ran on staging.orders */
-	CHECK_OK(loom_report_to_json(rep, &json));
+	CHECK_OK(loom_report_to_json(&json, rep));
 	CHECK(strstr(json, "\"class\": \"ops\"") != NULL);
 	loom_string_free(json);
 	loom_report_free(rep);
@@ -648,7 +648,7 @@ static void table_signature(const loom_report *rep, char *out, size_t cap)
 		for (j = 0; j < loom_table_result_op_count(t); j++) {
 			const loom_op_result *o = loom_table_result_op_at(t, j);
 			used += (size_t)snprintf(out + used, cap - used, "%s=%zu/%lld,",
-			                         loom_table_result_op_name(t, j), o->n_files_deleted,
+			                         loom_table_result_op_name_at(t, j), o->n_files_deleted,
 			                         (long long)o->num_files_removed);
 		}
 		used += (size_t)snprintf(out + used, cap - used, "] ");
@@ -794,7 +794,7 @@ static int checkpointed_resolve(loom_spec_list *out, const loom_config *cfg, voi
 {
 	checkpointed *c = payload;
 	size_t i, start = loom_spec_list_count(out);
-	LOOM_TRY(loom_decl_resolve(c->inner, cfg, out));
+	LOOM_TRY(loom_decl_resolve(out, c->inner, cfg));
 	for (i = start; i < loom_spec_list_count(out); i++)
 		LOOM_TRY(loom_spec_add_op(loom_spec_list_at(out, i), c->op));
 	return 0;
@@ -841,8 +841,8 @@ TEST(custom_operation_checkpointed)
 		if (loom_table_result_skipped(t))
 			continue;
 		CHECK_INT(loom_table_result_op_count(t), 2);
-		CHECK_STR(loom_table_result_op_name(t, 0), "vacuum");
-		CHECK_STR(loom_table_result_op_name(t, 1), "checkpoint");
+		CHECK_STR(loom_table_result_op_name_at(t, 0), "vacuum");
+		CHECK_STR(loom_table_result_op_name_at(t, 1), "checkpoint");
 		CHECK_INT(loom_table_result_op(t, "checkpoint")->kind, LOOM_RESULT_OPTIMIZE);
 	}
 	CHECK_INT(count, 3);   /* events, orders, broken (vacuum does not fail) */
@@ -876,7 +876,7 @@ TEST(report_json_and_run_from_config)
 	CHECK_OK(loom_config_load_file(&cfg, cfg_path));
 	CHECK_OK(loom_runner_from_config(&r, cfg, &M, LOOM_MISSING_SKIP));
 	CHECK_OK(loom_runner_run(&rep, r, step, NULL));
-	CHECK_OK(loom_report_to_json(rep, &js));
+	CHECK_OK(loom_report_to_json(&js, rep));
 	CHECK(strstr(js, SECRET) == NULL);
 	root = json_loads(js, 0, &jerr);
 	REQUIRE(root != NULL);
@@ -930,7 +930,7 @@ TEST(report_json_and_run_from_config)
 	loom_string_free(js);
 
 	/* the human summary: one line per table, totals, no secret */
-	CHECK_OK(loom_report_to_text(rep, &js));
+	CHECK_OK(loom_report_to_text(&js, rep));
 	CHECK(strstr(js, SECRET) == NULL);
 	CHECK(strstr(js, "raw.events") != NULL);
 	CHECK(strstr(js, "vacuum: would delete 1 file (dry run)") != NULL);
@@ -993,7 +993,7 @@ TEST(report_json_and_run_from_config)
 		CHECK_OK(loom_runner_run_from_config(&rep, r));
 		CHECK_INT(loom_report_count(rep), 0);
 		CHECK(!loom_report_has_errors(rep));
-		CHECK_OK(loom_report_to_json(rep, &js));
+		CHECK_OK(loom_report_to_json(&js, rep));
 		CHECK(strstr(js, "\"tables\": []") != NULL);
 		CHECK(strstr(js, "plain.yaml has no maintenance block") != NULL);
 		loom_string_free(js);
@@ -1011,7 +1011,7 @@ TEST(report_json_and_run_from_config)
 		CHECK_OK(loom_step_add(s, d));
 		CHECK_OK(loom_runner_from_config(&r, cfg, &M, LOOM_MISSING_SKIP));
 		CHECK_OK(loom_runner_run(&rep, r, s, NULL));
-		CHECK_OK(loom_report_to_json(rep, &js));
+		CHECK_OK(loom_report_to_json(&js, rep));
 		CHECK(strstr(js, "MaintainSchema('silver') matched no tables[] route") != NULL);
 		loom_string_free(js);
 		loom_report_free(rep);
@@ -1020,7 +1020,7 @@ TEST(report_json_and_run_from_config)
 		CHECK_OK(loom_decl_vacuum(d, NULL));
 		CHECK_OK(loom_step_add(s, d));
 		CHECK_OK(loom_runner_run(&rep, r, s, NULL));
-		CHECK_OK(loom_report_to_json(rep, &js));
+		CHECK_OK(loom_report_to_json(&js, rep));
 		CHECK(strstr(js, "\"ref\": \"raw.caf?\"") != NULL);
 		loom_string_free(js);
 		loom_report_free(rep);

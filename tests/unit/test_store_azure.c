@@ -72,7 +72,7 @@ static int open_emulated(loom_store **s, const char *uri)
 {
 	static const loom_kv kv[] = { { "AZURE_STORAGE_USE_EMULATOR", "true" },
 		                          { "azure_storage_endpoint", "http://127.0.0.1:10000/devstoreaccount1" } };
-	loom_store_options o = LOOM_STORE_OPTIONS_INIT;
+	loom_store_opts o = LOOM_STORE_OPTS_INIT;
 	o.options = kv;
 	o.n_options = 2;
 	o.ignore_env = 1;
@@ -107,13 +107,13 @@ TEST(key_of_every_spelling)
 	CHECK(s->caps & LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT);
 	for (i = 0; i < sizeof(inside) / sizeof(inside[0]); i++) {
 		key = NULL;
-		if (loom_store_key_of(s, inside[i], &key) < 0 || !key || strcmp(key, "p=1/x.parquet") != 0)
+		if (loom_store_key_of(&key, s, inside[i]) < 0 || !key || strcmp(key, "p=1/x.parquet") != 0)
 			TEST_FAIL_AT("%s: key %s (%s)", inside[i], key ? key : "(none)",
 			             loom_error_last() ? loom_error_last()->message : "");
 	}
 	for (i = 0; i < sizeof(outside) / sizeof(outside[0]); i++)
-		CHECK_ERR(loom_store_key_of(s, outside[i], &key), LOOM_ENOTFOUND);
-	CHECK_OK(loom_store_key_of(s, "p=1/x.parquet", &key)); /* relative: its own key */
+		CHECK_ERR(loom_store_key_of(&key, s, outside[i]), LOOM_ENOTFOUND);
+	CHECK_OK(loom_store_key_of(&key, s, "p=1/x.parquet")); /* relative: its own key */
 	CHECK_STR(key, "p=1/x.parquet");
 	loom_store_free(s);
 }
@@ -121,7 +121,7 @@ TEST(key_of_every_spelling)
 TEST(opening_errors)
 {
 	loom_store *s = NULL;
-	loom_store_options o = LOOM_STORE_OPTIONS_INIT;
+	loom_store_opts o = LOOM_STORE_OPTS_INIT;
 	loom_kv kv[3];
 	o.options = kv;
 	o.ignore_env = 1;

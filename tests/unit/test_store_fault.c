@@ -255,7 +255,7 @@ static int compact_under(const char *dir, const char *plan)
 	if (loom_fault_configure(plan) < 0)
 		return -100;
 	rc = loom_compact(&r, dir, NULL, &o, NULL);
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	return rc;
 }
 

@@ -559,7 +559,7 @@ TEST(client_options_from_storage_options_and_env)
 }
 
 /* Sizes in options and the environment take the units of every other size
- * (loom_parse_size): "5MiB" as well as 5242880 (issue 34). */
+ * (loom_size_parse): "5MiB" as well as 5242880 (issue 34). */
 TEST(size_options_take_units)
 {
 	loom_kv kv[] = { { "multipart_part_size", "5MiB" }, { "other_size", "1.5 GB" },

@@ -58,7 +58,7 @@ static int setup_server(void)
 
 static loom_store *open_at(const char *root, const loom_kv *opts, size_t n)
 {
-	loom_store_options o = LOOM_STORE_OPTIONS_INIT;
+	loom_store_opts o = LOOM_STORE_OPTS_INIT;
 	char uri[256];
 	loom_store *s = NULL;
 	o.options = opts;
@@ -75,7 +75,7 @@ static loom_store *open_at(const char *root, const loom_kv *opts, size_t n)
 static uint64_t requests(loom_store *s, loom_store_request kind)
 {
 	loom_store_stats st = { LOOM_STORE_STATS_VERSION, { 0 }, 0, 0, 0 };
-	loom_store_get_stats(s, &st);
+	loom_store_stats_get(&st, s);
 	return st.requests[kind];
 }
 
@@ -283,7 +283,7 @@ TEST(listing_pages_and_batch_deletes)
 	/* delete them all, and a missing key, in batches of 1,000 */
 	keys[1050] = strdup("many/missing");
 	deletes = requests(s, LOOM_STORE_REQ_DELETE);
-	CHECK_OK(loom_store_remove_many(s, (const char *const *)keys, 1051, results));
+	CHECK_OK(loom_store_remove_many(results, s, (const char *const *)keys, 1051));
 	CHECK_INT(requests(s, LOOM_STORE_REQ_DELETE) - deletes, 2);
 	for (i = 0; i < 1051; i++)
 		CHECK_INT(results[i], 0);
@@ -397,17 +397,17 @@ TEST(key_of_spellings)
 	REQUIRE(s != NULL);
 	CHECK_STR(loom_store_root(s), (snprintf(loc, sizeof(loc), "s3://%s/lake/t", bucket), loc));
 	snprintf(loc, sizeof(loc), "s3://%s/lake/t/p=1/x.parquet", bucket);
-	CHECK_OK(loom_store_key_of(s, loc, &key));
+	CHECK_OK(loom_store_key_of(&key, s, loc));
 	CHECK_STR(key, "p=1/x.parquet");
 	snprintf(loc, sizeof(loc), "S3A://%s/lake/t/x.parquet", bucket);
-	CHECK_OK(loom_store_key_of(s, loc, &key));
+	CHECK_OK(loom_store_key_of(&key, s, loc));
 	CHECK_STR(key, "x.parquet");
 	snprintf(loc, sizeof(loc), "s3://%s/lake/t2/x.parquet", bucket);
-	CHECK_ERR(loom_store_key_of(s, loc, &key), LOOM_ENOTFOUND);
-	CHECK_ERR(loom_store_key_of(s, "s3://otherbucket/lake/t/x.parquet", &key), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_key_of(&key, s, loc), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_key_of(&key, s, "s3://otherbucket/lake/t/x.parquet"), LOOM_ENOTFOUND);
 	snprintf(loc, sizeof(loc), "s3://%s/lake/t/../x", bucket);
-	CHECK_ERR(loom_store_key_of(s, loc, &key), LOOM_ENOTFOUND);
-	CHECK_OK(loom_store_key_of(s, "rel/x.parquet", &key));
+	CHECK_ERR(loom_store_key_of(&key, s, loc), LOOM_ENOTFOUND);
+	CHECK_OK(loom_store_key_of(&key, s, "rel/x.parquet"));
 	loom_store_free(s);
 }
 
@@ -416,7 +416,7 @@ TEST(credentials_and_errors)
 	char *dir = test_mkdtemp("s3creds"), file[4200], uri[128];
 	const char *ak = getenv("AWS_ACCESS_KEY_ID"), *sk = getenv("AWS_SECRET_ACCESS_KEY");
 	const char *ep = getenv("AWS_ENDPOINT_URL");
-	loom_store_options o = LOOM_STORE_OPTIONS_INIT;
+	loom_store_opts o = LOOM_STORE_OPTS_INIT;
 	loom_store *s = NULL;
 	loom_store_entry e;
 	FILE *f;
@@ -467,7 +467,7 @@ TEST(credentials_and_errors)
 	}
 	{
 		/* a missing bucket: 404 NoSuchBucket, named */
-		loom_store_options eo = LOOM_STORE_OPTIONS_INIT;
+		loom_store_opts eo = LOOM_STORE_OPTS_INIT;
 		CHECK_OK(loom_store_open(&s, "s3://no-such-bucket-loom/t", &eo));
 		CHECK_ERR(s->stat(s, "x", &e), LOOM_ENOTFOUND);
 		CHECK(strstr(loom_error_last()->message, "no-such-bucket-loom") != NULL);

@@ -28,14 +28,14 @@ static loom_store_stats stats_of(loom_store *s)
 	loom_store_stats st;
 	memset(&st, 0, sizeof(st));
 	st.version = LOOM_STORE_STATS_VERSION;
-	loom_store_get_stats(s, &st);
+	loom_store_stats_get(&st, s);
 	return st;
 }
 
 TEST(open_by_scheme)
 {
 	loom_store *s = NULL;
-	loom_store_options o = LOOM_STORE_OPTIONS_INIT;
+	loom_store_opts o = LOOM_STORE_OPTS_INIT;
 	loom_kv kv[] = { { "AWS_REGION", "us-east-1" } };
 	char uri[4300];
 	/* file first, then the backends of this build (s3, s3a, ...) */
@@ -81,7 +81,7 @@ TEST(secret_rule_and_masking)
 		CHECK(loom_secret_name(secret[i]));
 	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		CHECK(!loom_secret_name(plain[i]));
-	CHECK_INT(loom_config_key_is_secret("AZURE_CLIENT_SECRET"), 1); /* the config asks the same rule */
+	CHECK_INT(loom_secret_name("AZURE_CLIENT_SECRET"), 1); /* the config asks the same rule */
 	CHECK_OK(loom_secrets_add_options(&set, opts, 4));
 	CHECK_INT(set.n, 2); /* "ab" is too short to search for */
 	loom_secrets_mask(&set, "key abcdSECRETxyz in eu-west-1, token sv=2021&sig=ZZZ", out, sizeof(out));
@@ -105,7 +105,7 @@ TEST(secret_rule_and_masking)
 	/* the environment's credentials */
 	setenv("AWS_SECRET_ACCESS_KEY", "ENVSECRET123", 1);
 	setenv("AZURE_STORAGE_ACCOUNT_NAME", "myaccount", 1);
-	loom_secret_mask(opts, 4, "ENVSECRET123 myaccount abcdSECRETxyz", out, sizeof(out));
+	loom_secret_mask(out, sizeof(out), opts, 4, "ENVSECRET123 myaccount abcdSECRETxyz");
 	CHECK_STR(out, "*** myaccount ***");
 	unsetenv("AWS_SECRET_ACCESS_KEY");
 	unsetenv("AZURE_STORAGE_ACCOUNT_NAME");
@@ -137,29 +137,29 @@ TEST(absolute_locations_map_to_keys)
 	const char *key;
 	CHECK_OK(loom_store_open(&s, link_path, NULL));
 	snprintf(loc, sizeof(loc), "file://%s/a/x.parquet", link_path);
-	CHECK_OK(loom_store_key_of(s, loc, &key));
+	CHECK_OK(loom_store_key_of(&key, s, loc));
 	CHECK_STR(key, "a/x.parquet");
 	snprintf(loc, sizeof(loc), "file:%s/x.parquet", link_path);
-	CHECK_OK(loom_store_key_of(s, loc, &key));
+	CHECK_OK(loom_store_key_of(&key, s, loc));
 	CHECK_STR(key, "x.parquet");
 	snprintf(loc, sizeof(loc), "%s/x.parquet", link_path);
-	CHECK_OK(loom_store_key_of(s, loc, &key));
+	CHECK_OK(loom_store_key_of(&key, s, loc));
 	CHECK_STR(key, "x.parquet");
 	snprintf(loc, sizeof(loc), "file://%s/d=1/x.parquet", dir);
-	CHECK_OK(loom_store_key_of(s, loc, &key));
+	CHECK_OK(loom_store_key_of(&key, s, loc));
 	CHECK_STR(key, "d=1/x.parquet");
-	CHECK_OK(loom_store_key_of(s, "rel/x.parquet", &key));
+	CHECK_OK(loom_store_key_of(&key, s, "rel/x.parquet"));
 	CHECK_STR(key, "rel/x.parquet");
 	/* outside: a sibling sharing the root's name as a prefix, a way out
 	 * through "..", the root itself, another scheme */
 	snprintf(loc, sizeof(loc), "%s2/x.parquet", dir);
-	CHECK_ERR(loom_store_key_of(s, loc, &key), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_key_of(&key, s, loc), LOOM_ENOTFOUND);
 	CHECK(strstr(loom_error_last()->message, "is outside the table root file://") != NULL);
 	snprintf(loc, sizeof(loc), "%s/../x.parquet", dir);
-	CHECK_ERR(loom_store_key_of(s, loc, &key), LOOM_ENOTFOUND);
-	CHECK_ERR(loom_store_key_of(s, dir, &key), LOOM_ENOTFOUND);
-	CHECK_ERR(loom_store_key_of(s, "s3://bucket/t/x.parquet", &key), LOOM_ENOTFOUND);
-	CHECK_ERR(loom_store_key_of(s, "../x.parquet", &key), LOOM_EINVAL);
+	CHECK_ERR(loom_store_key_of(&key, s, loc), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_key_of(&key, s, dir), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_key_of(&key, s, "s3://bucket/t/x.parquet"), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_key_of(&key, s, "../x.parquet"), LOOM_EINVAL);
 	CHECK(key == NULL);
 	loom_store_free(s);
 }
@@ -208,16 +208,16 @@ TEST(request_counts_and_helpers)
 	a = stats_of(s);
 	CHECK_INT(a.requests[LOOM_STORE_REQ_GET] - b.requests[LOOM_STORE_REQ_GET], 2);
 	/* read_tail: the last bytes and the size, in one request */
-	CHECK_OK(loom_store_read_tail(s, "r/big", 10, tail, &n, &size));
+	CHECK_OK(loom_store_read_tail(&n, &size, s, "r/big", tail, 10));
 	CHECK_INT(n, 10);
 	CHECK_INT(size, 100000);
 	CHECK(memcmp(tail, big + 99990, 10) == 0);
-	CHECK_OK(loom_store_read_tail(s, "r/small", 10, tail, &n, &size));
+	CHECK_OK(loom_store_read_tail(&n, &size, s, "r/small", tail, 10));
 	CHECK_INT(n, 5);
 	CHECK_INT(size, 5);
-	CHECK_ERR(loom_store_read_tail(s, "r/nothing", 10, tail, &n, &size), LOOM_ENOTFOUND);
+	CHECK_ERR(loom_store_read_tail(&n, &size, s, "r/nothing", tail, 10), LOOM_ENOTFOUND);
 	/* remove_many: per-key results, the first failure reported */
-	CHECK_ERR(loom_store_remove_many(s, keys, 3, results), LOOM_EINVAL);
+	CHECK_ERR(loom_store_remove_many(results, s, keys, 3), LOOM_EINVAL);
 	CHECK(strstr(loom_error_last()->message, "../bad") != NULL);
 	CHECK_INT(results[0], 0);
 	CHECK_INT(results[1], LOOM_EINVAL);
@@ -315,15 +315,15 @@ TEST(version_1_stores_fall_back)
 	CHECK_OK(v.inner->put(v.inner, "v1/gone", "x", 1, 0));
 	CHECK_OK(loom_store_read_all(&v.base, "v1/f", &buf));
 	CHECK_STR(buf.ptr, "abcdef");
-	CHECK_OK(loom_store_read_tail(&v.base, "v1/f", 4, tail, &n, &size));
+	CHECK_OK(loom_store_read_tail(&n, &size, &v.base, "v1/f", tail, 4));
 	CHECK(n == 4 && size == 6 && memcmp(tail, "cdef", 4) == 0);
-	CHECK_ERR(loom_store_key_of(&v.base, "/x/y", &key), LOOM_ENOTFOUND);
-	CHECK_OK(loom_store_key_of(&v.base, "y", &key));
+	CHECK_ERR(loom_store_key_of(&key, &v.base, "/x/y"), LOOM_ENOTFOUND);
+	CHECK_OK(loom_store_key_of(&key, &v.base, "y"));
 	CHECK_STR(loom_store_root(&v.base), "(unknown root)");
-	CHECK_OK(loom_store_remove_many(&v.base, keys, 1, res));
+	CHECK_OK(loom_store_remove_many(res, &v.base, keys, 1));
 	CHECK_INT(res[0], 0);
 	st.version = LOOM_STORE_STATS_VERSION;
-	CHECK_OK(loom_store_get_stats(&v.base, &st));
+	CHECK_OK(loom_store_stats_get(&st, &v.base));
 	CHECK_INT(st.requests[LOOM_STORE_REQ_GET], 0);
 	CHECK_INT(v.stats_calls, 0);
 	/* no multipart uploads on a store without the version 3 members (they

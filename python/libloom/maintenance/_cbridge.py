@@ -162,7 +162,7 @@ def schema_members(config: Any, prefix: str) -> list[str]:
                               _capi.null_fn(_capi.FREE_PAYLOAD_FN)))
         check(lib.loom_decl_add_op(d, op))
         check(lib.loom_spec_list_new(byref(specs)))
-        check(lib.loom_decl_resolve(d, config.handle, specs))
+        check(lib.loom_decl_resolve(specs, d, config.handle))
         return [_capi.text(lib.loom_spec_table_ref(lib.loom_spec_list_at(specs, i))) or ""
                 for i in range(lib.loom_spec_list_count(specs))]
     finally:
@@ -324,7 +324,7 @@ class Run:
                 spec = _capi.loom_spec_p()
                 check(lib.loom_spec_new(byref(spec), _capi.cstr(str(s.table_ref))))
                 self.add_ops(lib.loom_spec_add_op, _capi.handle(spec), s.ops, lib.loom_spec_free)
-                check(lib.loom_spec_list_push(out, spec))   # owned by the list now
+                check(lib.loom_spec_list_add(out, spec))   # owned by the list now
             return 0
         except BaseException as exc:
             if self.resolve_error is None:

@@ -383,7 +383,7 @@ class MaintenanceRunner:
             ref = _capi.text(lib.loom_table_result_ref(t)) or ""
             ops: dict[str, Any] = {}
             for j in range(lib.loom_table_result_op_count(t)):
-                name = _capi.text(lib.loom_table_result_op_name(t, j)) or ""
+                name = _capi.text(lib.loom_table_result_op_name_at(t, j)) or ""
                 held = run.py_results.get((i, name))
                 ops[name] = held if held is not None else _py_result(
                     native.OpResult.from_c(lib.loom_table_result_op_at(t, j).contents))
@@ -400,15 +400,15 @@ class MaintenanceRunner:
                 skip_reason=_capi.text(lib.loom_table_result_skip_reason(t)),
                 failed_op=failed_op))
         out = ctypes.c_void_p()
-        check(lib.loom_report_to_json(rep, byref(out)))
+        check(lib.loom_report_to_json(byref(out), rep))
         js = _capi.take_string(out)
-        check(lib.loom_report_to_text(rep, byref(out)))
+        check(lib.loom_report_to_text(byref(out), rep))
         txt = _capi.take_string(out)
         doc = json.loads(js)
         return MaintenanceReport(
             results=results, step=doc.get("step", ""),
             cancelled=bool(lib.loom_report_cancelled(rep)),
-            warnings=[_capi.text(lib.loom_report_warning(rep, k)) or ""
+            warnings=[_capi.text(lib.loom_report_warning_at(rep, k)) or ""
                       for k in range(lib.loom_report_warning_count(rep))],
             duration_seconds=float(doc.get("duration_seconds", 0.0)), json=js, text=txt)
 

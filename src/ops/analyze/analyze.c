@@ -166,7 +166,7 @@ static int analyze_run(loom_op_result *out, loom_store *store, const analyze_par
 			break;
 		}
 		/* files outside the table root are not loom's to describe */
-		if (loom_store_key_of(store, snap->files[i]->path, &key) < 0)
+		if (loom_store_key_of(&key, store, snap->files[i]->path) < 0)
 			continue;
 		a.considered++;
 		rc = one_file(&a, store, snap, snap->files[i], &set.sopts, &cols, p);

@@ -22,7 +22,7 @@ int analyze_file_open(analyze_file *af, loom_store *store, const delta_snapshot 
 	const pq_schema *s;
 	memset(af, 0, sizeof(*af));
 	af->f = f;
-	if (loom_store_key_of(store, f->path, &key) < 0)
+	if (loom_store_key_of(&key, store, f->path) < 0)
 		return loom_err_wrap("%s", f->path);
 	LOOM_TRY(pq_reader_open_sized(&af->r, store, key, f->size > 0 ? (uint64_t)f->size : 0));
 	s = pq_reader_schema(af->r);

@@ -21,7 +21,7 @@ static int is_candidate(loom_store *store, const delta_file *f, int64_t target)
 	/* files outside the table root stay where they are; an absolute URI
 	 * inside it is a file of the table like any other */
 	const char *key;
-	if (loom_store_key_of(store, f->path, &key) < 0)
+	if (loom_store_key_of(&key, store, f->path) < 0)
 		return 0;
 	if (has_dv(f)) {
 		if (f->num_records <= 0)

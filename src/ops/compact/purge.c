@@ -32,7 +32,7 @@
 static int purgeable(loom_store *store, const delta_file *f)
 {
 	const char *key;
-	return f->dv.storage_type && loom_store_key_of(store, f->path, &key) == 0;
+	return f->dv.storage_type && loom_store_key_of(&key, store, f->path) == 0;
 }
 
 static int purge_plan(void *ctx, compact_plan *plan, const delta_snapshot *snap, int64_t target)

@@ -257,7 +257,7 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_plan_commit(loom_op_result *out, const char *plan_json,
+LOOM_EXTERN(int) loom_dist_commit(loom_op_result *out, const char *plan_json,
                                   const char *const *results, size_t n_results,
                                   const loom_table_location *loc)
 {

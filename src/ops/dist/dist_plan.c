@@ -46,7 +46,7 @@ static json_t *plan_head(const char *uri, const char *op, const compact_plan *pl
 		json_decref(root);
 		return NULL;
 	}
-	json_object_set_new(root, "loom_plan", json_integer(LOOM_PLAN_FORMAT));
+	json_object_set_new(root, "loom_plan", json_integer(LOOM_DIST_FORMAT));
 	json_object_set_new(root, "id", json_string(id));
 	json_object_set_new(root, "table", table_uri(uri));
 	json_object_set_new(root, "read_version", json_integer(plan->read_version));
@@ -131,8 +131,9 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_plan_compact(char **plan_json, const char *uri, const loom_table_location *loc,
-                                   const loom_compact_opts *opts, size_t units)
+LOOM_EXTERN(int) loom_dist_plan_compact(char **plan_json, const char *uri,
+                                        const loom_table_location *loc,
+                                        const loom_compact_opts *opts, size_t units)
 {
 	const loom_compact_opts defaults = LOOM_COMPACT_OPTS_INIT;
 	ops_table t;
@@ -263,8 +264,9 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_plan_zorder(char **plan_json, const char *uri, const loom_table_location *loc,
-                                  const loom_zorder_opts *opts, size_t units)
+LOOM_EXTERN(int) loom_dist_plan_zorder(char **plan_json, const char *uri,
+                                       const loom_table_location *loc,
+                                       const loom_zorder_opts *opts, size_t units)
 {
 	ops_table t;
 	int rc;
@@ -277,7 +279,7 @@ LOOM_EXTERN(int) loom_plan_zorder(char **plan_json, const char *uri, const loom_
 	return ops_table_close(&t, rc, "plan Z-order of");
 }
 
-LOOM_EXTERN(int) loom_plan_unit_count(const char *plan_json, size_t *units)
+LOOM_EXTERN(int) loom_dist_unit_count(size_t *units, const char *plan_json)
 {
 	dist_plan p;
 	LOOM_TRY(dist_plan_parse(&p, plan_json));

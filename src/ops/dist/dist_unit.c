@@ -165,7 +165,7 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_plan_execute_unit(char **result_json, const char *plan_json, size_t unit,
+LOOM_EXTERN(int) loom_dist_execute_unit(char **result_json, const char *plan_json, size_t unit,
                                         const loom_table_location *loc, size_t threads,
                                         const loom_cancel *cancel)
 {

@@ -85,7 +85,7 @@ static int advise_compact(loom_health *h)
 	loom_advice *a = next(h, "compact", "compactable_files", (double)f->compactable_files,
 	                      (double)h->policy.min_small_files);
 	char tgt[32];
-	loom_format_size(h->t.target_size, tgt, sizeof(tgt));
+	loom_size_format(tgt, sizeof(tgt), h->t.target_size);
 	a->recommended = f->compactable_files >= h->policy.min_small_files;
 	a->files = f->compactable_files;
 	a->read_bytes = a->write_bytes = f->compactable_bytes;
@@ -197,7 +197,7 @@ static int advise_checkpoint(loom_health *h)
 	loom_advice *a = next(h, "checkpoint", "commits_since_checkpoint",
 	                      (double)h->t.commits_since_checkpoint, (double)limit);
 	char b[32];
-	loom_format_size(h->t.json_bytes_since_checkpoint, b, sizeof(b));
+	loom_size_format(b, sizeof(b), h->t.json_bytes_since_checkpoint);
 	a->recommended = h->t.commits_since_checkpoint > 0 &&
 	                 (h->t.commits_since_checkpoint >= limit ||
 	                  (bytes_limit > 0 && h->t.json_bytes_since_checkpoint >= bytes_limit));

@@ -1,4 +1,4 @@
-/* ops/health/health.c - loom_table_health: the snapshot's live files by
+/* ops/health/health.c - loom_health_load: the snapshot's live files by
  * partition (the grouping compaction uses), their clustering depth on the
  * table's Z-order or clustering columns, the tombstones, the log; then the
  * advice. Reads the log only. */
@@ -370,7 +370,7 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_table_health(loom_health **out, const char *uri,
+LOOM_EXTERN(int) loom_health_load(loom_health **out, const char *uri,
                                    const loom_table_location *loc,
                                    const loom_health_policy *policy)
 {
@@ -380,7 +380,7 @@ LOOM_EXTERN(int) loom_table_health(loom_health **out, const char *uri,
 	int rc;
 
 	if (!out || !uri)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "loom_table_health: NULL argument");
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "loom_health_load: NULL argument");
 	*out = NULL;
 	if (!policy)
 		policy = &defaults;
@@ -451,7 +451,7 @@ LOOM_EXTERN(size_t) loom_health_advice_count(const loom_health *h)
 	return h ? h->n_advice : 0;
 }
 
-LOOM_EXTERN(const loom_advice *) loom_health_advice(const loom_health *h, size_t i)
+LOOM_EXTERN(const loom_advice *) loom_health_advice_at(const loom_health *h, size_t i)
 {
 	return h && i < h->n_advice ? &h->advice[i] : NULL;
 }

@@ -133,8 +133,8 @@ static json_t *advice_json(const loom_health *h)
 	return a;
 }
 
-LOOM_EXTERN(int) loom_health_to_json(const loom_health *h, const char *shown_uri, int what,
-                                     char **out)
+LOOM_EXTERN(int) loom_health_to_json(char **out, const loom_health *h, const char *shown_uri,
+                                     int what)
 {
 	json_t *o;
 	char *text;

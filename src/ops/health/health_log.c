@@ -141,7 +141,7 @@ int health_expired_logs(loom_health_table *t, const char *uri, const loom_table_
 		 * clean: nothing to recommend */
 		loom_error_clear();
 		t->log_cleanup_allowed = 0;
-		loom_op_result_clear(&r);
+		loom_op_result_free(&r);
 		return 0;
 	}
 	if (rc == 0) {
@@ -149,6 +149,6 @@ int health_expired_logs(loom_health_table *t, const char *uri, const loom_table_
 		t->expired_log_files = loom_op_result_metric(&r, LOOM_METRIC_NUM_FILES_TO_DELETE, 0);
 		t->expired_log_bytes = loom_op_result_metric(&r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0);
 	}
-	loom_op_result_clear(&r);
+	loom_op_result_free(&r);
 	return rc;
 }

@@ -89,7 +89,7 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 	if ((v = kv_find(loc->writer, loc->n_writer, "row_group_bytes")) != NULL) {
 		int64_t b = 0;
 		/* a size like every other: "16MiB" as well as 16777216 */
-		if (loom_parse_size(v, &b) < 0 || b <= 0)
+		if (loom_size_parse(&b, v) < 0 || b <= 0)
 			return OPS_ERR(LOOM_EINVAL, "writer setting row_group_bytes: '%s' is not a size "
 			               "(like 16MiB)", v);
 		set->wopts.row_group_bytes = (size_t)b;
@@ -101,7 +101,7 @@ int pipe_settings_init(pipe_settings *set, loom_store *store, const delta_snapsh
 		int64_t b;
 		if (strcasecmp(v, "off") == 0)
 			set->copy_min_bytes = 0;
-		else if (loom_parse_size(v, &b) < 0 || b <= 0)
+		else if (loom_size_parse(&b, v) < 0 || b <= 0)
 			return OPS_ERR(LOOM_EINVAL, "writer setting copy_row_group_min_size: '%s' is not a size "
 			               "(like 2MiB) or off", v);
 		else
@@ -133,7 +133,7 @@ int pipe_partition_dir(const delta_snapshot *snap, const delta_file *f, loom_buf
 
 int pipe_file_key(loom_store *store, const delta_file *f, const char **key)
 {
-	int rc = loom_store_key_of(store, f->path, key);
+	int rc = loom_store_key_of(key, store, f->path);
 	if (rc == LOOM_ENOMEM)
 		return rc;
 	if (rc < 0)

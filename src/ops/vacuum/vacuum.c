@@ -96,7 +96,7 @@ int vacuum_is_hidden(const char *key, const char *const *part_cols, size_t n_par
 static const char *table_key(vacuum_state *st, const char *path)
 {
 	const char *key;
-	return loom_store_key_of(st->store, path, &key) == 0 ? key : NULL;
+	return loom_store_key_of(&key, st->store, path) == 0 ? key : NULL;
 }
 
 static int protect(vacuum_state *st, const char *key)
@@ -529,7 +529,7 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 			keys[k] = LOOM_VEC_AT(&st->candidates, candidate, i + k).key;
 		/* one request per batch on object stores; per-key results, so the
 		 * files that went are known even when some did not */
-		del_rc = loom_store_remove_many(st->store, keys, n, results);
+		del_rc = loom_store_remove_many(results, st->store, keys, n);
 		if (del_rc < 0)
 			loom_err_copy(&del_err); /* removing emptied directories may raise others */
 		for (k = 0; k < n; k++) {
