@@ -63,6 +63,9 @@ int store_opt_duration_ms(const store_config *c, const char *key, const char *en
  * found. NULL when none is set. */
 const char *store_opt_first(const store_config *c, const char *const *names, const char *env_prefix,
                             const char **which);
+/* A bool option under those names (0 when unset), by store_parse_bool. */
+int store_opt_first_bool(const store_config *c, const char *const *names, const char *env_prefix,
+                         int *out);
 
 /* The values to mask in this store's messages: secret options, secret
  * environment variables, the URI's password. Appended to `out`. */

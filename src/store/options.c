@@ -183,3 +183,11 @@ const char *store_opt_first(const store_config *c, const char *const *names, con
 	}
 	return NULL;
 }
+
+int store_opt_first_bool(const store_config *c, const char *const *names, const char *env_prefix,
+                         int *out)
+{
+	const char *which = NULL, *v = store_opt_first(c, names, env_prefix, &which);
+	*out = 0;
+	return v ? store_parse_bool(c, which, v, out) : 0;
+}

@@ -554,8 +554,8 @@ static int setup(azure_store *s, const char *uri, const store_config *cfg, azure
 	size_t n;
 
 	snprintf(shown, sizeof(shown), "%.*s", (int)strcspn(uri, "?"), uri);
-	LOOM_TRY(azure_opt_bool(cfg, OPT_EMULATOR, &emulator));
-	LOOM_TRY(azure_opt_bool(cfg, OPT_ALLOW_HTTP, &allow_http));
+	LOOM_TRY(store_opt_first_bool(cfg, OPT_EMULATOR, "azure_", &emulator));
+	LOOM_TRY(store_opt_first_bool(cfg, OPT_ALLOW_HTTP, "azure_", &allow_http));
 	if (endpoint && !(s->endpoint = loom_strdup(endpoint)))
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	s->hints.endpoint = s->endpoint;

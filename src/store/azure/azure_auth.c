@@ -9,7 +9,7 @@
  *    are exchanged at <authority>/<tenant>/oauth2/v2.0/token for a token
  *    that is cached and fetched again before it expires (when less than
  *    min(5 minutes, half its lifetime) is left), one fetch at a time. */
-#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,6 +17,7 @@
 #include "store/azure/azure_int.h"
 #include "store/http/crypto.h"
 #include "store/http/encode.h"
+#include "store/http/token.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -25,7 +26,6 @@
 #define AUTH_ERR(...) loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, __VA_ARGS__)
 #define TOKEN_SCOPE "https://storage.azure.com/.default"
 #define DEFAULT_AUTHORITY "https://login.microsoftonline.com"
-#define REFRESH_MARGIN_MS ((int64_t)300000)
 
 struct azure_auth {
 	azure_auth_kind kind;
@@ -38,10 +38,8 @@ struct azure_auth {
 	char *tenant;
 	loom_buf token_form;    /* the form body sent for a token */
 	http_client *http;
-	pthread_mutex_t lock;
-	int lock_ready;
-	char *token;            /* the current token, NULL before the first */
-	int64_t token_expires_ms, token_refresh_ms;
+	token_cache token;      /* the current token */
+	int token_ready;        /* token initialized */
 };
 
 /* ---- option lookups ------------------------------------------------------ */
@@ -50,13 +48,6 @@ const char *azure_opt(const store_config *c, const char *const *names, const cha
 {
 	/* the environment holds the AZURE_* spellings only */
 	return store_opt_first(c, names, "azure_", which);
-}
-
-int azure_opt_bool(const store_config *c, const char *const *names, int *out)
-{
-	const char *which = NULL, *v = azure_opt(c, names, &which);
-	*out = 0;
-	return v ? store_parse_bool(c, which, v, out) : 0;
 }
 
 static const char *const OPT_ACCOUNT_KEY[] = { "azure_storage_account_key", "azure_storage_access_key",
@@ -161,9 +152,8 @@ static int set_client_secret(azure_auth *a, const store_config *cfg, const char 
 	LOOM_TRY(enc_uri(&a->token_form, secret, strlen(secret), 0));
 	LOOM_TRY(loom_buf_puts(&a->token_form, "&scope="));
 	LOOM_TRY(enc_uri(&a->token_form, TOKEN_SCOPE, strlen(TOKEN_SCOPE), 0));
-	if (pthread_mutex_init(&a->lock, NULL) != 0)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "cannot create a mutex");
-	a->lock_ready = 1;
+	LOOM_TRY(token_cache_init(&a->token));
+	a->token_ready = 1;
 	return 0;
 }
 
@@ -179,8 +169,8 @@ static int choose(azure_auth *a, const store_config *cfg, int emulator, const ch
 	const char *sas = azure_opt(cfg, OPT_SAS, &sas_name);
 	int skip, allow_http;
 
-	LOOM_TRY(azure_opt_bool(cfg, OPT_SKIP_SIGNATURE, &skip));
-	LOOM_TRY(azure_opt_bool(cfg, OPT_ALLOW_HTTP, &allow_http));
+	LOOM_TRY(store_opt_first_bool(cfg, OPT_SKIP_SIGNATURE, "azure_", &skip));
+	LOOM_TRY(store_opt_first_bool(cfg, OPT_ALLOW_HTTP, "azure_", &allow_http));
 	if (token)
 		LOOM_TRY(loom_secrets_add(secrets, token));
 	if (key)
@@ -266,9 +256,8 @@ void azure_auth_free(azure_auth *a)
 	loom_free(a->bearer);
 	loom_free(a->token_url);
 	loom_free(a->tenant);
-	loom_free(a->token);
-	if (a->lock_ready)
-		pthread_mutex_destroy(&a->lock);
+	if (a->token_ready)
+		token_cache_dispose(&a->token);
 	loom_free(a);
 }
 
@@ -376,13 +365,14 @@ static int shared_key(const azure_auth *a, const azure_sign_input *in, loom_buf 
 
 /* ---- OAuth2 client credentials ------------------------------------------- */
 
-/* POST the form for a new token; *token and its lifetime in ms. */
-static int fetch_token(azure_auth *a, char **token, int64_t *lifetime_ms)
+/* token_fetch_fn: POST the form for a new token. */
+static int fetch_token(void *ctx, char **token, int64_t *lifetime_ms)
 {
 	static const loom_kv headers[] = { { "Content-Type", "application/x-www-form-urlencoded" } };
+	azure_auth *a = ctx;
 	http_request rq = HTTP_REQUEST_INIT;
 	http_response rs = HTTP_RESPONSE_INIT;
-	json_t *root = NULL, *t, *e;
+	char what[300];
 	int rc;
 
 	rq.method = "POST";
@@ -395,63 +385,14 @@ static int fetch_token(azure_auth *a, char **token, int64_t *lifetime_ms)
 	rq.idempotent = 1; /* asking again for a token changes nothing */
 	rq.kind = LOOM_STORE_REQ_OTHER;
 	rq.target = a->tenant;
-	if ((rc = http_send(a->http, &rq, &rs)) < 0)
-		goto done;
-	if (rs.status != 200) {
+	if ((rc = http_send(a->http, &rq, &rs)) == 0 && rs.status != 200)
 		rc = http_status_error(a->http, &rq, &rs,
 		                       rs.status == 400 || rs.status == 401 || rs.status == 403 ? LOOM_EPERM : 0);
-		goto done;
+	if (rc == 0) {
+		snprintf(what, sizeof(what), "POST tenant \"%s\": the token endpoint's answer", a->tenant);
+		rc = token_from_answer(&rs, what, token, lifetime_ms);
 	}
-	root = json_loadb(rs.body.ptr ? rs.body.ptr : "", rs.body.size, 0, NULL);
-	t = root ? json_object_get(root, "access_token") : NULL;
-	e = root ? json_object_get(root, "expires_in") : NULL;
-	if (!json_is_string(t) || !json_string_length(t)) {
-		rc = loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
-		              "POST tenant \"%s\": the token endpoint's answer has no access_token", a->tenant);
-		goto done;
-	}
-	/* expires_in: seconds, a number or a string of one; default one hour */
-	*lifetime_ms = 3600000;
-	if (json_is_integer(e))
-		*lifetime_ms = (int64_t)json_integer_value(e) * 1000;
-	else if (json_is_string(e))
-		*lifetime_ms = (int64_t)strtoll(json_string_value(e), NULL, 10) * 1000;
-	if (*lifetime_ms <= 0)
-		*lifetime_ms = 1000;
-	if (!(*token = loom_strdup(json_string_value(t))))
-		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
-done:
-	json_decref(root);
 	http_response_dispose(&rs);
-	return rc;
-}
-
-/* The current token into `out` as "Bearer ...", fetched first when there
- * is none or it is due for refresh. A failed refresh falls back to the
- * old token while it is still valid. */
-static int client_secret_bearer(azure_auth *a, loom_buf *out)
-{
-	int64_t now = loom_clock_wall_ms(loom_clock_system()), lifetime = 0;
-	char *fresh = NULL;
-	int rc = 0;
-
-	pthread_mutex_lock(&a->lock);
-	if (!a->token || now >= a->token_refresh_ms) {
-		rc = fetch_token(a, &fresh, &lifetime);
-		if (rc == 0) {
-			int64_t margin = lifetime / 2 < REFRESH_MARGIN_MS ? lifetime / 2 : REFRESH_MARGIN_MS;
-			loom_free(a->token);
-			a->token = fresh;
-			a->token_expires_ms = now + lifetime;
-			a->token_refresh_ms = now + lifetime - margin;
-		} else if (a->token && now < a->token_expires_ms) {
-			loom_error_clear();
-			rc = 0;
-		}
-	}
-	if (rc == 0)
-		rc = loom_buf_printf(out, "Bearer %s", a->token);
-	pthread_mutex_unlock(&a->lock);
 	return rc;
 }
 
@@ -466,7 +407,7 @@ int azure_auth_authorization(azure_auth *a, const azure_sign_input *in, loom_buf
 	case AZURE_AUTH_BEARER:
 		return loom_buf_printf(out, "Bearer %s", a->bearer);
 	case AZURE_AUTH_CLIENT_SECRET:
-		return client_secret_bearer(a, out);
+		return token_cache_bearer(&a->token, fetch_token, a, out);
 	default:
 		return 0;
 	}

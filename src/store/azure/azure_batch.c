@@ -10,16 +10,14 @@
 #include <strings.h>
 
 #include "store/azure/azure_int.h"
+#include "store/http/batch_delete.h"
 #include "store/http/encode.h"
 #include "store/http/httpdate.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
-#include "util/threadpool.h"
-#include "util/uuid.h"
 
 #define BATCH_MAX 256
-#define SINGLE_DELETE_THREADS 8
 
 /* A failed delete's code, with the thread's error set. 0 for success and
  * for a blob that is already gone. */
@@ -48,25 +46,6 @@ int azure_remove(loom_store *st, const char *key)
 	azure_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
-}
-
-/* ---- one by one, in parallel ------------------------------------------------ */
-
-typedef struct singles {
-	azure_store *s;
-	const char *const *keys;
-} singles;
-
-static int remove_one(void *ctx, size_t i)
-{
-	singles *g = ctx;
-	return azure_remove(&g->s->base, g->keys[i]);
-}
-
-static int remove_singles(azure_store *s, const char *const *keys, size_t n, int *results)
-{
-	singles g = { s, keys };
-	return loom_parallel_for(n, SINGLE_DELETE_THREADS, remove_one, &g, results);
 }
 
 /* ---- Blob Batch -------------------------------------------------------------- */
@@ -169,78 +148,35 @@ static void parse_part(const char *p, const char *end, long *id, long *status, c
 	}
 }
 
-static int sub_code(long status, const char *code)
+/* batch_part_fn: a part of a 202 batch answer, the sub-response of the
+ * key its Content-ID names (else of the part's place). */
+static void on_part(batch_sub *subs, size_t n, size_t index, const char *p, const char *end)
 {
-	if (status == 202 || status == 200 || (status == 404 && strcmp(code, "BlobNotFound") == 0))
-		return 0;
-	if (status == 404)
-		return LOOM_ENOTFOUND;
-	if (status == 401 || status == 403)
-		return LOOM_EPERM;
-	if (retry_status_is_transient(status))
-		return LOOM_ETRANSIENT;
-	return LOOM_EIO;
+	long id, status;
+	char code[64];
+	parse_part(p, end, &id, &status, code, sizeof(code));
+	if (id < 0)
+		id = (long)index;
+	if (id >= 0 && (size_t)id < n) {
+		subs[id].status = status;
+		snprintf(subs[id].service, sizeof(subs[id].service), "%s", code);
+		subs[id].code = batch_sub_code(status, status == 202 || status == 200 ||
+		                                          (status == 404 && strcmp(code, "BlobNotFound") == 0));
+	}
 }
 
-/* Fill results[] from a 202 batch response; sub-requests with no
- * sub-response are LOOM_EIO. */
-static int parse_batch_response(azure_store *s, const http_response *r, const char *const *keys,
-                                size_t n, int *results, long *statuses, char (*codes)[64])
+/* batch_delete_ops.send: one Blob Batch of n <= BATCH_MAX keys. */
+static int send_batch(loom_store *st, const char *const *keys, size_t n, batch_sub *subs)
 {
-	char ctype[256], delim[128];
-	const char *b, *body = r->body.ptr ? r->body.ptr : "", *end = body + r->body.size, *p, *next;
-	size_t i, dl, part = 0;
-
-	for (i = 0; i < n; i++) {
-		results[i] = LOOM_EIO;
-		statuses[i] = 0;
-		codes[i][0] = '\0';
-	}
-	if (!http_header(r, "Content-Type", ctype, sizeof(ctype)) || !(b = strstr(ctype, "boundary=")))
-		return loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
-		                "POST container \"%s\" (Blob Batch): the response has no multipart boundary",
-		                s->container);
-	b += 9;
-	snprintf(delim, sizeof(delim), "--%.*s", (int)strcspn(b, "; \""), b + (*b == '"'));
-	dl = strlen(delim);
-	for (p = strstr(body, delim); p && p < end; p = next, part++) {
-		long id, status;
-		char code[64];
-		p += dl;
-		if (p + 2 <= end && p[0] == '-' && p[1] == '-')
-			break; /* the closing delimiter */
-		next = strstr(p, delim);
-		parse_part(p, next ? next : end, &id, &status, code, sizeof(code));
-		if (id < 0)
-			id = (long)part;
-		if (id >= 0 && (size_t)id < n) {
-			statuses[id] = status;
-			snprintf(codes[id], sizeof(codes[id]), "%s", code);
-			results[id] = sub_code(status, code);
-		}
-		if (!next)
-			break;
-	}
-	(void)keys;
-	return 0;
-}
-
-/* Send one batch of n <= BATCH_MAX keys. 0 with results[] filled (their
- * failures not yet raised), STORE_OPEN_DECLINED when the service refuses
- * batches, or the error of the whole request. */
-static int batch_once(azure_store *s, const char *const *keys, size_t n, int *results,
-                      long *statuses, char (*codes)[64])
-{
+	azure_store *s = (azure_store *)st;
 	loom_buf body = LOOM_BUF_INIT;
-	char boundary[48], uuid[37], date[HTTPDATE_RFC1123_LEN], ctype[96], code[64], msg[8];
+	char boundary[48], date[HTTPDATE_RFC1123_LEN], ctype[96], code[64], msg[8], what[300];
 	azure_call c;
 	http_response r = HTTP_RESPONSE_INIT;
 	size_t i;
 	int rc;
 
-	LOOM_TRY(loom_uuid_v4_string(uuid));
-	snprintf(boundary, sizeof(boundary), "batch_%s", uuid);
-	snprintf(ctype, sizeof(ctype), "multipart/mixed; boundary=%s", boundary);
+	LOOM_TRY(batch_boundary("batch_", boundary, ctype));
 	httpdate_rfc1123(loom_clock_wall_ms(loom_clock_system()), date);
 	azure_call_init(&c, "POST", NULL, LOOM_STORE_REQ_DELETE);
 	rc = 0;
@@ -263,7 +199,8 @@ static int batch_once(azure_store *s, const char *const *keys, size_t n, int *re
 	if ((rc = azure_send(s, &c, &r)) < 0)
 		goto done;
 	if (r.status == 202) {
-		rc = parse_batch_response(s, &r, keys, n, results, statuses, codes);
+		snprintf(what, sizeof(what), "container \"%s\" (Blob Batch)", s->container);
+		rc = batch_each_part(&r, what, on_part, subs, n);
 		goto done;
 	}
 	http_service_error(&r, code, sizeof(code), msg, sizeof(msg));
@@ -281,126 +218,21 @@ done:
 	return rc;
 }
 
-/* The failure to report: the one of the lowest key index. */
-typedef struct first_failure {
-	size_t index;        /* SIZE_MAX: none yet */
-	loom_error err;
-} first_failure;
-
-/* Remember the thread's current error as key `index`'s if it is the first. */
-static void note_failure(first_failure *f, size_t index)
+/* batch_delete_ops.sub_error. */
+static void sub_error(loom_store *st, const char *key, const batch_sub *sub)
 {
-	if (index < f->index) {
-		f->index = index;
-		loom_err_copy(&f->err);
-	}
-}
-
-/* Raise the failure of a key from its sub-response. */
-static void sub_error(azure_store *s, const char *key, int code, long status, const char *svc)
-{
-	loom_err(code, LOOM_ERRCLASS_STORE,
+	azure_store *s = (azure_store *)st;
+	const char *svc = sub->service;
+	loom_err(sub->code, LOOM_ERRCLASS_STORE,
 	         "DELETE container \"%s\" blob \"%s%s\" (in a Blob Batch): HTTP %ld%s%s%s", s->container,
-	         s->prefix, key, status, svc[0] ? " (" : "", svc, svc[0] ? ")" : "");
+	         s->prefix, key, sub->status, svc[0] ? " (" : "", svc, svc[0] ? ")" : "");
 }
 
-/* Up to BATCH_MAX keys (offset `base` in the caller's list): the batch,
- * then its transient failures again (the store's retry policy), or one by
- * one when batches are refused. */
-static void remove_batch(azure_store *s, const char *const *keys, size_t n, int *results,
-                         size_t base, first_failure *ff)
-{
-	const char *pending[BATCH_MAX];
-	size_t where[BATCH_MAX], np = n, i, k;
-	int sub[BATCH_MAX];
-	long statuses[BATCH_MAX];
-	char codes[BATCH_MAX][64];
-	unsigned int attempt;
-	int rc;
-
-	for (i = 0; i < n; i++) {
-		pending[i] = keys[i];
-		where[i] = i;
-	}
-	for (attempt = 1;; attempt++) {
-		rc = atomic_load(&s->batch_unsupported) ? STORE_OPEN_DECLINED
-		                                        : batch_once(s, pending, np, sub, statuses, codes);
-		if (rc == STORE_OPEN_DECLINED) {
-			atomic_store(&s->batch_unsupported, 1);
-			rc = remove_singles(s, pending, np, sub);
-			for (i = 0; i < np; i++)
-				results[where[i]] = sub[i];
-			for (i = 0; rc < 0 && i < np; i++)
-				if (sub[i] < 0) { /* singles raised the first pending failure */
-					note_failure(ff, base + where[i]);
-					break;
-				}
-			return;
-		}
-		if (rc < 0) { /* the whole request failed */
-			for (i = 0; i < np; i++)
-				results[where[i]] = rc;
-			note_failure(ff, base + where[0]);
-			return;
-		}
-		for (i = k = 0; i < np; i++) {
-			results[where[i]] = sub[i];
-			if (sub[i] == LOOM_ETRANSIENT && attempt < s->retry.max_attempts) {
-				pending[k] = pending[i];
-				where[k++] = where[i];
-			} else if (sub[i] < 0) {
-				sub_error(s, pending[i], sub[i], statuses[i], codes[i]);
-				note_failure(ff, base + where[i]);
-			}
-		}
-		if (k == 0)
-			return;
-		np = k;
-		store_count_retry(&s->counters);
-		retry_sleep_ms(retry_delay_ms(&s->retry, attempt));
-	}
-}
+static const batch_delete_ops AZURE_DELETES = { BATCH_MAX, 0, azure_remove, send_batch, sub_error };
 
 int azure_remove_many(loom_store *st, const char *const *keys, size_t n, int *results)
 {
 	azure_store *s = (azure_store *)st;
-	first_failure ff;
-	size_t off, i;
-
-	ff.index = SIZE_MAX;
-	for (i = 0; i < n; i++) {
-		results[i] = loom_store_check_key(keys[i], "delete");
-		if (results[i] < 0)
-			note_failure(&ff, i);
-	}
-	for (off = 0; off < n;) {
-		/* a batch of valid keys, in order */
-		const char *batch[BATCH_MAX];
-		size_t idx[BATCH_MAX], m = 0;
-		int res[BATCH_MAX];
-		for (; off < n && m < BATCH_MAX; off++)
-			if (results[off] == 0) {
-				idx[m] = off;
-				batch[m++] = keys[off];
-			}
-		if (m == 0)
-			break;
-		if (m == 1 && n == 1) { /* one key: a plain Delete Blob */
-			if ((res[0] = azure_remove(st, batch[0])) < 0)
-				note_failure(&ff, idx[0]);
-		} else {
-			first_failure bf;
-			bf.index = SIZE_MAX;
-			remove_batch(s, batch, m, res, 0, &bf);
-			if (bf.index != SIZE_MAX && idx[bf.index] < ff.index) {
-				ff.index = idx[bf.index];
-				ff.err = bf.err;
-			}
-		}
-		for (i = 0; i < m; i++)
-			results[idx[i]] = res[i];
-	}
-	if (ff.index == SIZE_MAX)
-		return 0;
-	return loom_err_raise(&ff.err);
+	batch_delete b = { &AZURE_DELETES, st, &s->retry, &s->counters, &s->batch_unsupported };
+	return batch_delete_many(&b, keys, n, results);
 }

@@ -90,8 +90,6 @@ typedef struct azure_auth azure_auth;
  * "azure_..." one set in the environment (upper case); *which (may be
  * NULL) gets the alias found. NULL when none is set. */
 const char *azure_opt(const store_config *c, const char *const *names, const char **which);
-/* A bool option under aliases (0 when unset); LOOM_EINVAL for a bad value. */
-int azure_opt_bool(const store_config *c, const char *const *names, int *out);
 
 /* Pick the credential from the options (delta-rs's order: bearer token,
  * account key, client secret, SAS; the emulator's key by default).

@@ -31,6 +31,7 @@
 #include "store/gcs/gcs_int.h"
 #include "store/http/crypto.h"
 #include "store/http/encode.h"
+#include "store/http/token.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -41,7 +42,6 @@
 #define SCOPE "https://www.googleapis.com/auth/devstorage.read_write"
 #define DEFAULT_METADATA_HOST "metadata.google.internal"
 #define METADATA_PATH "/computeMetadata/v1/instance/service-accounts/default/token"
-#define REFRESH_MARGIN_MS ((int64_t)300000)
 #define JWT_LIFETIME_S 3600
 #define KEY_FILE_MAX ((size_t)1 << 20)
 
@@ -62,9 +62,7 @@ struct gcs_auth {
 	loom_buf form;            /* authorized user: the refresh form */
 	http_client *http;        /* borrowed: the store's token client */
 	http_client *own_http;    /* the metadata server's (short timeouts) */
-	pthread_mutex_t lock;
-	char *token;
-	int64_t expires_ms, refresh_ms;
+	token_cache token;
 };
 
 /* ---- option lookups ----------------------------------------------------------- */
@@ -73,13 +71,6 @@ const char *gcs_opt(const store_config *c, const char *const *names, const char 
 {
 	/* the environment holds the GOOGLE_* spellings only */
 	return store_opt_first(c, names, "google_", which);
-}
-
-int gcs_opt_bool(const store_config *c, const char *const *names, int *out)
-{
-	const char *which = NULL, *v = gcs_opt(c, names, &which);
-	*out = 0;
-	return v ? store_parse_bool(c, which, v, out) : 0;
 }
 
 static const char *const OPT_SA_PATH[] = { "google_service_account", "service_account",
@@ -255,7 +246,7 @@ static int choose(gcs_auth *a, const store_config *cfg, int no_auth, loom_secret
 	loom_buf path = LOOM_BUF_INIT;
 	int skip, rc;
 
-	LOOM_TRY(gcs_opt_bool(cfg, OPT_SKIP, &skip));
+	LOOM_TRY(store_opt_first_bool(cfg, OPT_SKIP, "google_", &skip));
 	if (skip)
 		return 0;
 	if ((v = gcs_opt(cfg, OPT_SA_KEY, &which))) {
@@ -294,9 +285,9 @@ int gcs_auth_new(gcs_auth **out, const store_config *cfg, int no_auth, loom_secr
 	*out = NULL;
 	if (!(a = loom_calloc(1, sizeof(*a))))
 		return OOM();
-	if (pthread_mutex_init(&a->lock, NULL) != 0) {
+	if ((rc = token_cache_init(&a->token)) < 0) {
 		loom_free(a);
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "cannot create a mutex");
+		return rc;
 	}
 	if ((rc = choose(a, cfg, no_auth, secrets)) < 0) {
 		gcs_auth_free(a);
@@ -323,7 +314,6 @@ void gcs_auth_free(gcs_auth *a)
 	if (!a)
 		return;
 	wipe(a->private_key);
-	wipe(a->token);
 	if (a->form.ptr)
 		memset(a->form.ptr, 0, a->form.size);
 	loom_buf_dispose(&a->form);
@@ -332,7 +322,7 @@ void gcs_auth_free(gcs_auth *a)
 	loom_free(a->email);
 	loom_free(a->key_id);
 	loom_free(a->token_uri);
-	pthread_mutex_destroy(&a->lock);
+	token_cache_dispose(&a->token);
 	loom_free(a);
 }
 
@@ -435,14 +425,14 @@ static int token_request(gcs_auth *a, loom_buf *form, http_request *rq)
 	return 0;
 }
 
-/* One token and its lifetime in ms. */
-static int fetch_token(gcs_auth *a, char **token, int64_t *lifetime_ms)
+/* token_fetch_fn: one token and its lifetime in ms. */
+static int fetch_token(void *ctx, char **token, int64_t *lifetime_ms)
 {
+	gcs_auth *a = ctx;
 	http_client *http = a->own_http ? a->own_http : a->http;
 	http_request rq = HTTP_REQUEST_INIT;
 	http_response rs = HTTP_RESPONSE_INIT;
-	loom_buf form = LOOM_BUF_INIT;
-	json_t *root = NULL, *t, *e;
+	loom_buf form = LOOM_BUF_INIT, answer = LOOM_BUF_INIT;
 	int rc;
 
 	if ((rc = token_request(a, &form, &rq)) < 0)
@@ -464,25 +454,10 @@ static int fetch_token(gcs_auth *a, char **token, int64_t *lifetime_ms)
 		loom_err_wrap("%s", a->source);
 		goto done;
 	}
-	root = json_loadb(rs.body.ptr ? rs.body.ptr : "", rs.body.size, 0, NULL);
-	t = root ? json_object_get(root, "access_token") : NULL;
-	e = root ? json_object_get(root, "expires_in") : NULL;
-	if (!json_is_string(t) || !json_string_length(t)) {
-		rc = loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE, "%s: the answer of %s has no access_token",
-		              a->source, a->token_uri);
-		goto done;
-	}
-	*lifetime_ms = 3600000;
-	if (json_is_integer(e))
-		*lifetime_ms = (int64_t)json_integer_value(e) * 1000;
-	else if (json_is_string(e))
-		*lifetime_ms = (int64_t)strtoll(json_string_value(e), NULL, 10) * 1000;
-	if (*lifetime_ms <= 0)
-		*lifetime_ms = 1000;
-	if (!(*token = loom_strdup(json_string_value(t))))
-		rc = OOM();
+	if ((rc = loom_buf_printf(&answer, "%s: the answer of %s", a->source, a->token_uri)) == 0)
+		rc = token_from_answer(&rs, answer.ptr, token, lifetime_ms);
 done:
-	json_decref(root);
+	loom_buf_dispose(&answer);
 	if (form.ptr)
 		memset(form.ptr, 0, form.size);
 	loom_buf_dispose(&form);
@@ -492,30 +467,8 @@ done:
 
 int gcs_auth_header(gcs_auth *a, loom_buf *out)
 {
-	int64_t now, lifetime = 0;
-	char *fresh = NULL;
-	int rc = 0;
-
 	loom_buf_clear(out);
 	if (a->kind == GCS_AUTH_NONE)
 		return 0;
-	pthread_mutex_lock(&a->lock);
-	now = loom_clock_wall_ms(loom_clock_system());
-	if (!a->token || now >= a->refresh_ms) {
-		rc = fetch_token(a, &fresh, &lifetime);
-		if (rc == 0) {
-			int64_t margin = lifetime / 2 < REFRESH_MARGIN_MS ? lifetime / 2 : REFRESH_MARGIN_MS;
-			wipe(a->token);
-			a->token = fresh;
-			a->expires_ms = now + lifetime;
-			a->refresh_ms = now + lifetime - margin;
-		} else if (a->token && now < a->expires_ms) {
-			loom_error_clear();
-			rc = 0;
-		}
-	}
-	if (rc == 0)
-		rc = loom_buf_printf(out, "Bearer %s", a->token);
-	pthread_mutex_unlock(&a->lock);
-	return rc;
+	return token_cache_bearer(&a->token, fetch_token, a, out);
 }

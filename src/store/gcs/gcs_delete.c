@@ -10,13 +10,12 @@
 #include <strings.h>
 
 #include "store/gcs/gcs_int.h"
+#include "store/http/batch_delete.h"
 #include "store/http/encode.h"
 #include "util/alloc.h"
 #include "util/error.h"
-#include "util/uuid.h"
 
 #define BATCH_MAX 100
-#define SINGLE_DELETE_THREADS 8
 
 /* A 404 names the object or the bucket: only the object's is success. */
 static int bucket_missing(const http_response *r)
@@ -41,65 +40,6 @@ int gcs_remove(loom_store *st, const char *key)
 	gcs_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
-}
-
-/* ---- one by one, in parallel ---------------------------------------------------- */
-
-typedef struct singles {
-	gcs_store *s;
-	const char *const *keys;
-	int *results;
-	size_t n;
-	atomic_size_t next;
-	pthread_mutex_t lock;
-	size_t first_failed;      /* lowest failing index, n when none */
-	loom_error first;
-} singles;
-
-static void *single_worker(void *arg)
-{
-	singles *g = arg;
-	size_t i;
-	while ((i = atomic_fetch_add(&g->next, 1)) < g->n) {
-		int rc = gcs_remove(&g->s->base, g->keys[i]);
-		g->results[i] = rc;
-		if (rc < 0) {
-			pthread_mutex_lock(&g->lock);
-			if (i < g->first_failed) {
-				g->first_failed = i;
-				loom_err_copy(&g->first);
-			}
-			pthread_mutex_unlock(&g->lock);
-		}
-	}
-	return NULL;
-}
-
-static int remove_singles(gcs_store *s, const char *const *keys, size_t n, int *results)
-{
-	pthread_t threads[SINGLE_DELETE_THREADS];
-	size_t nt = n < SINGLE_DELETE_THREADS ? n : SINGLE_DELETE_THREADS, started = 0, i;
-	singles g;
-
-	memset(&g, 0, sizeof(g));
-	g.s = s;
-	g.keys = keys;
-	g.results = results;
-	g.n = n;
-	g.first_failed = n;
-	atomic_init(&g.next, 0);
-	if (pthread_mutex_init(&g.lock, NULL) != 0)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "cannot create a mutex");
-	for (i = 1; i < nt; i++)
-		if (pthread_create(&threads[started], NULL, single_worker, &g) == 0)
-			started++;
-	single_worker(&g); /* this thread works too, so one is always enough */
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	pthread_mutex_destroy(&g.lock);
-	if (g.first_failed < n)
-		return loom_err(g.first.code, g.first.klass, "%s", g.first.message);
-	return 0;
 }
 
 /* ---- the batch endpoint ------------------------------------------------------------ */
@@ -128,67 +68,36 @@ static int batch_body(gcs_store *s, const char *const *keys, size_t n, const cha
 	return rc;
 }
 
-/* A sub-response's code: 0 for deleted or already gone. */
-static int sub_code(long status)
+/* batch_part_fn: a part of a 200 batch answer, with a "Content-ID:
+ * <response-N>" and an "HTTP/1.1 NNN" line: key N's sub-response (a
+ * missing object counts as deleted). */
+static void on_part(batch_sub *subs, size_t n, size_t index, const char *p, const char *end)
 {
-	if (status == 204 || status == 200 || status == 404)
-		return 0;
-	if (status == 401 || status == 403)
-		return LOOM_EPERM;
-	if (retry_status_is_transient(status))
-		return LOOM_ETRANSIENT;
-	return LOOM_EIO;
-}
-
-/* Fill statuses[] from the multipart answer: each part has a
- * "Content-ID: <response-N>" and an "HTTP/1.1 NNN" line. */
-static int parse_batch(gcs_store *s, const http_response *r, size_t n, long *statuses)
-{
-	char ctype[256], delim[128];
-	const char *b, *body = r->body.ptr ? r->body.ptr : "", *end = body + r->body.size, *p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		statuses[i] = 0;
-	if (!http_header(r, "Content-Type", ctype, sizeof(ctype)) || !(b = strstr(ctype, "boundary=")))
-		return loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
-		                "POST bucket \"%s\" (batch delete): the answer has no multipart boundary",
-		                s->bucket);
-	b += 9;
-	snprintf(delim, sizeof(delim), "--%.*s", (int)strcspn(b + (*b == '"'), "; \""), b + (*b == '"'));
-	for (p = strstr(body, delim); p && p < end;) {
-		const char *next, *id, *http;
-		long idx = -1;
-		p += strlen(delim);
-		if (p[0] == '-' && p[1] == '-')
-			break;
-		next = strstr(p, delim);
-		if (!next)
-			next = end;
-		if ((id = strstr(p, "Content-ID: <response-")) && id < next)
-			idx = strtol(id + 22, NULL, 10) - 1;
-		if ((http = strstr(p, "\nHTTP/1.")) && http < next && idx >= 0 && (size_t)idx < n)
-			statuses[idx] = strtol(http + 9 + strcspn(http + 9, " "), NULL, 10);
-		p = next;
+	const char *id, *http;
+	long idx = -1, status;
+	(void)index;
+	if ((id = strstr(p, "Content-ID: <response-")) && id < end)
+		idx = strtol(id + 22, NULL, 10) - 1;
+	if ((http = strstr(p, "\nHTTP/1.")) && http < end && idx >= 0 && (size_t)idx < n) {
+		status = strtol(http + 9 + strcspn(http + 9, " "), NULL, 10);
+		subs[idx].status = status;
+		subs[idx].code = status ? batch_sub_code(status, status == 204 || status == 200 ||
+		                                                     status == 404)
+		                        : LOOM_EIO;
 	}
-	return 0;
 }
 
-/* One batch: 0 with results[] filled, STORE_OPEN_DECLINED when the server
- * has no batch endpoint, or the error of the whole request. */
-static int batch_once(gcs_store *s, const char *const *keys, size_t n, int *results,
-                      long *statuses)
+/* batch_delete_ops.send: one batch of n <= BATCH_MAX keys. */
+static int send_batch(loom_store *st, const char *const *keys, size_t n, batch_sub *subs)
 {
+	gcs_store *s = (gcs_store *)st;
 	loom_buf body = LOOM_BUF_INIT;
-	char uuid[37], boundary[48], ctype[96];
+	char boundary[48], ctype[96], what[300];
 	gcs_call c;
 	http_response r = HTTP_RESPONSE_INIT;
-	size_t i;
 	int rc;
 
-	LOOM_TRY(loom_uuid_v4_string(uuid));
-	snprintf(boundary, sizeof(boundary), "loom_%s", uuid);
-	snprintf(ctype, sizeof(ctype), "multipart/mixed; boundary=%s", boundary);
+	LOOM_TRY(batch_boundary("loom_", boundary, ctype));
 	gcs_call_init(&c, "POST", GCS_API_BATCH, NULL, LOOM_STORE_REQ_DELETE);
 	rc = batch_body(s, keys, n, boundary, &body);
 	if (rc == 0)
@@ -202,9 +111,8 @@ static int batch_once(gcs_store *s, const char *const *keys, size_t n, int *resu
 	if ((rc = gcs_send(s, &c, &r)) < 0)
 		goto done;
 	if (r.status == 200) {
-		rc = parse_batch(s, &r, n, statuses);
-		for (i = 0; rc == 0 && i < n; i++)
-			results[i] = statuses[i] ? sub_code(statuses[i]) : LOOM_EIO;
+		snprintf(what, sizeof(what), "bucket \"%s\" (batch delete)", s->bucket);
+		rc = batch_each_part(&r, what, on_part, subs, n);
 		goto done;
 	}
 	if (r.status == 501 || r.status == 404 || r.status == 405 || r.status == 400) {
@@ -219,97 +127,20 @@ done:
 	return rc;
 }
 
-/* Up to BATCH_MAX keys: the batch, its transient failures again (the
- * store's retry policy), or one by one when there is no batch endpoint.
- * Returns the lowest failing index's code with its error set, else 0. */
-static int remove_batch(gcs_store *s, const char *const *keys, size_t n, int *results)
+/* batch_delete_ops.sub_error. */
+static void sub_error(loom_store *st, const char *key, const batch_sub *sub)
 {
-	const char *pending[BATCH_MAX];
-	size_t where[BATCH_MAX], np = n, i, k, failed = SIZE_MAX;
-	int sub[BATCH_MAX];
-	long statuses[BATCH_MAX];
-	loom_error first;
-	unsigned int attempt;
-	int rc;
-
-	for (i = 0; i < n; i++) {
-		pending[i] = keys[i];
-		where[i] = i;
-	}
-	for (attempt = 1;; attempt++) {
-		rc = atomic_load(&s->batch_unsupported) ? STORE_OPEN_DECLINED
-		                                        : batch_once(s, pending, np, sub, statuses);
-		if (rc == STORE_OPEN_DECLINED) {
-			atomic_store(&s->batch_unsupported, 1);
-			rc = remove_singles(s, pending, np, sub);
-			for (i = 0; i < np; i++)
-				results[where[i]] = sub[i];
-			return rc;
-		}
-		if (rc < 0) {
-			for (i = 0; i < np; i++)
-				results[where[i]] = rc;
-			return rc;
-		}
-		for (i = k = 0; i < np; i++) {
-			results[where[i]] = sub[i];
-			if (sub[i] == LOOM_ETRANSIENT && attempt < s->retry.max_attempts) {
-				pending[k] = pending[i];
-				where[k++] = where[i];
-			} else if (sub[i] < 0 && where[i] < failed) {
-				failed = where[i];
-				loom_err(sub[i], LOOM_ERRCLASS_STORE,
-				         "DELETE bucket \"%s\" object \"%s%s\" (in a batch): HTTP %ld", s->bucket,
-				         s->prefix, pending[i], statuses[i]);
-				loom_err_copy(&first);
-			}
-		}
-		if (k == 0)
-			break;
-		np = k;
-		store_count_retry(&s->counters);
-		retry_sleep_ms(retry_delay_ms(&s->retry, attempt));
-	}
-	if (failed == SIZE_MAX)
-		return 0;
-	return loom_err(first.code, first.klass, "%s", first.message);
+	gcs_store *s = (gcs_store *)st;
+	loom_err(sub->code, LOOM_ERRCLASS_STORE,
+	         "DELETE bucket \"%s\" object \"%s%s\" (in a batch): HTTP %ld", s->bucket, s->prefix, key,
+	         sub->status);
 }
+
+static const batch_delete_ops GCS_DELETES = { BATCH_MAX, 1, gcs_remove, send_batch, sub_error };
 
 int gcs_remove_many(loom_store *st, const char *const *keys, size_t n, int *results)
 {
 	gcs_store *s = (gcs_store *)st;
-	size_t off, i, failed = SIZE_MAX;
-	loom_error first;
-
-	for (i = 0; i < n; i++)
-		if ((results[i] = loom_store_check_key(keys[i], "delete")) < 0 && failed == SIZE_MAX) {
-			failed = i;
-			loom_err_copy(&first);
-		}
-	for (off = 0; off < n;) {
-		const char *batch[BATCH_MAX];
-		size_t idx[BATCH_MAX], m = 0;
-		int res[BATCH_MAX], rc;
-		for (; off < n && m < BATCH_MAX; off++)
-			if (results[off] == 0) {
-				idx[m] = off;
-				batch[m++] = keys[off];
-			}
-		if (m == 0)
-			break;
-		rc = m == 1 ? (res[0] = gcs_remove(st, batch[0])) : remove_batch(s, batch, m, res);
-		if (rc < 0) {
-			for (i = 0; i < m && res[i] >= 0; i++)
-				;
-			if (i < m && idx[i] < failed) {
-				failed = idx[i];
-				loom_err_copy(&first);
-			}
-		}
-		for (i = 0; i < m; i++)
-			results[idx[i]] = res[i];
-	}
-	if (failed == SIZE_MAX)
-		return 0;
-	return loom_err(first.code, first.klass, "%s", first.message);
+	batch_delete b = { &GCS_DELETES, st, &s->retry, &s->counters, &s->batch_unsupported };
+	return batch_delete_many(&b, keys, n, results);
 }

@@ -42,7 +42,6 @@ typedef struct gcs_auth gcs_auth;
  * options, case-insensitively, else the first "google_..." one set in the
  * environment (upper case); *which (may be NULL) gets the alias found. */
 const char *gcs_opt(const store_config *c, const char *const *names, const char **which);
-int gcs_opt_bool(const store_config *c, const char *const *names, int *out);
 
 /* Pick the credential (delta-rs/object_store's order: a service account
  * from the options or GOOGLE_SERVICE_ACCOUNT[_PATH|_KEY], the
