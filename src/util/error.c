@@ -151,7 +151,21 @@ void loom_err_copy(loom_error *dst)
 		memset(dst, 0, sizeof(*dst));
 }
 
+void loom_err_restore(const loom_error *saved)
+{
+	if (saved->code < 0)
+		loom_err(saved->code, saved->klass, "%s", saved->message);
+	else
+		loom_error_clear();
+}
+
 int loom_err_raise(const loom_error *e)
 {
+	/* a record copied after a failure whose error some cleanup cleared
+	 * holds no code: raising it as it is would turn the failure into a
+	 * success (a unit's lost output once went unnoticed this way) */
+	if (e->code >= 0)
+		return loom_err(LOOM_ERROR, e->klass, "%s",
+		                e->message[0] ? e->message : "a step failed without recording why");
 	return loom_err(e->code, e->klass, "%s", e->message);
 }

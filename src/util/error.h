@@ -23,8 +23,15 @@ int loom_err_from_errno(int errnum);
 /* Copy the current record out (for results that outlive the thread). */
 void loom_err_copy(loom_error *dst);
 
+/* Put back a record copied before some best-effort step that may raise
+ * or clear errors of its own (a cleanup after a failure must not erase
+ * the failure's record); a copy of no error clears the record. */
+void loom_err_restore(const loom_error *saved);
+
 /* Raise a copied record again on this thread (a worker's error, handed to
- * the thread that waited for it); returns its code. */
+ * the thread that waited for it); returns its code, never 0: a record
+ * without a code (nothing was recorded) is raised as LOOM_ERROR. Call it
+ * for failures only. */
 int loom_err_raise(const loom_error *e);
 
 /* Propagate a negative status. */

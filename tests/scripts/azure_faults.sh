@@ -33,67 +33,21 @@ oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
 fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
 expect "the converted table has its rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
 
-proxy_pid=""
-start_proxy() { # start_proxy ARGS...: a fresh proxy in front of Azurite; sets proxy_url
-  stop_proxy
-  rm -f "$TEST_TMP/proxy.port"
-  python3 "$TOOLS/fault_proxy.py" --upstream "${AZURITE_URL#http://}" --flavor azure \
-    --port-file "$TEST_TMP/proxy.port" "$@" > /dev/null 2>> "$TEST_TMP/proxy.err" &
-  proxy_pid=$!
-  for _ in $(seq 1 100); do [ -s "$TEST_TMP/proxy.port" ] && break; sleep 0.05; done
-  proxy_url="http://127.0.0.1:$(cat "$TEST_TMP/proxy.port")/devstoreaccount1"
-}
-stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2> /dev/null && wait "$proxy_pid" 2> /dev/null; proxy_pid=""; }
+PROXY_UPSTREAM="${AZURITE_URL#http://}" PROXY_FLAVOR=azure
+source "$TOOLS/fault_ops.sh"
 on_exit stop_proxy
 
 # loom through the proxy, with short backoffs so the test stays quick
 via_proxy() {
-  AZURE_STORAGE_ENDPOINT="$proxy_url" LOOM_RETRY_BASE_DELAY=20ms LOOM_RETRY_MAX_DELAY=300ms \
+  AZURE_STORAGE_ENDPOINT="http://127.0.0.1:$proxy_port/devstoreaccount1" \
+    LOOM_RETRY_BASE_DELAY=20ms LOOM_RETRY_MAX_DELAY=300ms \
     LOOM_TIMEOUT=5s LOOM_MULTIPART_PART_SIZE=65536 LOOM_STORE_STATS="$TEST_TMP/stats.jsonl" "$@"
 }
 CLEAR='HTTP [0-9]{3}|after [0-9]+ attempts|cut short|reset|closed the connection|timed out|cannot connect'
-ok=0 failed=0 n=0
-run_op() { # run_op WHAT ARGS...: completes, or fails with a clear error
-  local what="$1" rc=0; shift
-  n=$((n + 1))
-  via_proxy "$LOOM_BIN" "$@" > "$TEST_TMP/op.$n.out" 2> "$TEST_TMP/op.$n.err" || rc=$?
-  if [ "$rc" = 0 ]; then
-    ok=$((ok + 1)); pass
-  elif [ "$rc" = 1 ] && grep -qE "$CLEAR" "$TEST_TMP/op.$n.err"; then
-    failed=$((failed + 1)); pass
-    echo "  $what failed cleanly: $(tail -1 "$TEST_TMP/op.$n.err" | head -c 300)"
-  else
-    fail "$what: exit $rc without a clear error: $(head -c 600 "$TEST_TMP/op.$n.err")"
-  fi
-}
 
-cols=(id,v v,id)
-for round in $(seq 1 "$ROUNDS"); do
-  start_proxy --seed "$round" --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
-    --truncate-rate 0.03 --delay-rate 0.03 --delay-ms 200 --ambiguous-rate 0.02 --log "$TEST_TMP/faults.jsonl"
-  run_op "inspect" inspect "$uri"
-  [ "$round" = 1 ] && run_op "compact" compact "$uri" --target-size 64MiB
-  run_op "zorder" zorder "$uri" --columns "${cols[$((round % 2))]}" --target-size 64MiB
-  run_op "checkpoint" checkpoint "$uri"
-  run_op "vacuum" vacuum "$uri" --full --retention-hours 0 --no-retention-check --no-dry-run
-  run_op "cleanup-logs" cleanup-logs "$uri" --retention-hours 0
-  stop_proxy
-done
-faults=$(wc -l < "$TEST_TMP/faults.jsonl")
-echo "$n commands through the proxy: $ok completed, $failed failed cleanly; $faults faults injected:" \
-  "$(grep -o '"fault": "[a-z]*"' "$TEST_TMP/faults.jsonl" | cut -d'"' -f4 | sort | uniq -c | tr -s ' \n' ' ')"
-node -e 'const fs = require("fs"); const kinds = new Set(fs.readFileSync(process.argv[1], "utf8")
-    .split("\n").filter(Boolean).map(l => JSON.parse(l).fault));
-  for (const k of ["error", "slowdown", "reset", "truncate", "delay", "ambiguous"])
-    if (!kinds.has(k)) { console.error("no " + k + " fault was injected"); process.exit(1); }' \
-  "$TEST_TMP/faults.jsonl" && pass || fail "every kind of fault was injected"
-expect "some commands completed despite the faults ($ok)" test "$ok" -ge $((n / 2))
-expect "block uploads ran through the faults" \
-  node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean)
-    .map(JSON.parse); process.exit(l.some(s => s.store_requests.OTHER >= 1 && s.store_requests.PUT > 4) ? 0 : 1)' "$TEST_TMP/stats.jsonl"
-expect "retries happened" node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8")
-    .split("\n").filter(Boolean).map(JSON.parse); process.exit(l.some(s => s.retries > 0) ? 0 : 1)' \
-  "$TEST_TMP/stats.jsonl"
+fault_rounds 0 --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
+  --truncate-rate 0.03 --delay-rate 0.03 --delay-ms 200 --ambiguous-rate 0.02
+fault_rounds_checks "block uploads" 's.store_requests.OTHER >= 1 && s.store_requests.PUT > 4' error slowdown reset truncate delay ambiguous
 
 # a lost answer to a commit: the Put Blob lands, the connection is reset,
 # the retry gets 409 BlobAlreadyExists and finds its own bytes there
@@ -118,7 +72,7 @@ expect "oracle verify" oracle verify "$TEST_TMP/d1" > /dev/null
 pqkey=$(azblob ls faults/t | cut -f1 | grep '\.parquet$' | head -1)
 start_proxy --slowdown-rate 1.0 --log "$TEST_TMP/all503.jsonl"
 t0=$(date +%s%N)
-if AZURE_STORAGE_ENDPOINT="$proxy_url" LOOM_MAX_RETRIES=3 LOOM_RETRY_BASE_DELAY=50ms \
+if AZURE_STORAGE_ENDPOINT="http://127.0.0.1:$proxy_port/devstoreaccount1" LOOM_MAX_RETRIES=3 LOOM_RETRY_BASE_DELAY=50ms \
     "$LOOM_BIN" parquet meta "$uri/$pqkey" > /dev/null 2> "$TEST_TMP/503.err"; then
   fail "parquet meta succeeded with every request answered 503"
 else

@@ -31,17 +31,8 @@ oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
 fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
 expect "the converted table has rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
 
-proxy_pid=""
-start_proxy() { # start_proxy ARGS...: a fresh proxy; sets proxy_port
-  stop_proxy
-  rm -f "$TEST_TMP/proxy.port"
-  python3 "$TOOLS/fault_proxy.py" --upstream "127.0.0.1:$RGW_PORT" --flavor s3 \
-    --port-file "$TEST_TMP/proxy.port" "$@" > /dev/null 2>> "$TEST_TMP/proxy.err" &
-  proxy_pid=$!
-  for _ in $(seq 1 100); do [ -s "$TEST_TMP/proxy.port" ] && break; sleep 0.05; done
-  proxy_port=$(cat "$TEST_TMP/proxy.port")
-}
-stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2> /dev/null && wait "$proxy_pid" 2> /dev/null; proxy_pid=""; }
+PROXY_UPSTREAM="127.0.0.1:$RGW_PORT" PROXY_FLAVOR=s3
+source "$TOOLS/fault_ops.sh"
 trap 'stop_proxy; [ -n "$s3_own_rgw" ] && bash "$RGW_SH" stop "$s3_own_rgw" > /dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 # loom through the proxy, with short backoffs so the test stays quick
@@ -50,48 +41,10 @@ via_proxy() {
     LOOM_TIMEOUT=5s LOOM_MULTIPART_PART_SIZE=5242880 LOOM_STORE_STATS="$TEST_TMP/stats.jsonl" "$@"
 }
 CLEAR='HTTP [0-9]{3}|after [0-9]+ attempts|cut short|reset|closed the connection|timed out|gave up|cannot connect'
-ok=0 failed=0 n=0
-run_op() { # run_op WHAT ARGS...: completes, or fails with a clear error
-  local what="$1" rc=0; shift
-  n=$((n + 1))
-  via_proxy "$LOOM_BIN" "$@" > "$TEST_TMP/op.$n.out" 2> "$TEST_TMP/op.$n.err" || rc=$?
-  if [ "$rc" = 0 ]; then
-    ok=$((ok + 1)); pass
-  elif [ "$rc" = 1 ] && grep -qE "$CLEAR" "$TEST_TMP/op.$n.err"; then
-    failed=$((failed + 1)); pass
-    echo "  $what failed cleanly: $(tail -1 "$TEST_TMP/op.$n.err" | head -c 300)"
-  else
-    fail "$what: exit $rc without a clear error: $(head -c 600 "$TEST_TMP/op.$n.err")"
-  fi
-}
 
-cols=(id,v v,id)
-for round in $(seq 1 "$ROUNDS"); do
-  start_proxy --seed "$((SEED0 + round))" --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
-    --truncate-rate 0.03 --delay-rate 0.03 --delay-ms 200 --ambiguous-rate 0.02 --log "$TEST_TMP/faults.jsonl"
-  run_op "inspect" inspect "$uri"
-  [ "$round" = 1 ] && run_op "compact" compact "$uri" --target-size 64MiB
-  run_op "zorder" zorder "$uri" --columns "${cols[$((round % 2))]}" --target-size 64MiB
-  run_op "checkpoint" checkpoint "$uri"
-  run_op "vacuum" vacuum "$uri" --full --retention-hours 0 --no-retention-check --no-dry-run
-  run_op "cleanup-logs" cleanup-logs "$uri" --retention-hours 0
-  stop_proxy
-done
-faults=$(wc -l < "$TEST_TMP/faults.jsonl")
-echo "$n commands through the proxy: $ok completed, $failed failed cleanly; $faults faults injected:" \
-  "$(grep -o '"fault": "[a-z]*"' "$TEST_TMP/faults.jsonl" | cut -d'"' -f4 | sort | uniq -c | tr -s ' \n' ' ')"
-node -e 'const fs = require("fs"); const kinds = new Set(fs.readFileSync(process.argv[1], "utf8")
-    .split("\n").filter(Boolean).map(l => JSON.parse(l).fault));
-  for (const k of ["error", "slowdown", "reset", "truncate", "delay", "ambiguous"])
-    if (!kinds.has(k)) { console.error("no " + k + " fault was injected"); process.exit(1); }' \
-  "$TEST_TMP/faults.jsonl" && pass || fail "every kind of fault was injected"
-expect "some commands completed despite the faults ($ok)" test "$ok" -ge $((n / 2))
-expect "multipart uploads ran through the faults" \
-  node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean)
-    .map(JSON.parse); process.exit(l.some(s => s.store_requests.OTHER >= 2) ? 0 : 1)' "$TEST_TMP/stats.jsonl"
-expect "retries happened" node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8")
-    .split("\n").filter(Boolean).map(JSON.parse); process.exit(l.some(s => s.retries > 0) ? 0 : 1)' \
-  "$TEST_TMP/stats.jsonl"
+fault_rounds "$SEED0" --error-rate 0.04 --slowdown-rate 0.04 --reset-rate 0.03 \
+  --truncate-rate 0.03 --delay-rate 0.03 --delay-ms 200 --ambiguous-rate 0.02
+fault_rounds_checks "multipart uploads" 's.store_requests.OTHER >= 2' error slowdown reset truncate delay ambiguous
 
 # judged on RGW directly
 expect "no multipart upload left open" test "$(s3_open_uploads "$bucket")" = 0

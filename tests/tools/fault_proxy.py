@@ -7,7 +7,8 @@ front of the Storage emulator).
                    [--error-rate R] [--slowdown-rate R] [--reset-rate R]
                    [--truncate-rate R] [--delay-rate R] [--delay-ms MS]
                    [--ambiguous-rate R] [--throttle-rate R] [--match REGEX] [--seed N]
-                   [--max-faults N] [--log FILE] [--trace FILE]
+                   [--match-header NAME=REGEX] [--skip N] [--max-faults N]
+                   [--log FILE] [--trace FILE]
                    [--port-file FILE]
 
 It listens on 127.0.0.1 (a free port unless --port is given; the port is
@@ -39,8 +40,12 @@ untouched):
              (GCS rateLimitExceeded, S3 SlowDown, Azure ServerBusy)
 
 --match REGEX limits faults to requests whose "METHOD TARGET" (the
-request line's first two words) matches; --max-faults stops injecting
-after N faults. Every fault is one JSON line in --log:
+request line's first two words) matches, and --match-header NAME=REGEX
+to requests whose header NAME (any case) is there and matches (the last
+chunk of a GCS resumable upload: content-range=/[0-9]+$); --skip N lets
+the first N matching requests through untouched (with a rate of 1.0 and
+--max-faults 1: a fault at exactly the (N+1)th matching request);
+--max-faults stops injecting after N faults. Every fault is one JSON line in --log:
 {"fault": "reset", "method": "PUT", "target": "/b/t/x", "n": 12}.
 The same --seed gives the same sequence of fates for the same sequence of
 requests (concurrent clients interleave as they will).
@@ -203,19 +208,35 @@ class Proxy:
         self.upstream = (host or "127.0.0.1", int(port))
         self.rng = random.Random(args.seed)
         self.match = re.compile(args.match) if args.match else None
+        self.match_header = None
+        if args.match_header:
+            name, _, regex = args.match_header.partition("=")
+            self.match_header = (name.strip().lower(), re.compile(regex))
         self.lock = threading.Lock()
         self.requests = 0
+        self.matched = 0
         self.faults = 0
         self.log = open(args.log, "a", buffering=1) if args.log else None
         self.trace = open(args.trace, "a", buffering=1) if args.trace else None
         self.rates = [(f, getattr(args, f + "_rate")) for f in self.FATES]
 
-    def fate(self, method, target):
+    def matches(self, method, target, headers):
+        if self.match and not self.match.search(method + " " + target):
+            return False
+        if self.match_header:
+            name, regex = self.match_header
+            return name in headers and regex.search(headers[name]) is not None
+        return True
+
+    def fate(self, method, target, headers):
         with self.lock:
             self.requests += 1
             n = self.requests
             draw = self.rng.random()
-            if self.match and not self.match.search(method + " " + target):
+            if not self.matches(method, target, headers):
+                return None, n
+            self.matched += 1
+            if self.matched <= self.args.skip:
                 return None, n
             if self.args.max_faults is not None and self.faults >= self.args.max_faults:
                 return None, n
@@ -249,7 +270,7 @@ class Proxy:
                     client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
                     sent_continue = True
                 body = read_body(reader, headers)
-                fate, n = self.fate(method, target)
+                fate, n = self.fate(method, target, headers)
                 if fate in ("error", "slowdown", "throttle"):
                     status = {"error": 500, "slowdown": 503, "throttle": 429}[fate]
                     client.sendall(error_response(self.args.flavor, status))
@@ -331,6 +352,10 @@ def main():
         ap.add_argument("--%s-rate" % fate, type=float, default=0.0)
     ap.add_argument("--delay-ms", type=int, default=2000)
     ap.add_argument("--match", help="inject only into requests whose 'METHOD TARGET' matches")
+    ap.add_argument("--match-header", metavar="NAME=REGEX",
+                    help="inject only into requests whose header NAME matches REGEX")
+    ap.add_argument("--skip", type=int, default=0,
+                    help="let the first N requests that match through untouched")
     ap.add_argument("--max-faults", type=int)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", help="append one JSON line per fault")

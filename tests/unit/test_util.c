@@ -57,6 +57,29 @@ TEST(error_is_per_thread)
 	CHECK_STR(loom_error_last()->message, "mine");
 }
 
+/* A worker's failure is handed over as a copied record and raised again:
+ * a record copied after some cleanup cleared the error must still raise
+ * a failure, never 0 (a Z-order unit whose upload failed so was once
+ * counted as finished with no output, and its rows left the table). */
+TEST(error_raise_of_an_empty_record_is_a_failure)
+{
+	loom_error copied;
+	loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE, "upload failed");
+	loom_error_clear(); /* what a best-effort cleanup did */
+	loom_err_copy(&copied);
+	CHECK_INT(copied.code, 0);
+	CHECK_INT(loom_err_raise(&copied), LOOM_ERROR);
+	REQUIRE(loom_error_last() != NULL);
+	CHECK_INT(loom_error_last()->code, LOOM_ERROR);
+	CHECK(loom_error_last()->message[0] != '\0');
+	/* a real record is raised as it was */
+	loom_err(LOOM_ETRANSIENT, LOOM_ERRCLASS_STORE, "throttled");
+	loom_err_copy(&copied);
+	loom_error_clear();
+	CHECK_INT(loom_err_raise(&copied), LOOM_ETRANSIENT);
+	CHECK_STR(loom_error_last()->message, "throttled");
+}
+
 TEST(buf_appends_and_formats)
 {
 	loom_buf b = LOOM_BUF_INIT;
@@ -310,6 +333,7 @@ int main(void)
 	RUN(error_record_holds_code_class_message);
 	RUN(error_os_appends_strerror);
 	RUN(error_is_per_thread);
+	RUN(error_raise_of_an_empty_record_is_a_failure);
 	RUN(buf_appends_and_formats);
 	RUN(buf_grown_is_terminated);
 	RUN(buf_reports_out_of_memory);

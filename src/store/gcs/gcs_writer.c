@@ -204,14 +204,18 @@ static int session_put(gcs_writer *w, uint64_t from, uint64_t end, uint64_t tota
 }
 
 /* Is the object published with our id (a last chunk that landed though
- * its answer was lost)? */
+ * its answer was lost)? The caller's error record is kept: it is the
+ * failure's, should the answer be no. */
 static int published_by_us(gcs_writer *w)
 {
 	loom_store_entry e;
+	loom_error failure;
 	char id[64];
-	int ours = gcs_get_metadata(w->s, w->key, &e, NULL, id, sizeof(id)) == 0 &&
-	           strcmp(id, w->upload_id) == 0;
-	loom_error_clear();
+	int ours;
+	loom_err_copy(&failure);
+	ours = gcs_get_metadata(w->s, w->key, &e, NULL, id, sizeof(id)) == 0 &&
+	       strcmp(id, w->upload_id) == 0;
+	loom_err_restore(&failure);
 	return ours;
 }
 
@@ -248,10 +252,19 @@ static int send_chunk(gcs_writer *w, int last)
 		} else {
 			http_response_dispose(&r);
 		}
-		if (rc == LOOM_EEXISTS && last && attempt > 1 && published_by_us(w))
-			return 0; /* our earlier attempt published it */
-		if (rc < 0 && rc != LOOM_ETRANSIENT)
-			return rc; /* a 412 of the last chunk, a 4xx, an expired session */
+		if (rc < 0 && rc != LOOM_ETRANSIENT) {
+			/* a 412 of the last chunk, a 4xx, an expired session - or a
+			 * finished one: curl resends a request whose reused
+			 * connection died without an answer, so a last chunk that
+			 * landed (its answer lost) may be sent again unseen, and a
+			 * finished session refuses it (the emulator: 400); the
+			 * object with our id says which */
+			if (last && published_by_us(w)) {
+				loom_error_clear();
+				return 0;
+			}
+			return rc;
+		}
 		if (attempt >= w->s->retry.max_attempts)
 			return rc < 0 ? rc : loom_err(LOOM_ETRANSIENT, LOOM_ERRCLASS_STORE,
 			                              "PUT bucket \"%s\" object \"%s%s\": the resumable upload "
@@ -260,8 +273,10 @@ static int send_chunk(gcs_writer *w, int last)
 		/* failed: wait, then ask the session what it holds */
 		store_count_retry(&w->s->counters);
 		retry_sleep_ms(retry_delay_ms(&w->s->retry, attempt));
-		if (last && published_by_us(w))
+		if (last && published_by_us(w)) {
+			loom_error_clear();
 			return 0;
+		}
 		{
 			http_response q = HTTP_RESPONSE_INIT;
 			int qok = 0;
@@ -315,18 +330,23 @@ static int writer_write(loom_store_writer *base, const void *data, size_t len)
 	return 0;
 }
 
-/* Cancel an open session (best effort: it expires anyway). */
+/* Cancel an open session (best effort: it expires anyway). It runs after
+ * a failure, whose error record stays as it was: cleared here, the failed
+ * upload would be re-raised by a pipeline worker as a success with no
+ * file (util/error.h, loom_err_raise). */
 static void cancel_session(gcs_writer *w)
 {
 	gcs_call c;
 	http_response r = HTTP_RESPONSE_INIT;
+	loom_error failure;
 	if (!w->session)
 		return;
+	loom_err_copy(&failure);
 	gcs_call_init(&c, "DELETE", NULL, NULL, LOOM_STORE_REQ_OTHER);
 	c.url = w->session;
 	c.req.idempotent = 0;
 	gcs_send(w->s, &c, &r);
-	loom_error_clear();
+	loom_err_restore(&failure);
 	gcs_call_dispose(&c);
 	http_response_dispose(&r);
 }
