@@ -10,4 +10,14 @@
  * objects up to 64 KiB, stat + read_range on version 1 stores. */
 int loom_store_read_all(loom_store *s, const char *key, loom_buf *out);
 
+/* Every object under directory `dir` ("" the root), as the recursive
+ * listing gives them: each once, in ascending key order, `cb` called on
+ * this thread only. On stores whose every listing page is a request
+ * (LOOM_STORE_CAP_REQUEST_READS) the directories are found with a
+ * delimiter listing (up to three levels down, until there are `width` of
+ * them) and listed `width` at a time; otherwise, or with width <= 1, one
+ * plain recursive listing. (store/list_all.c) */
+int loom_store_list_all(loom_store *s, const char *dir, size_t width, loom_store_list_cb cb,
+                        void *payload);
+
 #endif

@@ -52,8 +52,10 @@ requests (concurrent clients interleave as they will).
 
 --trace FILE appends one JSON line per request answered, when its
 response has been relayed: {"n": 12, "method": "GET", "target": "/b/t/x",
-"range": "bytes=0-99", "start": S, "end": E}, S and E in seconds of one
-monotonic clock (start: the request's head read; end: the response sent),
+"range": "bytes=0-99", "prefix": null, "start": S, "end": E}: "prefix"
+the listing's decoded prefix parameter (no other part of the query, which
+may carry a signature), S and E in seconds of one monotonic clock
+(start: the request's head read; end: the response sent),
 so a test can see which requests were in flight at once.
 
 SIGTERM or SIGINT stops it.
@@ -69,6 +71,7 @@ import struct
 import sys
 import threading
 import time
+import urllib.parse
 
 MAX_HEADER = 64 * 1024
 
@@ -319,7 +322,9 @@ class Proxy:
     def traced(self, n, method, target, headers, started):
         if not self.trace:
             return
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
         line = json.dumps({"n": n, "method": method, "target": target.split("?")[0],
+                           "prefix": query.get("prefix", [None])[0],
                            "range": headers.get("range", ""), "start": started,
                            "end": time.monotonic()})
         with self.lock:

@@ -44,6 +44,9 @@ typedef struct old_upload {
 /* Keys per delete request: S3's DeleteObjects takes at most 1,000, and the
  * cancel token is polled between batches. */
 #define VACUUM_DELETE_BATCH 1000
+/* directories of a full listing listed at once on object stores: the
+ * listing is round trips in a row otherwise (issue 30: at least 16 in flight) */
+#define VACUUM_LIST_WIDTH 16
 
 typedef struct vacuum_state {
 	loom_store *store;
@@ -617,7 +620,7 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 		rc = scan_commits(&st, pcols, npc);
 	if (rc == 0 && p->full) {
 		full_ctx fc = { &st, pcols, npc, p->cancel };
-		rc = store->list(store, "", NULL, LOOM_LIST_RECURSIVE, consider_listed, &fc);
+		rc = loom_store_list_all(store, "", VACUUM_LIST_WIDTH, consider_listed, &fc);
 	}
 	if (rc == 0)
 		rc = find_uploads(&st, p->cancel);
