@@ -38,7 +38,9 @@ static int on_list_xml(void *ctx, const char *path, const char *text, size_t len
 		return 0;
 	if (strcmp(path, "EnumerationResults/NextMarker") == 0)
 		return loom_buf_put(&pg->next_marker, text, len);
-	if (strncmp(path, blob, sizeof(blob) - 1) == 0) {
+	/* "Blob" is also the start of "BlobPrefix": match the whole element */
+	if (strncmp(path, blob, sizeof(blob) - 1) == 0 &&
+	    (path[sizeof(blob) - 1] == '\0' || path[sizeof(blob) - 1] == '/')) {
 		const char *rest = path + sizeof(blob) - 1;
 		if (strcmp(rest, "/Name") == 0) {
 			loom_free(pg->cur.name);
