@@ -91,8 +91,12 @@ void cli_table_release(cli_table *t);
 
 /* ---- what every single-table verb shares (cli/table_run.c) -------------- */
 
+#define CLI_MAX_FILTERS 32
+
 /* The arguments every table verb takes: --help, --config FILE, --json and
- * the one TABLE. */
+ * the one TABLE; and the options several verbs share, taken only by a verb
+ * that turns them on (points them at its own option fields, or sets the
+ * flag) before parsing. */
 typedef struct cli_table_args {
 	const char *verb;                 /* "vacuum" */
 	void (*usage)(FILE *out);
@@ -101,8 +105,19 @@ typedef struct cli_table_args {
 	int json;
 	const char *status;               /* shown on a terminal while the
 	                                     operation runs ("planning..."), or NULL */
+	int *dry_run;                     /* --dry-run sets it to 1 */
+	int no_dry_run;                   /* --no-dry-run sets *dry_run to 0 (verbs
+	                                     whose default is a dry run) */
+	int64_t *target_size;             /* --target-size SIZE */
+	int64_t *commit_every;            /* --commit-every SIZE */
+	int partitions;                   /* --partition K=V, repeatable: */
+	const char *filters[CLI_MAX_FILTERS];
+	size_t n_filters;
+	int plans;                        /* --plan-out FILE and --units N: */
+	const char *plan_out;
+	size_t units;
 } cli_table_args;
-#define CLI_TABLE_ARGS(verb, usage) { (verb), (usage), NULL, NULL, 0, NULL }
+#define CLI_TABLE_ARGS(name, usage_fn) { .verb = (name), .usage = (usage_fn) }
 
 /* argv[*i] after the verb's own options: CLI_ARG_TAKEN when it was one of
  * the shared arguments (*i moved past its value), else the exit status to
@@ -122,6 +137,13 @@ int cli_partition_opt(const char *verb, const char *value, const char **filters,
 
 /* The library call of a verb, with its options. */
 typedef int (*cli_table_op)(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel);
+/* Defines `name`, the cli_table_op of a library operation called
+ * call(out, uri, location, opts, cancel) (loom_vacuum, loom_compact...). */
+#define CLI_TABLE_OP(name, call)                                                          \
+	static int name(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel) \
+	{                                                                                     \
+		return call(out, t->uri, t->loc, opts, cancel);                                   \
+	}
 /* How a verb prints its result (`shown`: the table with secrets masked). */
 typedef void (*cli_result_printer)(const char *verb, const char *shown, const loom_op_result *r, int json);
 /* The printer of the OPTIMIZE verbs (compact, zorder): one JSON line with
@@ -136,6 +158,17 @@ int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *
 typedef int (*cli_table_planner)(char **plan, const cli_table *t, void *opts, size_t units);
 int cli_table_plan(cli_table *t, const cli_table_args *a, cli_table_planner planner, void *opts, size_t units,
                    const char *plan_out);
+/* Defines `name`, the cli_table_planner of a library planner called
+ * call(plan, uri, location, opts, units) (loom_dist_plan_compact...). */
+#define CLI_TABLE_PLANNER(name, call)                                          \
+	static int name(char **plan, const cli_table *t, void *opts, size_t units) \
+	{                                                                          \
+		return call(plan, t->uri, t->loc, opts, units);                        \
+	}
+/* The end of a verb that plans too (a->plans): with --plan-out the plan
+ * (cli_table_plan), else the run (cli_table_run). */
+int cli_table_run_or_plan(cli_table *t, const cli_table_args *a, cli_table_op op, cli_table_planner planner,
+                          void *opts, cli_result_printer print);
 
 /* A cancel token that SIGINT / SIGTERM request until cli_cancel_end
  * (which restores the default handlers and frees it). NULL when it could

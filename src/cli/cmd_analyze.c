@@ -63,10 +63,7 @@ static void print_result(const char *verb, const char *shown, const loom_op_resu
 		       "answer); version %lld\n", shown, r->n_files_deleted, considered, scanned, version);
 }
 
-static int run_analyze(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
-{
-	return loom_analyze(out, t->uri, t->loc, opts, cancel);
-}
+CLI_TABLE_OP(run_analyze, loom_analyze)
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -78,6 +75,7 @@ int cmd_analyze(int argc, char **argv)
 	cli_table table;
 	int i, rc;
 
+	args.dry_run = &opts.dry_run;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--columns") == 0 && i + 1 < argc) {
@@ -100,8 +98,6 @@ int cmd_analyze(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--all") == 0) {
 			opts.all = 1;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			opts.dry_run = 1;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
 			free(list);
 			return rc;

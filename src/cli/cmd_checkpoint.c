@@ -110,10 +110,7 @@ static void print_checkpoint(const char *verb, const char *uri, const loom_op_re
 	}
 }
 
-static int run_checkpoint(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
-{
-	return loom_checkpoint(out, t->uri, t->loc, opts, cancel);
-}
+CLI_TABLE_OP(run_checkpoint, loom_checkpoint)
 
 int cmd_checkpoint(int argc, char **argv)
 {
@@ -206,10 +203,7 @@ static void print_cleanup(const char *verb, const char *uri, const loom_op_resul
 	}
 }
 
-static int run_cleanup(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
-{
-	return loom_cleanup_logs(out, t->uri, t->loc, opts, cancel);
-}
+CLI_TABLE_OP(run_cleanup, loom_cleanup_logs)
 
 int cmd_cleanup_logs(int argc, char **argv)
 {
@@ -218,15 +212,13 @@ int cmd_cleanup_logs(int argc, char **argv)
 	cli_table table;
 	int i, rc;
 
+	args.dry_run = &opts.dry_run;
+	args.no_dry_run = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
 			if (parse_int("cleanup-logs", a, argv[++i], &opts.retention_hours) < 0)
 				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			opts.dry_run = 1;
-		} else if (strcmp(a, "--no-dry-run") == 0) {
-			opts.dry_run = 0;
 		} else if (strcmp(a, "--force") == 0) {
 			opts.force = 1;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {

@@ -11,8 +11,6 @@
 #include "loom/distributed.h"
 #include "loom/ops.h"
 
-#define MAX_FILTERS 32
-
 static void compact_usage(FILE *out)
 {
 	fprintf(out,
@@ -69,28 +67,22 @@ static int run_compact(loom_op_result *out, const cli_table *t, void *opts, loom
 	return loom_compact(out, t->uri, t->loc, o, cancel);
 }
 
-static int plan_compact(char **plan, const cli_table *t, void *opts, size_t units)
-{
-	return loom_dist_plan_compact(plan, t->uri, t->loc, opts, units);
-}
+CLI_TABLE_PLANNER(plan_compact, loom_dist_plan_compact)
 
 int cmd_compact(int argc, char **argv)
 {
 	loom_compact_opts opts = LOOM_COMPACT_OPTS_INIT;
 	cli_table_args args = CLI_TABLE_ARGS("compact", compact_usage);
-	const char *filters[MAX_FILTERS];
-	size_t nf = 0;
-	const char *plan_out = NULL;
-	size_t units = 0;
 	cli_table table;
 	int i, rc;
 
+	args.dry_run = &opts.dry_run;
+	args.target_size = &opts.target_size;
+	args.commit_every = &opts.commit_every;
+	args.partitions = 1;
+	args.plans = 1;
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
-			if (cli_size_opt("compact", a, argv[++i], &opts.target_size) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--copy-row-group-min") == 0 && i + 1 < argc) {
+		if (strcmp(argv[i], "--copy-row-group-min") == 0 && i + 1 < argc) {
 			if (strcasecmp(argv[++i], "off") == 0) {
 				opts.copy_row_group_min_size = LOOM_COPY_ROW_GROUPS_OFF;
 			} else if (loom_size_parse(&opts.copy_row_group_min_size, argv[i]) < 0 ||
@@ -99,19 +91,6 @@ int cmd_compact(int argc, char **argv)
 				        argv[i]);
 				return CLI_EXIT_USAGE;
 			}
-		} else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {
-			if (cli_partition_opt("compact", argv[++i], filters, &nf, MAX_FILTERS) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--plan-out") == 0 && i + 1 < argc) {
-			plan_out = argv[++i];
-		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
-			if (cli_parse_units("compact", argv[++i], &units) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--commit-every") == 0 && i + 1 < argc) {
-			if (cli_size_opt("compact", a, argv[++i], &opts.commit_every) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			opts.dry_run = 1;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
 			return rc;
 		}
@@ -119,9 +98,7 @@ int cmd_compact(int argc, char **argv)
 	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
 	args.status = "planning...";
-	opts.partition_filters = nf ? filters : NULL;
-	opts.n_partition_filters = nf;
-	if (plan_out)
-		return cli_table_plan(&table, &args, plan_compact, &opts, units, plan_out);
-	return cli_table_run(&table, &args, run_compact, &opts, cli_print_optimize);
+	opts.partition_filters = args.n_filters ? args.filters : NULL;
+	opts.n_partition_filters = args.n_filters;
+	return cli_table_run_or_plan(&table, &args, run_compact, plan_compact, &opts, cli_print_optimize);
 }

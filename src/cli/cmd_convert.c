@@ -42,10 +42,7 @@ static void print_result(const char *verb, const char *uri, const loom_op_result
 	}
 }
 
-static int run_convert(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
-{
-	return loom_convert(out, t->uri, t->loc, opts, cancel);
-}
+CLI_TABLE_OP(run_convert, loom_convert)
 
 int cmd_convert(int argc, char **argv)
 {

@@ -77,6 +77,21 @@ static void json_i64_or_null(FILE *o, int64_t v)
 		fprintf(o, "%" PRId64, v);
 }
 
+/* ,"deletionVector":{...} of a file, or null; a tombstone's without its
+ * cardinality (`with_cardinality` 0). */
+static void json_dv(FILE *o, const loom_file_info *f, int with_cardinality)
+{
+	if (!f->dv_storage_type) {
+		fputs(",\"deletionVector\":null", o);
+		return;
+	}
+	fprintf(o, ",\"deletionVector\":{\"storageType\":\"%c\",\"pathOrInlineDv\":", f->dv_storage_type);
+	cli_json_string(o, f->dv_path_or_inline);
+	if (with_cardinality)
+		fprintf(o, ",\"cardinality\":%" PRId64, f->dv_cardinality);
+	fputc('}', o);
+}
+
 static int has_writer_feature(const loom_snapshot *s, const char *name)
 {
 	size_t i, n = loom_snapshot_writer_feature_count(s);
@@ -349,14 +364,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			json_i64_or_null(o, f.num_records);
 			fputs(",\"modificationTime\":", o);
 			json_i64_or_null(o, f.modification_time);
-			if (f.dv_storage_type) {
-				fprintf(o, ",\"deletionVector\":{\"storageType\":\"%c\",\"pathOrInlineDv\":",
-				        f.dv_storage_type);
-				cli_json_string(o, f.dv_path_or_inline);
-				fprintf(o, ",\"cardinality\":%" PRId64 "}", f.dv_cardinality);
-			} else {
-				fputs(",\"deletionVector\":null", o);
-			}
+			json_dv(o, &f, 1);
 			if (io->deleted_rows && f.dv_storage_type) {
 				uint64_t *rows;
 				size_t nr, k;
@@ -381,14 +389,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 			json_i64_or_null(o, f.size);
 			fputs(",\"deletionTimestamp\":", o);
 			json_i64_or_null(o, f.deletion_timestamp);
-			if (f.dv_storage_type) {
-				fprintf(o, ",\"deletionVector\":{\"storageType\":\"%c\",\"pathOrInlineDv\":",
-				        f.dv_storage_type);
-				cli_json_string(o, f.dv_path_or_inline);
-				fputs("}", o);
-			} else {
-				fputs(",\"deletionVector\":null", o);
-			}
+			json_dv(o, &f, 0);
 			fputc('}', o);
 		}
 		fputc(']', o);

@@ -9,8 +9,6 @@
 #include "loom/metrics.h"
 #include "loom/ops.h"
 
-#define MAX_FILTERS 32
-
 static void purge_usage(FILE *out)
 {
 	fprintf(out,
@@ -71,37 +69,24 @@ static void print_result(const char *verb, const char *shown, const loom_op_resu
 		       shown, r->n_files_deleted, (long long)r->num_files_added, rows, version);
 }
 
-static int run_purge(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
-{
-	return loom_purge(out, t->uri, t->loc, opts, cancel);
-}
+CLI_TABLE_OP(run_purge, loom_purge)
 
 int cmd_purge(int argc, char **argv)
 {
 	loom_purge_opts opts = LOOM_PURGE_OPTS_INIT;
 	cli_table_args args = CLI_TABLE_ARGS("purge", purge_usage);
-	const char *filters[MAX_FILTERS];
-	size_t nf = 0;
 	cli_table table;
 	int i, rc;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--target-size") == 0 && i + 1 < argc) {
-			if (cli_size_opt("purge", a, argv[++i], &opts.target_size) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {
-			if (cli_partition_opt("purge", argv[++i], filters, &nf, MAX_FILTERS) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			opts.dry_run = 1;
-		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
+	args.dry_run = &opts.dry_run;
+	args.target_size = &opts.target_size;
+	args.partitions = 1;
+	for (i = 1; i < argc; i++)
+		if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN)
 			return rc;
-		}
-	}
 	if ((rc = cli_table_args_end(&args, &table)) != 0)
 		return rc;
-	opts.partition_filters = nf ? filters : NULL;
-	opts.n_partition_filters = nf;
+	opts.partition_filters = args.n_filters ? args.filters : NULL;
+	opts.n_partition_filters = args.n_filters;
 	return cli_table_run(&table, &args, run_purge, &opts, print_result);
 }

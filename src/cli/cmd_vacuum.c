@@ -74,10 +74,7 @@ static void print_result(const char *verb, const char *shown, const loom_op_resu
 		cli_print_result_human(verb, shown, r);
 }
 
-static int run_vacuum(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
-{
-	return loom_vacuum(out, t->uri, t->loc, opts, cancel);
-}
+CLI_TABLE_OP(run_vacuum, loom_vacuum)
 
 int cmd_vacuum(int argc, char **argv)
 {
@@ -86,6 +83,8 @@ int cmd_vacuum(int argc, char **argv)
 	cli_table table;
 	int i, rc;
 
+	args.dry_run = &opts.dry_run;
+	args.no_dry_run = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
@@ -98,10 +97,6 @@ int cmd_vacuum(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--full") == 0) {
 			opts.full = 1;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			opts.dry_run = 1;
-		} else if (strcmp(a, "--no-dry-run") == 0) {
-			opts.dry_run = 0;
 		} else if (strcmp(a, "--no-retention-check") == 0) {
 			opts.retention_check = 0;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {

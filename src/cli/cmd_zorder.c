@@ -47,15 +47,8 @@ static void zorder_usage(FILE *out)
 }
 
 
-static int run_zorder(loom_op_result *out, const cli_table *t, void *opts, loom_cancel *cancel)
-{
-	return loom_zorder(out, t->uri, t->loc, opts, cancel);
-}
-
-static int plan_zorder(char **plan, const cli_table *t, void *opts, size_t units)
-{
-	return loom_dist_plan_zorder(plan, t->uri, t->loc, opts, units);
-}
+CLI_TABLE_OP(run_zorder, loom_zorder)
+CLI_TABLE_PLANNER(plan_zorder, loom_dist_plan_zorder)
 
 int cmd_zorder(int argc, char **argv)
 {
@@ -63,11 +56,13 @@ int cmd_zorder(int argc, char **argv)
 	cli_table_args args = CLI_TABLE_ARGS("zorder", zorder_usage);
 	const char *cols[MAX_COLUMNS];
 	size_t nc = 0;
-	const char *plan_out = NULL;
-	size_t units = 0;
 	cli_table table;
 	int i, rc;
 
+	args.dry_run = &opts.dry_run;
+	args.target_size = &opts.target_size;
+	args.commit_every = &opts.commit_every;
+	args.plans = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--columns") == 0 && i + 1 < argc) {
@@ -81,28 +76,14 @@ int cmd_zorder(int argc, char **argv)
 				}
 				cols[nc++] = tok;
 			}
-		} else if (strcmp(a, "--plan-out") == 0 && i + 1 < argc) {
-			plan_out = argv[++i];
-		} else if (strcmp(a, "--units") == 0 && i + 1 < argc) {
-			if (cli_parse_units("zorder", argv[++i], &units) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
 		} else if (strcmp(a, "--temp-dir") == 0 && i + 1 < argc) {
 			opts.temp_dir = argv[++i];
-		} else if ((strcmp(a, "--target-size") == 0 || strcmp(a, "--memory") == 0 ||
-		            strcmp(a, "--spill-limit") == 0 || strcmp(a, "--commit-every") == 0) && i + 1 < argc) {
-			int64_t v = 0;
-			if (loom_size_parse(&v, argv[++i]) < 0 || v <= 0) {
-				fprintf(stderr, "loom zorder: %s needs a size like 128MiB, got '%s'\n", a, argv[i]);
+		} else if (strcmp(a, "--memory") == 0 && i + 1 < argc) {
+			if (cli_size_opt("zorder", a, argv[++i], &opts.memory_budget) != CLI_EXIT_OK)
 				return CLI_EXIT_USAGE;
-			}
-			if (a[2] == 'c')
-				opts.commit_every = v;
-			else if (a[2] == 't')
-				opts.target_size = v;
-			else if (a[2] == 's')
-				opts.spill_limit = v;
-			else
-				opts.memory_budget = v;
+		} else if (strcmp(a, "--spill-limit") == 0 && i + 1 < argc) {
+			if (cli_size_opt("zorder", a, argv[++i], &opts.spill_limit) != CLI_EXIT_OK)
+				return CLI_EXIT_USAGE;
 		} else if (strcmp(a, "--curve") == 0 && i + 1 < argc) {
 			const char *c = argv[++i];
 			if (loom_zorder_curve_from_name(&opts.curve, c) < 0) {
@@ -111,8 +92,6 @@ int cmd_zorder(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--full") == 0) {
 			opts.full = 1;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			opts.dry_run = 1;
 		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
 			return rc;
 		}
@@ -127,7 +106,5 @@ int cmd_zorder(int argc, char **argv)
 	args.status = "sampling, sorting and rewriting...";
 	opts.columns = cols;
 	opts.n_columns = nc;
-	if (plan_out)
-		return cli_table_plan(&table, &args, plan_zorder, &opts, units, plan_out);
-	return cli_table_run(&table, &args, run_zorder, &opts, cli_print_optimize);
+	return cli_table_run_or_plan(&table, &args, run_zorder, plan_zorder, &opts, cli_print_optimize);
 }

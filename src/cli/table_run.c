@@ -10,9 +10,39 @@
 #include "cli/cli.h"
 #include "loom.h"
 
+/* The options some verbs share (cli_table_args says which): CLI_ARG_TAKEN,
+ * an exit status after a bad value, or 0 when `arg` is none of them. */
+static int shared_option(cli_table_args *a, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	int has_value = *i + 1 < argc;
+	int rc = CLI_EXIT_OK;
+
+	if (a->dry_run && strcmp(arg, "--dry-run") == 0)
+		*a->dry_run = 1;
+	else if (a->dry_run && a->no_dry_run && strcmp(arg, "--no-dry-run") == 0)
+		*a->dry_run = 0;
+	else if (a->target_size && has_value && strcmp(arg, "--target-size") == 0)
+		rc = cli_size_opt(a->verb, arg, argv[++*i], a->target_size);
+	else if (a->commit_every && has_value && strcmp(arg, "--commit-every") == 0)
+		rc = cli_size_opt(a->verb, arg, argv[++*i], a->commit_every);
+	else if (a->partitions && has_value && strcmp(arg, "--partition") == 0)
+		rc = cli_partition_opt(a->verb, argv[++*i], a->filters, &a->n_filters, CLI_MAX_FILTERS);
+	else if (a->plans && has_value && strcmp(arg, "--plan-out") == 0)
+		a->plan_out = argv[++*i];
+	else if (a->plans && has_value && strcmp(arg, "--units") == 0)
+		rc = cli_parse_units(a->verb, argv[++*i], &a->units);
+	else
+		return 0;
+	return rc == CLI_EXIT_OK ? CLI_ARG_TAKEN : CLI_EXIT_USAGE;
+}
+
 int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i];
+	int rc = shared_option(a, argc, argv, i);
+	if (rc != 0)
+		return rc;
 	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 		a->usage(stdout);
 		return CLI_EXIT_OK;
@@ -111,4 +141,12 @@ int cli_table_plan(cli_table *t, const cli_table_args *a, cli_table_planner plan
 	loom_string_free(plan);
 	cli_table_release(t);
 	return rc;
+}
+
+int cli_table_run_or_plan(cli_table *t, const cli_table_args *a, cli_table_op op, cli_table_planner planner,
+                          void *opts, cli_result_printer print)
+{
+	if (a->plan_out)
+		return cli_table_plan(t, a, planner, opts, a->units, a->plan_out);
+	return cli_table_run(t, a, op, opts, print);
 }
