@@ -57,9 +57,11 @@ int ops_table_close(ops_table *t, int rc, const char *what)
 }
 
 int ops_table_run(loom_op_result *out, const char *uri, const loom_table_location *loc,
-                  const char *what, ops_table_fn run, void *params)
+                  const char *what, ops_table_fn run, void *params, const loom_secrets **secrets)
 {
 	ops_table t;
 	LOOM_TRY(ops_table_open(&t, uri, loc, what));
-	return ops_table_close(&t, run(out, t.store, &t.secrets, params), what);
+	if (secrets)
+		*secrets = &t.secrets;
+	return ops_table_close(&t, run(out, t.store, params), what);
 }

@@ -4,8 +4,11 @@
  *
  *   ops_table t;
  *   if (ops_table_open(&t, uri, loc, "vacuum") < 0) return rc;
- *   rc = vacuum_run(out, t.store, &p);          // p.secrets = &t.secrets
+ *   p.secrets = &t.secrets;
+ *   rc = vacuum_run(out, t.store, &p);
  *   return ops_table_close(&t, rc, "vacuum");    // wraps + masks an error
+ *
+ * or all of it in one call: ops_table_run.
  */
 #ifndef LOOM_OPS_LOCATION_H
 #define LOOM_OPS_LOCATION_H
@@ -32,13 +35,14 @@ int ops_table_open(ops_table *t, const char *uri, const loom_table_location *loc
 int ops_table_close(ops_table *t, int rc, const char *what);
 
 /* The body of a public single-table operation: open the table, run
- * `run(out, store, secrets, params)` with the table's secrets (masked in
- * its commits and messages), close it; an error comes back wrapped
- * "<what> <uri>:" and masked. */
-typedef int (*ops_table_fn)(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
-                            void *params);
+ * `run(out, store, params)`, close it; an error comes back wrapped
+ * "<what> <uri>:" and masked. `secrets` is the member of `params` that
+ * takes the table's secrets (masked in the operation's commits and
+ * messages), set before `run`; NULL for an operation that writes no
+ * commit. */
+typedef int (*ops_table_fn)(loom_op_result *out, loom_store *store, void *params);
 int ops_table_run(loom_op_result *out, const char *uri, const loom_table_location *loc,
-                  const char *what, ops_table_fn run, void *params);
+                  const char *what, ops_table_fn run, void *params, const loom_secrets **secrets);
 
 /* The store options of a location (`loc` may be NULL). */
 void ops_store_options(const loom_table_location *loc, loom_store_opts *out);

@@ -129,8 +129,10 @@ static int fill_result(loom_op_result *out, const analyzed *a, int dry_run, int6
 	return loom_op_result_set_metric(out, LOOM_METRIC_VERSION, version);
 }
 
-static int analyze_run(loom_op_result *out, loom_store *store, const analyze_params *p)
+/* An ops_table_fn over analyze_params. */
+static int analyze_run(loom_op_result *out, loom_store *store, void *params)
 {
+	const analyze_params *p = params;
 	delta_snapshot *snap = NULL;
 	pipe_settings set;
 	analyze_columns cols;
@@ -187,8 +189,6 @@ LOOM_EXTERN(int) loom_analyze(loom_op_result *out, const char *uri, const loom_t
 {
 	const loom_analyze_opts defaults = LOOM_ANALYZE_OPTS_INIT;
 	analyze_params p;
-	ops_table t;
-	int rc;
 
 	if (!opts)
 		opts = &defaults;
@@ -197,8 +197,5 @@ LOOM_EXTERN(int) loom_analyze(loom_op_result *out, const char *uri, const loom_t
 	p.opts = opts;
 	p.loc = loc;
 	p.cancel = cancel;
-	LOOM_TRY(ops_table_open(&t, uri, loc, "analyze"));
-	p.secrets = &t.secrets;
-	rc = analyze_run(out, t.store, &p);
-	return ops_table_close(&t, rc, "analyze");
+	return ops_table_run(out, uri, loc, "analyze", analyze_run, &p, &p.secrets);
 }

@@ -168,12 +168,9 @@ void compact_params_from_opts(compact_params *p, const loom_compact_opts *opts,
 		p->common.commit_every = opts->commit_every;
 }
 
-static int compact_on_table(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
-                            void *params)
+static int compact_on_table(loom_op_result *out, loom_store *store, void *params)
 {
-	compact_params *p = params;
-	p->common.secrets = secrets;
-	return compact_run(out, store, p);
+	return compact_run(out, store, params);
 }
 
 LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_table_location *loc,
@@ -186,5 +183,5 @@ LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_t
 		opts = &defaults;
 	LOOM_TRY(loom_compact_opts_check(opts));
 	compact_params_from_opts(&p, opts, loc, cancel);
-	return ops_table_run(out, uri, loc, "compact", compact_on_table, &p);
+	return ops_table_run(out, uri, loc, "compact", compact_on_table, &p, &p.common.secrets);
 }

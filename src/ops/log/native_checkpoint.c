@@ -8,19 +8,36 @@
 #include "util/error.h"
 
 /* Checkpoints and log cleanup write no commit: the secrets only mask
- * their messages (ops_table_run does that). */
-static int checkpoint_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
-                               void *params)
+ * their messages (ops_table_run does that), so their params keep none. */
+static int checkpoint_on_store(loom_op_result *out, loom_store *store, void *params)
 {
-	(void)secrets;
 	return checkpoint_run(out, store, params);
 }
 
-static int cleanup_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
-                            void *params)
+static int cleanup_on_store(loom_op_result *out, loom_store *store, void *params)
 {
-	(void)secrets;
 	return log_cleanup_run(out, store, params);
+}
+
+/* What both entry points check first: their arguments there, the
+ * options' version one of [oldest, newest]. */
+static int check_call(const char *what, const loom_op_result *out, const char *uri, unsigned int version,
+                      unsigned int oldest, unsigned int newest, const char *init)
+{
+	if (!out || !uri)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "%s: NULL argument", what);
+	if (version < oldest || version > newest)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
+		                "%s: options version %u not set or unknown (use %s)", what, version, init);
+	return 0;
+}
+
+static int check_not_negative(const char *what, const char *field, int64_t value, int64_t lowest)
+{
+	if (value < lowest)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "%s: %s %lld is negative", what, field,
+		                (long long)value);
+	return 0;
 }
 
 LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
@@ -32,28 +49,18 @@ LOOM_EXTERN(int) loom_checkpoint(loom_op_result *out, const char *uri,
 
 	if (!opts)
 		opts = &defaults;
-	if (!out || !uri)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "checkpoint: NULL argument");
-	if (opts->version != 1 && opts->version != LOOM_CHECKPOINT_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
-		                "checkpoint: options version %u not set or unknown (use "
-		                "LOOM_CHECKPOINT_OPTS_INIT)", opts->version);
-	if (opts->table_version < -1)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
-		                "checkpoint: table_version %lld is negative",
-		                (long long)opts->table_version);
+	LOOM_TRY(check_call("checkpoint", out, uri, opts->version, 1, LOOM_CHECKPOINT_OPTS_VERSION,
+	                    "LOOM_CHECKPOINT_OPTS_INIT"));
+	LOOM_TRY(check_not_negative("checkpoint", "table_version", opts->table_version, -1));
 	memset(&p, 0, sizeof(p));
 	p.version = opts->table_version;
 	/* a version-1 struct ends before part_size */
 	if (opts->version >= 2) {
-		if (opts->part_size < 0)
-			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
-			                "checkpoint: part_size %lld is negative",
-			                (long long)opts->part_size);
+		LOOM_TRY(check_not_negative("checkpoint", "part_size", opts->part_size, 0));
 		p.part_size = opts->part_size;
 	}
 	p.cancel = cancel;
-	return ops_table_run(out, uri, loc, "checkpoint", checkpoint_on_store, &p);
+	return ops_table_run(out, uri, loc, "checkpoint", checkpoint_on_store, &p, NULL);
 }
 
 /* dry_run and force: 0 or 1. A binding's conversion slip (2, -1) must not
@@ -75,16 +82,9 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 
 	if (!opts)
 		opts = &defaults;
-	if (!out || !uri)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID, "cleanup-logs: NULL argument");
-	if (opts->version != LOOM_CLEANUP_LOGS_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
-		                "cleanup-logs: options version %u not set or unknown (use "
-		                "LOOM_CLEANUP_LOGS_OPTS_INIT)", opts->version);
-	if (opts->retention_hours < -1)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_INVALID,
-		                "cleanup-logs: retention_hours %lld is negative",
-		                (long long)opts->retention_hours);
+	LOOM_TRY(check_call("cleanup-logs", out, uri, opts->version, LOOM_CLEANUP_LOGS_OPTS_VERSION,
+	                    LOOM_CLEANUP_LOGS_OPTS_VERSION, "LOOM_CLEANUP_LOGS_OPTS_INIT"));
+	LOOM_TRY(check_not_negative("cleanup-logs", "retention_hours", opts->retention_hours, -1));
 	LOOM_TRY(check_switch("dry_run", opts->dry_run));
 	LOOM_TRY(check_switch("force", opts->force));
 	memset(&p, 0, sizeof(p));
@@ -92,5 +92,5 @@ LOOM_EXTERN(int) loom_cleanup_logs(loom_op_result *out, const char *uri,
 	p.force = opts->force;
 	p.retention_hours = opts->retention_hours;
 	p.cancel = cancel;
-	return ops_table_run(out, uri, loc, "cleanup-logs", cleanup_on_store, &p);
+	return ops_table_run(out, uri, loc, "cleanup-logs", cleanup_on_store, &p, NULL);
 }

@@ -6,12 +6,9 @@
 #include "ops/vacuum/vacuum.h"
 #include "util/error.h"
 
-static int vacuum_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
-                           void *params)
+static int vacuum_on_store(loom_op_result *out, loom_store *store, void *params)
 {
-	vacuum_params *p = params;
-	p->secrets = secrets;
-	return vacuum_run(out, store, p);
+	return vacuum_run(out, store, params);
 }
 
 LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_table_location *loc,
@@ -33,5 +30,5 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_ta
 		p.commit_metadata = loc->commit;
 		p.n_commit_metadata = loc->n_commit;
 	}
-	return ops_table_run(out, uri, loc, "vacuum", vacuum_on_store, &p);
+	return ops_table_run(out, uri, loc, "vacuum", vacuum_on_store, &p, &p.secrets);
 }

@@ -438,12 +438,9 @@ void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, con
 	p->common.loc = loc;
 }
 
-static int zorder_on_store(loom_op_result *out, loom_store *store, const loom_secrets *secrets,
-                           void *params)
+static int zorder_on_store(loom_op_result *out, loom_store *store, void *params)
 {
-	zorder_params *p = params;
-	p->common.secrets = secrets;
-	return zorder_run(out, store, p);
+	return zorder_run(out, store, params);
 }
 
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
@@ -454,5 +451,5 @@ LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_ta
 	LOOM_TRY(loom_zorder_opts_check(opts));
 	zorder_params_from_opts(&p, opts, loc);
 	p.common.cancel = cancel;
-	return ops_table_run(out, uri, loc, "z-order", zorder_on_store, &p);
+	return ops_table_run(out, uri, loc, "z-order", zorder_on_store, &p, &p.common.secrets);
 }
