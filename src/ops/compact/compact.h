@@ -55,6 +55,17 @@ typedef struct compact_params {
 int compact_plan_build(compact_plan *plan, const delta_snapshot *snap, int64_t target,
                        const char *const *filters, size_t n_filters);
 
+/* The rules of a bin-packing plan: which files go into bins, and which
+ * carry a DV the rewrite purges (counted in dvs_in_bins; a bin of one file
+ * is kept only when its file does). */
+typedef struct compact_rules {
+	int (*candidate)(loom_store *store, const delta_file *f, int64_t target);
+	int (*has_dv)(const delta_file *f);
+} compact_rules;
+/* compact_plan_build's packing under other rules (REORG ... APPLY (PURGE)). */
+int compact_plan_pack(compact_plan *plan, const delta_snapshot *snap, int64_t target,
+                      const char *const *filters, size_t n_filters, const compact_rules *rules);
+
 /* Group the plan's bins into units (units has room for num_bins): runs of
  * consecutive bins of one partition, each written as one stream cut at the
  * target; one unit per partition unless fewer partitions have bins than

@@ -20,7 +20,6 @@
 #include "loom/metrics.h"
 #include "ops/compact/compact.h"
 #include "ops/location.h"
-#include "ops/optimize/partition_groups.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -29,73 +28,25 @@
 /* A file purge rewrites: it has a DV (whatever its cardinality: none may
  * be left) and lives inside the table root (files elsewhere are not
  * loom's to rewrite; compaction leaves them too). */
-static int purgeable(loom_store *store, const delta_file *f)
+static int purgeable(loom_store *store, const delta_file *f, int64_t target)
 {
 	const char *key;
+	(void)target;   /* any size: a purge rewrites every file with a DV */
 	return f->dv.storage_type && loom_store_key_of(&key, store, f->path) == 0;
 }
 
+static int any_dv(const delta_file *f)
+{
+	return f->dv.storage_type != 0;
+}
+
+/* Compaction's first-fit bins (ops/compact/compact_plan.c) of the
+ * purgeable files. */
 static int purge_plan(void *ctx, compact_plan *plan, const delta_snapshot *snap, int64_t target)
 {
+	static const compact_rules purge = { purgeable, any_dv };
 	const compact_params *p = ctx;
-	partition_groups pg;
-	int64_t *bin_bytes = NULL;
-	long *bin_of = NULL;
-	size_t g, i, b;
-	int rc = 0;
-
-	memset(plan, 0, sizeof(*plan));
-	plan->target = target;
-	plan->read_version = snap->version;
-	LOOM_TRY(partition_groups_build(&pg, snap, p->partition_filters, p->n_partition_filters));
-	plan->considered = pg.num_files;
-	plan->partitions = pg.num_groups;
-	plan->storage = loom_calloc(pg.num_files + 1, sizeof(*plan->storage));
-	plan->bins = loom_calloc(pg.num_files + 1, sizeof(*plan->bins));
-	bin_bytes = loom_calloc(pg.num_files + 1, sizeof(*bin_bytes));
-	bin_of = loom_calloc(pg.num_files + 1, sizeof(*bin_of));
-	if (!plan->storage || !plan->bins || !bin_bytes || !bin_of) {
-		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning the purge");
-		goto done;
-	}
-	for (g = 0; g < pg.num_groups; g++) {
-		const delta_file *const *files = pg.files + pg.begin[g];
-		size_t n = pg.begin[g + 1] - pg.begin[g], nb = 0;
-		/* first-fit, as compaction (ops/compact/compact_plan.c) */
-		for (i = 0; i < n; i++) {
-			int64_t sz = files[i]->size > 0 ? files[i]->size : 0;
-			bin_of[i] = -1;
-			if (!purgeable(snap->store, files[i]))
-				continue;
-			for (b = 0; b < nb && bin_bytes[b] + sz > target; b++)
-				;
-			if (b == nb)
-				bin_bytes[nb++] = 0;
-			bin_bytes[b] += sz;
-			bin_of[i] = (long)b;
-		}
-		for (b = 0; b < nb; b++) {
-			compact_bin *cb = &plan->bins[plan->num_bins++];
-			cb->files = &plan->storage[plan->files_in_bins];
-			cb->partition = g;
-			for (i = 0; i < n; i++)
-				if (bin_of[i] == (long)b) {
-					plan->storage[plan->files_in_bins++] = files[i];
-					cb->num_files++;
-					cb->bytes += files[i]->size > 0 ? files[i]->size : 0;
-					plan->dvs_in_bins++;
-				}
-			plan->bytes_in_bins += cb->bytes;
-		}
-		plan->partitions_optimized += nb > 0;
-	}
-done:
-	loom_free(bin_bytes);
-	loom_free(bin_of);
-	partition_groups_dispose(&pg);
-	if (rc < 0)
-		compact_plan_dispose(plan);
-	return rc;
+	return compact_plan_pack(plan, snap, target, p->partition_filters, p->n_partition_filters, &purge);
 }
 
 static const optimize_flavour purge_flavour = {
@@ -140,8 +91,10 @@ static int report_fill(loom_op_result *out, const purge_report *r)
 	return loom_op_result_set_metric(out, LOOM_METRIC_NUM_ROWS_PURGED, r->rows);
 }
 
-static int purge_run(loom_op_result *out, loom_store *store, const compact_params *p)
+/* An ops_table_fn over compact_params. */
+static int purge_run(loom_op_result *out, loom_store *store, void *params)
 {
+	const compact_params *p = params;
 	delta_snapshot *snap = NULL;
 	purge_report rep;
 	optimize_job job;
@@ -169,8 +122,6 @@ LOOM_EXTERN(int) loom_purge(loom_op_result *out, const char *uri, const loom_tab
 {
 	const loom_purge_opts defaults = LOOM_PURGE_OPTS_INIT;
 	compact_params p;
-	ops_table t;
-	int rc;
 
 	if (!opts)
 		opts = &defaults;
@@ -182,8 +133,5 @@ LOOM_EXTERN(int) loom_purge(loom_op_result *out, const char *uri, const loom_tab
 	p.common.cancel = cancel;
 	p.partition_filters = opts->partition_filters;
 	p.n_partition_filters = opts->n_partition_filters;
-	LOOM_TRY(ops_table_open(&t, uri, loc, "purge"));
-	p.common.secrets = &t.secrets;
-	rc = purge_run(out, t.store, &p);
-	return ops_table_close(&t, rc, "purge");
+	return ops_table_run(out, uri, loc, "purge", purge_run, &p, &p.common.secrets);
 }
