@@ -110,6 +110,27 @@ static int reserve_entry(pq_dict *d)
 	return 0;
 }
 
+/* Where the probe for a value of hash h starts (the table first made
+ * large enough). */
+static int probe_start(pq_dict *d, uint32_t h, size_t *pos)
+{
+	if ((d->count + 1) * 2 > d->cap)
+		LOOM_TRY(reserve_entry(d));
+	*pos = h & (d->cap - 1);
+	return 0;
+}
+
+/* The empty slot a new entry of hash h goes in, room for the entry made
+ * (the table may have grown, so the probe starts again). */
+static int new_slot(pq_dict *d, uint32_t h, size_t *pos)
+{
+	LOOM_TRY(reserve_entry(d));
+	*pos = h & (d->cap - 1);
+	while (d->slots[*pos])
+		*pos = (*pos + 1) & (d->cap - 1);
+	return 0;
+}
+
 static inline int same_fixed(const void *a, const void *b, size_t w)
 {
 	if (w == 8) {
@@ -143,16 +164,11 @@ int pq_dict_put_fixed(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *idx)
 		} else {
 			h = hash_bytes(v, w);
 		}
-		if ((d->count + 1) * 2 > d->cap)
-			LOOM_TRY(reserve_entry(d));
-		pos = h & (d->cap - 1);
+		LOOM_TRY(probe_start(d, h, &pos));
 		for (;;) {
 			uint32_t e = d->slots[pos];
 			if (!e) {
-				LOOM_TRY(reserve_entry(d));
-				pos = h & (d->cap - 1);
-				while (d->slots[pos])
-					pos = (pos + 1) & (d->cap - 1);
+				LOOM_TRY(new_slot(d, h, &pos));
 				LOOM_TRY(loom_buf_put(&d->plain, v, w));
 				d->entry_hash[d->count] = h;
 				d->slots[pos] = (uint32_t)(d->count + 1);
@@ -178,17 +194,12 @@ int pq_dict_put_bytes(pq_dict *d, const uint32_t *offsets, const uint8_t *data,
 		uint32_t len = offsets[i + 1] - offsets[i];
 		uint32_t h = hash_bytes(v, len);
 		size_t pos;
-		if ((d->count + 1) * 2 > d->cap)
-			LOOM_TRY(reserve_entry(d));
-		pos = h & (d->cap - 1);
+		LOOM_TRY(probe_start(d, h, &pos));
 		for (;;) {
 			uint32_t e = d->slots[pos];
 			if (!e) {
 				uint8_t lenb[4];
-				LOOM_TRY(reserve_entry(d));
-				pos = h & (d->cap - 1);
-				while (d->slots[pos])
-					pos = (pos + 1) & (d->cap - 1);
+				LOOM_TRY(new_slot(d, h, &pos));
 				if (d->plain.size + 4 + (size_t)len > UINT32_MAX)
 					return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 					                "dictionary page over 4 GiB");

@@ -126,11 +126,6 @@ static int rd_list(pq_tr *t, int type, loom_arena *a, size_t size, int *et,
 
 #define SKIP default: LOOM_TRY(pq_tr_skip(t, ft, 0)); break
 
-static int expect_struct(pq_tr *t, int type, const char *name)
-{
-	return pq_tr_expect(t, type, PQ_TT_STRUCT, name);
-}
-
 static int rd_empty(pq_tr *t)
 {
 	STRUCT_LOOP(t) {
@@ -140,8 +135,75 @@ static int rd_empty(pq_tr *t)
 	STRUCT_DONE(t);
 }
 
-static int rd_kv(pq_tr *t, loom_arena *a, pq_kv *kv)
+/* How a struct is read: fields into *obj, strings into the arena. */
+typedef int (*struct_reader)(pq_tr *t, loom_arena *a, void *obj);
+
+/* A struct field read by `rd` into obj; *has = 1 once it is (a field of
+ * another wire type is skipped). */
+static int rd_struct_field(pq_tr *t, int type, loom_arena *a, struct_reader rd, void *obj, int *has)
 {
+	int w = want(t, type, PQ_TT_STRUCT);
+	if (w <= 0)
+		return w;
+	LOOM_TRY(rd(t, a, obj));
+	if (has)
+		*has = 1;
+	return 0;
+}
+
+/* A list<struct> field: `count` elements of `size` bytes, each read by `rd`;
+ * `out` is the address of the member that points at them. */
+static int rd_struct_list(pq_tr *t, int type, loom_arena *a, size_t size, struct_reader rd, void *out,
+                          size_t *count, const char *name)
+{
+	int et;
+	uint32_t cnt, i;
+	void *arr;
+	LOOM_TRY(rd_list(t, type, a, size, &et, &cnt, &arr, name));
+	for (i = 0; i < cnt; i++) {
+		LOOM_TRY(pq_tr_expect(t, et, PQ_TT_STRUCT, name));
+		LOOM_TRY(rd(t, a, (char *)arr + (size_t)i * size));
+	}
+	pq_tr_list_end(t);
+	memcpy(out, &arr, sizeof(arr));   /* into the member, whatever its element type */
+	*count = cnt;
+	return 0;
+}
+
+/* The element types of the lists of values, and what each takes. */
+enum { ELEM_BOOL, ELEM_I32, ELEM_I64, ELEM_STR, ELEM_BYTES };
+static const size_t elem_size[] = { 1, sizeof(int32_t), sizeof(int64_t), sizeof(char *), sizeof(pq_bytes) };
+
+/* A list of values of type `elem` (a bool is a uint8_t); `out` as
+ * rd_struct_list's. */
+static int rd_value_list(pq_tr *t, int type, loom_arena *a, int elem, void *out, size_t *count,
+                         const char *name)
+{
+	int et, b;
+	uint32_t cnt, i;
+	void *arr;
+	LOOM_TRY(rd_list(t, type, a, elem_size[elem], &et, &cnt, &arr, name));
+	for (i = 0; i < cnt; i++) {
+		switch (elem) {
+		case ELEM_BOOL:
+			LOOM_TRY(pq_tr_list_bool(t, &b));
+			((uint8_t *)arr)[i] = (uint8_t)b;
+			break;
+		case ELEM_I32: LOOM_TRY(rd_i32(t, et, (int32_t *)arr + i, name)); break;
+		case ELEM_I64: LOOM_TRY(rd_i64(t, et, (int64_t *)arr + i, name)); break;
+		case ELEM_STR: LOOM_TRY(rd_str(t, et, a, (const char **)arr + i, NULL, name)); break;
+		default: LOOM_TRY(rd_bytes(t, et, a, (pq_bytes *)arr + i, name)); break;
+		}
+	}
+	pq_tr_list_end(t);
+	memcpy(out, &arr, sizeof(arr));
+	*count = cnt;
+	return 0;
+}
+
+static int rd_kv(pq_tr *t, loom_arena *a, void *obj)
+{
+	pq_kv *kv = obj;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_str(t, ft, a, &kv->key, &kv->key_len, "KeyValue.key")); break;
@@ -159,22 +221,13 @@ static int rd_kv(pq_tr *t, loom_arena *a, pq_kv *kv)
 
 static int rd_kv_list(pq_tr *t, int type, loom_arena *a, pq_kv **out, size_t *n)
 {
-	int et;
-	uint32_t cnt, i;
-	void *arr;
-	LOOM_TRY(rd_list(t, type, a, sizeof(pq_kv), &et, &cnt, &arr, "key_value_metadata"));
-	if (cnt && et != PQ_TT_STRUCT)
-		return pq_tr_fail(t, "key_value_metadata is not a list of structs");
-	for (i = 0; i < cnt; i++)
-		LOOM_TRY(rd_kv(t, a, (pq_kv *)arr + i));
-	pq_tr_list_end(t);
-	*out = arr;
-	*n = cnt;
-	return 0;
+	return rd_struct_list(t, type, a, sizeof(pq_kv), rd_kv, (void **)out, n, "key_value_metadata[]");
 }
 
-static int rd_time_unit(pq_tr *t, pq_time_unit *u)
+static int rd_time_unit(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_time_unit *u = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: *u = PQ_UNIT_MILLIS; LOOM_TRY(pq_tr_skip(t, ft, 0)); break;
@@ -192,7 +245,7 @@ static int rd_time_type(pq_tr *t, pq_logical_type *lt)
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_bool(t, ft, &lt->is_adjusted_to_utc, "isAdjustedToUTC")); break;
-		case 2: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_time_unit(t, &lt->unit)); } } break;
+		case 2: LOOM_TRY(rd_struct_field(t, ft, NULL, rd_time_unit, &lt->unit, NULL)); break;
 		SKIP;
 		}
 	}
@@ -229,8 +282,10 @@ static int rd_int_type(pq_tr *t, pq_logical_type *lt)
 	STRUCT_DONE(t);
 }
 
-static int rd_logical_type(pq_tr *t, pq_logical_type *lt)
+static int rd_logical_type(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_logical_type *lt = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		if (ft != PQ_TT_STRUCT) {
 			LOOM_TRY(pq_tr_skip(t, ft, 0));
@@ -255,8 +310,9 @@ static int rd_logical_type(pq_tr *t, pq_logical_type *lt)
 	STRUCT_DONE(t);
 }
 
-static int rd_schema_element(pq_tr *t, loom_arena *a, pq_schema_node *n)
+static int rd_schema_element(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_schema_node *n = obj;
 	int has_type = 0;
 	n->converted_type = PQ_CT_NONE;
 	STRUCT_LOOP(t) {
@@ -287,7 +343,7 @@ static int rd_schema_element(pq_tr *t, loom_arena *a, pq_schema_node *n)
 		case 7: LOOM_TRY(rd_i32(t, ft, &n->scale, "SchemaElement.scale")); break;
 		case 8: LOOM_TRY(rd_i32(t, ft, &n->precision, "SchemaElement.precision")); break;
 		case 9: LOOM_TRY(rd_i32(t, ft, &n->field_id, "SchemaElement.field_id")); n->has_field_id = 1; break;
-		case 10: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_logical_type(t, &n->logical_type)); } } break;
+		case 10: LOOM_TRY(rd_struct_field(t, ft, a, rd_logical_type, &n->logical_type, NULL)); break;
 		SKIP;
 		}
 	}
@@ -300,8 +356,9 @@ static int rd_schema_element(pq_tr *t, loom_arena *a, pq_schema_node *n)
 	return 0;
 }
 
-static int rd_statistics(pq_tr *t, loom_arena *a, pq_statistics *s)
+static int rd_statistics(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_statistics *s = obj;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_bytes(t, ft, a, &s->max, "Statistics.max")); break;
@@ -318,8 +375,10 @@ static int rd_statistics(pq_tr *t, loom_arena *a, pq_statistics *s)
 	STRUCT_DONE(t);
 }
 
-static int rd_encoding_stats(pq_tr *t, pq_page_encoding_stats *s)
+static int rd_encoding_stats(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_page_encoding_stats *s = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_i32(t, ft, &s->page_type, "PageEncodingStats.page_type")); break;
@@ -331,12 +390,10 @@ static int rd_encoding_stats(pq_tr *t, pq_page_encoding_stats *s)
 	STRUCT_DONE(t);
 }
 
-static int rd_column_meta(pq_tr *t, loom_arena *a, pq_column_meta *m)
+static int rd_column_meta(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_column_meta *m = obj;
 	STRUCT_LOOP(t) {
-		int et;
-		uint32_t cnt, i;
-		void *arr;
 		int32_t v = 0;
 		switch (id) {
 		case 1:
@@ -346,20 +403,12 @@ static int rd_column_meta(pq_tr *t, loom_arena *a, pq_column_meta *m)
 			m->type = (pq_physical_type)v;
 			break;
 		case 2:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(int32_t), &et, &cnt, &arr, "encodings"));
-			for (i = 0; i < cnt; i++)
-				LOOM_TRY(rd_i32(t, et, (int32_t *)arr + i, "encodings[]"));
-			pq_tr_list_end(t);
-			m->encodings = arr;
-			m->num_encodings = cnt;
+			LOOM_TRY(rd_value_list(t, ft, a, ELEM_I32, &m->encodings, &m->num_encodings,
+			                       "encodings[]"));
 			break;
 		case 3:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(char *), &et, &cnt, &arr, "path_in_schema"));
-			for (i = 0; i < cnt; i++)
-				LOOM_TRY(rd_str(t, et, a, (const char **)arr + i, NULL, "path_in_schema[]"));
-			pq_tr_list_end(t);
-			m->path_in_schema = arr;
-			m->path_len = cnt;
+			LOOM_TRY(rd_value_list(t, ft, a, ELEM_STR, &m->path_in_schema, &m->path_len,
+			                       "path_in_schema[]"));
 			break;
 		case 4: LOOM_TRY(rd_i32(t, ft, &m->codec, "ColumnMetaData.codec")); break;
 		case 5: LOOM_TRY(rd_i64(t, ft, &m->num_values, "num_values")); break;
@@ -369,16 +418,11 @@ static int rd_column_meta(pq_tr *t, loom_arena *a, pq_column_meta *m)
 		case 9: LOOM_TRY(rd_i64(t, ft, &m->data_page_offset, "data_page_offset")); break;
 		case 10: LOOM_TRY(rd_i64(t, ft, &m->index_page_offset, "index_page_offset")); m->has_index_page_offset = 1; break;
 		case 11: LOOM_TRY(rd_i64(t, ft, &m->dictionary_page_offset, "dictionary_page_offset")); m->has_dictionary_page_offset = 1; break;
-		case 12: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_statistics(t, a, &m->statistics)); m->has_statistics = 1; } } break;
+		case 12: LOOM_TRY(rd_struct_field(t, ft, a, rd_statistics, &m->statistics, &m->has_statistics)); break;
 		case 13:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(pq_page_encoding_stats), &et, &cnt, &arr, "encoding_stats"));
-			for (i = 0; i < cnt; i++) {
-				LOOM_TRY(expect_struct(t, et, "encoding_stats[]"));
-				LOOM_TRY(rd_encoding_stats(t, (pq_page_encoding_stats *)arr + i));
-			}
-			pq_tr_list_end(t);
-			m->encoding_stats = arr;
-			m->num_encoding_stats = cnt;
+			LOOM_TRY(rd_struct_list(t, ft, a, sizeof(pq_page_encoding_stats), rd_encoding_stats,
+			                        &m->encoding_stats, &m->num_encoding_stats,
+			                        "encoding_stats[]"));
 			break;
 		case 14: LOOM_TRY(rd_i64(t, ft, &m->bloom_filter_offset, "bloom_filter_offset")); m->has_bloom_filter = 1; break;
 		case 15: LOOM_TRY(rd_i32(t, ft, &m->bloom_filter_length, "bloom_filter_length")); break;
@@ -388,13 +432,14 @@ static int rd_column_meta(pq_tr *t, loom_arena *a, pq_column_meta *m)
 	STRUCT_DONE(t);
 }
 
-static int rd_column_chunk(pq_tr *t, loom_arena *a, pq_column_chunk *c)
+static int rd_column_chunk(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_column_chunk *c = obj;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_str(t, ft, a, &c->file_path, NULL, "ColumnChunk.file_path")); break;
 		case 2: LOOM_TRY(rd_i64(t, ft, &c->file_offset, "ColumnChunk.file_offset")); break;
-		case 3: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_column_meta(t, a, &c->meta)); c->has_meta_data = 1; } } break;
+		case 3: LOOM_TRY(rd_struct_field(t, ft, a, rd_column_meta, &c->meta, &c->has_meta_data)); break;
 		case 4: LOOM_TRY(rd_i64(t, ft, &c->offset_index_offset, "offset_index_offset")); c->has_offset_index = 1; break;
 		case 5: LOOM_TRY(rd_i32(t, ft, &c->offset_index_length, "offset_index_length")); break;
 		case 6: LOOM_TRY(rd_i64(t, ft, &c->column_index_offset, "column_index_offset")); c->has_column_index = 1; break;
@@ -406,8 +451,10 @@ static int rd_column_chunk(pq_tr *t, loom_arena *a, pq_column_chunk *c)
 	STRUCT_DONE(t);
 }
 
-static int rd_sorting_column(pq_tr *t, pq_sorting_column *s)
+static int rd_sorting_column(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_sorting_column *s = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_i32(t, ft, &s->column_idx, "SortingColumn.column_idx")); break;
@@ -419,34 +466,21 @@ static int rd_sorting_column(pq_tr *t, pq_sorting_column *s)
 	STRUCT_DONE(t);
 }
 
-static int rd_row_group(pq_tr *t, loom_arena *a, pq_row_group *g)
+static int rd_row_group(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_row_group *g = obj;
 	STRUCT_LOOP(t) {
-		int et;
-		uint32_t cnt, i;
-		void *arr;
 		switch (id) {
 		case 1:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(pq_column_chunk), &et, &cnt, &arr, "RowGroup.columns"));
-			for (i = 0; i < cnt; i++) {
-				LOOM_TRY(expect_struct(t, et, "columns[]"));
-				LOOM_TRY(rd_column_chunk(t, a, (pq_column_chunk *)arr + i));
-			}
-			pq_tr_list_end(t);
-			g->columns = arr;
-			g->num_columns = cnt;
+			LOOM_TRY(rd_struct_list(t, ft, a, sizeof(pq_column_chunk), rd_column_chunk,
+			                        &g->columns, &g->num_columns, "columns[]"));
 			break;
 		case 2: LOOM_TRY(rd_i64(t, ft, &g->total_byte_size, "total_byte_size")); break;
 		case 3: LOOM_TRY(rd_i64(t, ft, &g->num_rows, "RowGroup.num_rows")); break;
 		case 4:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(pq_sorting_column), &et, &cnt, &arr, "sorting_columns"));
-			for (i = 0; i < cnt; i++) {
-				LOOM_TRY(expect_struct(t, et, "sorting_columns[]"));
-				LOOM_TRY(rd_sorting_column(t, (pq_sorting_column *)arr + i));
-			}
-			pq_tr_list_end(t);
-			g->sorting_columns = arr;
-			g->num_sorting_columns = cnt;
+			LOOM_TRY(rd_struct_list(t, ft, a, sizeof(pq_sorting_column), rd_sorting_column,
+			                        &g->sorting_columns, &g->num_sorting_columns,
+			                        "sorting_columns[]"));
 			break;
 		case 5: LOOM_TRY(rd_i64(t, ft, &g->file_offset, "RowGroup.file_offset")); g->has_file_offset = 1; break;
 		case 6: LOOM_TRY(rd_i64(t, ft, &g->total_compressed_size, "RowGroup.total_compressed_size")); g->has_total_compressed_size = 1; break;
@@ -463,56 +497,38 @@ static int rd_row_group(pq_tr *t, loom_arena *a, pq_row_group *g)
 	STRUCT_DONE(t);
 }
 
+/* ColumnOrder, a union: the id of its member (1 = TYPE_ORDER). */
+static int rd_column_order(pq_tr *t, loom_arena *a, void *obj)
+{
+	int32_t *order = obj;
+	(void)a;
+	STRUCT_LOOP(t) {
+		*order = id;
+		LOOM_TRY(pq_tr_skip(t, ft, 0));
+	}
+	STRUCT_DONE(t);
+}
+
 static int rd_file_meta(pq_tr *t, pq_file_meta *m)
 {
 	loom_arena *a = &m->arena;
 	STRUCT_LOOP(t) {
-		int et;
-		uint32_t cnt, i;
-		void *arr;
 		switch (id) {
 		case 1: LOOM_TRY(rd_i32(t, ft, &m->version, "FileMetaData.version")); break;
 		case 2:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(pq_schema_node), &et, &cnt, &arr, "schema"));
-			for (i = 0; i < cnt; i++) {
-				LOOM_TRY(expect_struct(t, et, "schema[]"));
-				LOOM_TRY(rd_schema_element(t, a, (pq_schema_node *)arr + i));
-			}
-			pq_tr_list_end(t);
-			m->schema = arr;
-			m->num_schema = cnt;
+			LOOM_TRY(rd_struct_list(t, ft, a, sizeof(pq_schema_node), rd_schema_element,
+			                        &m->schema, &m->num_schema, "schema[]"));
 			break;
 		case 3: LOOM_TRY(rd_i64(t, ft, &m->num_rows, "FileMetaData.num_rows")); break;
 		case 4:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(pq_row_group), &et, &cnt, &arr, "row_groups"));
-			for (i = 0; i < cnt; i++) {
-				LOOM_TRY(expect_struct(t, et, "row_groups[]"));
-				LOOM_TRY(rd_row_group(t, a, (pq_row_group *)arr + i));
-			}
-			pq_tr_list_end(t);
-			m->row_groups = arr;
-			m->num_row_groups = cnt;
+			LOOM_TRY(rd_struct_list(t, ft, a, sizeof(pq_row_group), rd_row_group, &m->row_groups,
+			                        &m->num_row_groups, "row_groups[]"));
 			break;
 		case 5: LOOM_TRY(rd_kv_list(t, ft, a, &m->kv, &m->num_kv)); break;
 		case 6: LOOM_TRY(rd_str(t, ft, a, &m->created_by, NULL, "created_by")); break;
 		case 7:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(int32_t), &et, &cnt, &arr, "column_orders"));
-			for (i = 0; i < cnt; i++) {
-				int16_t l2 = 0, id2;
-				int ft2, rc2;
-				LOOM_TRY(expect_struct(t, et, "column_orders[]"));
-				LOOM_TRY(pq_tr_struct_begin(t));
-				while ((rc2 = pq_tr_field(t, &l2, &id2, &ft2)) > 0) {
-					((int32_t *)arr)[i] = id2;
-					LOOM_TRY(pq_tr_skip(t, ft2, 0));
-				}
-				if (rc2 < 0)
-					return rc2;
-				pq_tr_struct_end(t);
-			}
-			pq_tr_list_end(t);
-			m->column_orders = arr;
-			m->num_column_orders = cnt;
+			LOOM_TRY(rd_struct_list(t, ft, a, sizeof(int32_t), rd_column_order, &m->column_orders,
+			                        &m->num_column_orders, "column_orders[]"));
 			break;
 		case 8: m->encrypted_footer_info = 1; LOOM_TRY(pq_tr_skip(t, ft, 0)); break;
 		SKIP;
@@ -555,8 +571,10 @@ void pq_file_meta_free(pq_file_meta *m)
 
 /* ---- page headers ---- */
 
-static int rd_data_page_header(pq_tr *t, pq_page_header *h)
+static int rd_data_page_header(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_page_header *h = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_i32(t, ft, &h->num_values, "DataPageHeader.num_values")); break;
@@ -569,8 +587,10 @@ static int rd_data_page_header(pq_tr *t, pq_page_header *h)
 	STRUCT_DONE(t);
 }
 
-static int rd_dict_page_header(pq_tr *t, pq_page_header *h)
+static int rd_dict_page_header(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_page_header *h = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_i32(t, ft, &h->dict_num_values, "DictionaryPageHeader.num_values")); break;
@@ -582,8 +602,10 @@ static int rd_dict_page_header(pq_tr *t, pq_page_header *h)
 	STRUCT_DONE(t);
 }
 
-static int rd_data_page_header_v2(pq_tr *t, pq_page_header *h)
+static int rd_data_page_header_v2(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_page_header *h = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_i32(t, ft, &h->num_values, "DataPageHeaderV2.num_values")); break;
@@ -607,9 +629,10 @@ static int rd_page_header(pq_tr *t, pq_page_header *h)
 		case 2: LOOM_TRY(rd_i32(t, ft, &h->uncompressed_page_size, "uncompressed_page_size")); break;
 		case 3: LOOM_TRY(rd_i32(t, ft, &h->compressed_page_size, "compressed_page_size")); break;
 		case 4: LOOM_TRY(rd_i32(t, ft, &h->crc, "crc")); h->has_crc = 1; break;
-		case 5: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_data_page_header(t, h)); h->has_data_page = 1; } } break;
-		case 7: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_dict_page_header(t, h)); h->has_dictionary_page = 1; } } break;
-		case 8: { int w_ = want(t, ft, PQ_TT_STRUCT); if (w_ < 0) return w_; if (w_) { LOOM_TRY(rd_data_page_header_v2(t, h)); h->has_data_page_v2 = 1; } } break;
+		/* the three page kinds' headers are read into the one pq_page_header */
+		case 5: LOOM_TRY(rd_struct_field(t, ft, NULL, rd_data_page_header, h, &h->has_data_page)); break;
+		case 7: LOOM_TRY(rd_struct_field(t, ft, NULL, rd_dict_page_header, h, &h->has_dictionary_page)); break;
+		case 8: LOOM_TRY(rd_struct_field(t, ft, NULL, rd_data_page_header_v2, h, &h->has_data_page_v2)); break;
 		SKIP;
 		}
 	}
@@ -635,49 +658,20 @@ int pq_page_header_decode(pq_page_header *h, const void *p, size_t len, size_t *
 
 /* ---- page indexes ---- */
 
-static int rd_bytes_list(pq_tr *t, int ft, loom_arena *a, pq_bytes **out, size_t *n, const char *name)
-{
-	int et;
-	uint32_t cnt, i;
-	void *arr;
-	LOOM_TRY(rd_list(t, ft, a, sizeof(pq_bytes), &et, &cnt, &arr, name));
-	for (i = 0; i < cnt; i++)
-		LOOM_TRY(rd_bytes(t, et, a, (pq_bytes *)arr + i, name));
-	pq_tr_list_end(t);
-	*out = arr;
-	*n = cnt;
-	return 0;
-}
-
 static int rd_column_index(pq_tr *t, loom_arena *a, pq_column_index *ci)
 {
 	size_t nmin = 0, nmax = 0, nnull = 0;
 	STRUCT_LOOP(t) {
-		int et;
-		uint32_t cnt, i;
-		void *arr;
 		switch (id) {
 		case 1:
-			LOOM_TRY(rd_list(t, ft, a, 1, &et, &cnt, &arr, "null_pages"));
-			for (i = 0; i < cnt; i++) {
-				int b;
-				LOOM_TRY(pq_tr_list_bool(t, &b));
-				((uint8_t *)arr)[i] = (uint8_t)b;
-			}
-			pq_tr_list_end(t);
-			ci->null_pages = arr;
-			nnull = cnt;
+			LOOM_TRY(rd_value_list(t, ft, a, ELEM_BOOL, &ci->null_pages, &nnull, "null_pages"));
 			break;
-		case 2: LOOM_TRY(rd_bytes_list(t, ft, a, &ci->min_values, &nmin, "min_values")); break;
-		case 3: LOOM_TRY(rd_bytes_list(t, ft, a, &ci->max_values, &nmax, "max_values")); break;
+		case 2: LOOM_TRY(rd_value_list(t, ft, a, ELEM_BYTES, &ci->min_values, &nmin, "min_values")); break;
+		case 3: LOOM_TRY(rd_value_list(t, ft, a, ELEM_BYTES, &ci->max_values, &nmax, "max_values")); break;
 		case 4: LOOM_TRY(rd_i32(t, ft, &ci->boundary_order, "boundary_order")); break;
 		case 5:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(int64_t), &et, &cnt, &arr, "null_counts"));
-			for (i = 0; i < cnt; i++)
-				LOOM_TRY(rd_i64(t, et, (int64_t *)arr + i, "null_counts[]"));
-			pq_tr_list_end(t);
-			ci->null_counts = arr;
-			ci->num_null_counts = cnt;
+			LOOM_TRY(rd_value_list(t, ft, a, ELEM_I64, &ci->null_counts, &ci->num_null_counts,
+			                       "null_counts[]"));
 			break;
 		SKIP;
 		}
@@ -700,8 +694,10 @@ int pq_column_index_decode(pq_column_index *ci, loom_arena *arena, const void *p
 	return rd_column_index(&t, arena, ci);
 }
 
-static int rd_page_location(pq_tr *t, pq_page_location *l)
+static int rd_page_location(pq_tr *t, loom_arena *a, void *obj)
 {
+	pq_page_location *l = obj;
+	(void)a;
 	STRUCT_LOOP(t) {
 		switch (id) {
 		case 1: LOOM_TRY(rd_i64(t, ft, &l->offset, "PageLocation.offset")); break;
@@ -716,27 +712,14 @@ static int rd_page_location(pq_tr *t, pq_page_location *l)
 static int rd_offset_index(pq_tr *t, loom_arena *a, pq_offset_index *oi)
 {
 	STRUCT_LOOP(t) {
-		int et;
-		uint32_t cnt, i;
-		void *arr;
 		switch (id) {
 		case 1:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(pq_page_location), &et, &cnt, &arr, "page_locations"));
-			for (i = 0; i < cnt; i++) {
-				LOOM_TRY(expect_struct(t, et, "page_locations[]"));
-				LOOM_TRY(rd_page_location(t, (pq_page_location *)arr + i));
-			}
-			pq_tr_list_end(t);
-			oi->pages = arr;
-			oi->num_pages = cnt;
+			LOOM_TRY(rd_struct_list(t, ft, a, sizeof(pq_page_location), rd_page_location,
+			                        &oi->pages, &oi->num_pages, "page_locations[]"));
 			break;
 		case 2:
-			LOOM_TRY(rd_list(t, ft, a, sizeof(int64_t), &et, &cnt, &arr, "unencoded_byte_array_data_bytes"));
-			for (i = 0; i < cnt; i++)
-				LOOM_TRY(rd_i64(t, et, (int64_t *)arr + i, "unencoded_byte_array_data_bytes[]"));
-			pq_tr_list_end(t);
-			oi->unencoded_byte_array_data_bytes = arr;
-			oi->num_unencoded = cnt;
+			LOOM_TRY(rd_value_list(t, ft, a, ELEM_I64, &oi->unencoded_byte_array_data_bytes, &oi->num_unencoded,
+			                       "unencoded_byte_array_data_bytes[]"));
 			break;
 		SKIP;
 		}

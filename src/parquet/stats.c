@@ -68,6 +68,14 @@ static int cmp_decimal_bytes(const uint8_t *a, size_t alen, const uint8_t *b, si
 }
 
 #define CMP3(x, y) ((x) < (y) ? -1 : (x) > (y))
+/* Return the order of a and b read (unaligned) as two values of type T. */
+#define CMP_AS(T, a, b)                   \
+	do {                                  \
+		T x_, y_;                         \
+		memcpy(&x_, (a), sizeof(T));      \
+		memcpy(&y_, (b), sizeof(T));      \
+		return CMP3(x_, y_);              \
+	} while (0)
 
 int pq_value_cmp(pq_cmp_kind k, const void *a, size_t alen, const void *b, size_t blen)
 {
@@ -76,30 +84,10 @@ int pq_value_cmp(pq_cmp_kind k, const void *a, size_t alen, const void *b, size_
 		int x = *(const uint8_t *)a != 0, y = *(const uint8_t *)b != 0;
 		return CMP3(x, y);
 	}
-	case PQ_CMP_I32: {
-		int32_t x, y;
-		memcpy(&x, a, 4);
-		memcpy(&y, b, 4);
-		return CMP3(x, y);
-	}
-	case PQ_CMP_U32: {
-		uint32_t x, y;
-		memcpy(&x, a, 4);
-		memcpy(&y, b, 4);
-		return CMP3(x, y);
-	}
-	case PQ_CMP_I64: {
-		int64_t x, y;
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		return CMP3(x, y);
-	}
-	case PQ_CMP_U64: {
-		uint64_t x, y;
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		return CMP3(x, y);
-	}
+	case PQ_CMP_I32: CMP_AS(int32_t, a, b);
+	case PQ_CMP_U32: CMP_AS(uint32_t, a, b);
+	case PQ_CMP_I64: CMP_AS(int64_t, a, b);
+	case PQ_CMP_U64: CMP_AS(uint64_t, a, b);
 	case PQ_CMP_FLOAT:
 	case PQ_CMP_DOUBLE: {
 		double x, y;

@@ -55,12 +55,19 @@ int pq_tr_i64(pq_tr *t, int64_t *v)
 	return 0;
 }
 
+/* An integer that must lie in [lo, hi]; `what` says so when it does not. */
+static int i64_in(pq_tr *t, int64_t lo, int64_t hi, const char *what, int64_t *x)
+{
+	LOOM_TRY(pq_tr_i64(t, x));
+	if (*x < lo || *x > hi)
+		return pq_tr_fail(t, what);
+	return 0;
+}
+
 int pq_tr_i32(pq_tr *t, int32_t *v)
 {
 	int64_t x;
-	LOOM_TRY(pq_tr_i64(t, &x));
-	if (x < INT32_MIN || x > INT32_MAX)
-		return pq_tr_fail(t, "i32 out of range");
+	LOOM_TRY(i64_in(t, INT32_MIN, INT32_MAX, "i32 out of range", &x));
 	*v = (int32_t)x;
 	return 0;
 }
@@ -68,9 +75,7 @@ int pq_tr_i32(pq_tr *t, int32_t *v)
 int pq_tr_i16(pq_tr *t, int16_t *v)
 {
 	int64_t x;
-	LOOM_TRY(pq_tr_i64(t, &x));
-	if (x < INT16_MIN || x > INT16_MAX)
-		return pq_tr_fail(t, "i16 out of range");
+	LOOM_TRY(i64_in(t, INT16_MIN, INT16_MAX, "i16 out of range", &x));
 	*v = (int16_t)x;
 	return 0;
 }
