@@ -512,3 +512,19 @@ int delta_stats_dump(json_t *root, loom_buf *out)
 	free(text);
 	return rc;
 }
+
+const json_t *delta_json_at_path(const json_t *o, const char *path)
+{
+	char key[512];
+	while (o && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = json_is_object(o) ? json_object_get(o, key) : NULL;
+		path += n + (dot ? 1 : 0);
+	}
+	return o;
+}

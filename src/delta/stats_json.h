@@ -67,4 +67,9 @@ json_t *delta_stats_value(const pq_schema_node *nd, const uint8_t *v, size_t len
 /* Serialise a stats document built with delta_stats_value into `out`. */
 int delta_stats_dump(json_t *root, loom_buf *out);
 
+/* The member of `o` at a dotted path ("a.b.c": o.a.b.c, as stats name a
+ * nested column), or NULL (o NULL, a step not an object, a name missing or
+ * longer than 511 bytes). */
+const json_t *delta_json_at_path(const json_t *o, const char *path);
+
 #endif

@@ -49,14 +49,20 @@ static json_t *size_or_null(int64_t v)
 	return v ? json_integer(v) : json_null();
 }
 
+static json_t *strv_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+	for (i = 0; v && i < n; i++)
+		json_array_append_new(a, plan_json_str(v[i]));
+	return a;
+}
+
 json_t *plan_zorder_json(const loom_zorder_opts *z)
 {
-	json_t *o = json_object(), *cols = json_array();
+	json_t *o = json_object();
 	const char *curve = loom_zorder_curve_name(z->curve);
-	size_t i;
-	for (i = 0; i < z->n_columns; i++)
-		json_array_append_new(cols, plan_json_str(z->columns[i]));
-	json_object_set_new(o, "columns", cols);
+	json_object_set_new(o, "columns", strv_json(z->columns, z->n_columns));
 	json_object_set_new(o, "target_size", size_or_null(z->target_size));
 	json_object_set_new(o, "curve", plan_json_str(curve ? curve : "?"));
 	json_object_set_new(o, "memory", size_or_null(z->memory_budget));
@@ -65,15 +71,6 @@ json_t *plan_zorder_json(const loom_zorder_opts *z)
 	json_object_set_new(o, "full", json_boolean(z->full));
 	json_object_set_new(o, "dry_run", json_boolean(z->dry_run));
 	return o;
-}
-
-static json_t *strv_json(const char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-	for (i = 0; v && i < n; i++)
-		json_array_append_new(a, plan_json_str(v[i]));
-	return a;
 }
 
 json_t *plan_purge_json(const loom_purge_opts *p)

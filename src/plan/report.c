@@ -194,6 +194,17 @@ LOOM_EXTERN(const char *) loom_table_result_failed_op(const loom_table_result *t
 	return t ? t->failed_op : NULL;
 }
 
+report_status report_table_status(const loom_table_result *t)
+{
+	return t->error_code ? REPORT_FAILED : t->skipped ? REPORT_SKIPPED : REPORT_OK;
+}
+
+const char *report_status_name(report_status s)
+{
+	static const char *const names[] = { "ok", "failed", "skipped" };
+	return names[s];
+}
+
 LOOM_EXTERN(int) loom_table_result_ok(const loom_table_result *t)
 {
 	return t && t->error_code == 0;
@@ -300,8 +311,7 @@ static json_t *table_json(const loom_table_result *t)
 	size_t i;
 	json_object_set_new(o, "ref", plan_json_str(t->ref));
 	json_object_set_new(o, "uri", t->uri ? plan_json_str(t->uri) : json_null());
-	json_object_set_new(o, "status", plan_json_str(t->error_code ? "failed"
-	                                             : t->skipped ? "skipped" : "ok"));
+	json_object_set_new(o, "status", plan_json_str(report_status_name(report_table_status(t))));
 	json_object_set_new(o, "skipped", json_boolean(t->skipped));
 	json_object_set_new(o, "skip_reason", t->skip_reason ? plan_json_str(t->skip_reason)
 	                                                     : json_null());
@@ -336,7 +346,7 @@ static json_t *table_json(const loom_table_result *t)
 LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep)
 {
 	json_t *root, *tables, *warnings, *summary;
-	size_t i, ok = 0, failed = 0, skipped = 0;
+	size_t i, count[3] = { 0, 0, 0 };   /* by report_status */
 	char *s, *copy;
 
 	if (!rep || !out)
@@ -350,20 +360,13 @@ LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep)
 	json_object_set_new(root, "duration_seconds", json_real(rep->duration_seconds));
 	tables = json_array();
 	for (i = 0; i < rep->n_tables; i++) {
-		const loom_table_result *t = &rep->tables[i];
-		if (t->error_code)
-			failed++;
-		else if (t->skipped)
-			skipped++;
-		else
-			ok++;
-		json_array_append_new(tables, table_json(t));
+		count[report_table_status(&rep->tables[i])]++;
+		json_array_append_new(tables, table_json(&rep->tables[i]));
 	}
 	summary = json_object();
 	json_object_set_new(summary, "tables", json_integer((json_int_t)rep->n_tables));
-	json_object_set_new(summary, "ok", json_integer((json_int_t)ok));
-	json_object_set_new(summary, "failed", json_integer((json_int_t)failed));
-	json_object_set_new(summary, "skipped", json_integer((json_int_t)skipped));
+	for (i = 0; i < 3; i++)
+		json_object_set_new(summary, report_status_name((report_status)i), json_integer((json_int_t)count[i]));
 	json_object_set_new(root, "summary", summary);
 	warnings = json_array();
 	for (i = 0; i < rep->n_warnings; i++)

@@ -42,6 +42,11 @@ struct loom_report {
 };
 
 int report_new(loom_report **out, const char *step, size_t n_tables);
+
+/* A table's outcome, and its name in reports ("ok", "failed", "skipped"). */
+typedef enum { REPORT_OK, REPORT_FAILED, REPORT_SKIPPED } report_status;
+report_status report_table_status(const loom_table_result *t);
+const char *report_status_name(report_status s);
 int report_add_warning(loom_report *r, const char *w);
 /* Take over `res` (zeroed afterwards) as op `name` of table t. */
 int report_table_add_op(loom_table_result *t, const char *name, loom_op_result *res);

@@ -85,7 +85,8 @@ static void op_summary(int *brcp, loom_buf *b, const char *name, const loom_op_r
 LOOM_EXTERN(int) loom_report_to_text(char **out, const loom_report *rep)
 {
 	loom_buf b = LOOM_BUF_INIT;
-	size_t i, j, k, w = 5, ok = 0, failed = 0, skipped = 0;
+	static const char *const shown[] = { "ok", "FAILED", "skipped" };   /* by report_status */
+	size_t i, j, k, w = 5, count[3] = { 0, 0, 0 };
 	int brc = 0;
 
 	if (!rep || !out)
@@ -96,14 +97,9 @@ LOOM_EXTERN(int) loom_report_to_text(char **out, const loom_report *rep)
 	plan_bprintf(&brc, &b, "%-*s  %-7s  %9s  %s\n", (int)w, "TABLE", "STATUS", "DURATION", "DETAIL");
 	for (i = 0; i < rep->n_tables; i++) {
 		const loom_table_result *t = &rep->tables[i];
-		const char *status = t->error_code ? "FAILED" : t->skipped ? "skipped" : "ok";
-		if (t->error_code)
-			failed++;
-		else if (t->skipped)
-			skipped++;
-		else
-			ok++;
-		plan_bprintf(&brc, &b, "%-*s  %-7s  %8.2fs  ", (int)w, t->ref, status, t->duration_seconds);
+		report_status status = report_table_status(t);
+		count[status]++;
+		plan_bprintf(&brc, &b, "%-*s  %-7s  %8.2fs  ", (int)w, t->ref, shown[status], t->duration_seconds);
 		for (j = 0; j < t->n_ops; j++) {
 			if (j)
 				loom_buf_puts(&b, "; ");
@@ -122,7 +118,7 @@ LOOM_EXTERN(int) loom_report_to_text(char **out, const loom_report *rep)
 	for (i = 0; i < rep->n_warnings; i++)
 		plan_bprintf(&brc, &b, "warning: %s\n", rep->warnings[i]);
 	plan_bprintf(&brc, &b, "%zu table%s: %zu ok, %zu failed, %zu skipped%s\n", rep->n_tables,
-	                rep->n_tables == 1 ? "" : "s", ok, failed, skipped,
+	                rep->n_tables == 1 ? "" : "s", count[REPORT_OK], count[REPORT_FAILED], count[REPORT_SKIPPED],
 	                rep->cancelled ? " (cancelled)" : "");
 	plan_bprintf(&brc, &b, "%s", "");
 	if (brc < 0) {

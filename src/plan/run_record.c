@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "delta/stats_json.h"
 #include "loom/config.h"
 #include "plan/observe_int.h"
 #include "util/alloc.h"
@@ -215,31 +216,15 @@ LOOM_EXTERN(int) loom_run_record_from_json(loom_run_record **out, const char *js
 
 /* ---- helpers the renderers share ------------------------------------------ */
 
-static const json_t *at_path(const json_t *o, const char *path)
-{
-	char key[128];
-	while (o && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path += n + (dot ? 1 : 0);
-	}
-	return o;
-}
-
 double obs_num(const json_t *o, const char *path, double dflt)
 {
-	const json_t *v = at_path(o, path);
+	const json_t *v = delta_json_at_path(o, path);
 	return json_is_number(v) ? json_number_value(v) : json_is_boolean(v) ? json_is_true(v) : dflt;
 }
 
 const char *obs_str(const json_t *o, const char *path)
 {
-	return json_string_value(at_path(o, path));
+	return json_string_value(delta_json_at_path(o, path));
 }
 
 const json_t *obs_health_latest(const json_t *t)

@@ -259,8 +259,10 @@ static int is_catalog_route(const loom_config *cfg, const char *ref)
 	return 0;
 }
 
+/* An event to the progress callback. OP_DONE carries the op's result
+ * (NULL when it failed) and no skipped flag; the other events none. */
 static void progress(const loom_runner *r, const loom_report *rep, const loom_table_result *t,
-                     int event, const char *op, int code, double seconds)
+                     int event, const char *op, int code, double seconds, const loom_op_result *res)
 {
 	loom_progress p;
 	if (!r->progress)
@@ -272,26 +274,7 @@ static void progress(const loom_runner *r, const loom_report *rep, const loom_ta
 	p.table_index = (size_t)(t - rep->tables);
 	p.table_count = rep->n_tables;
 	p.code = code;
-	p.skipped = t->skipped;
-	p.seconds = seconds;
-	r->progress(&p, r->progress_payload);
-}
-
-/* OP_DONE carries the op's result (NULL when it failed). */
-static void progress_op_done(const loom_runner *r, const loom_report *rep,
-                             const loom_table_result *t, const char *op, int code,
-                             double seconds, const loom_op_result *res)
-{
-	loom_progress p;
-	if (!r->progress)
-		return;
-	memset(&p, 0, sizeof(p));
-	p.event = LOOM_PROGRESS_OP_DONE;
-	p.table_ref = t->ref;
-	p.op_name = op;
-	p.table_index = (size_t)(t - rep->tables);
-	p.table_count = rep->n_tables;
-	p.code = code;
+	p.skipped = event != LOOM_PROGRESS_OP_DONE && t->skipped;
 	p.seconds = seconds;
 	p.result = res;
 	r->progress(&p, r->progress_payload);
@@ -350,7 +333,7 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 	size_t i;
 	int rc;
 
-	progress(r, rep, t, LOOM_PROGRESS_TABLE_START, NULL, 0, 0);
+	progress(r, rep, t, LOOM_PROGRESS_TABLE_START, NULL, 0, 0, NULL);
 	if (plan_budget_spent(&r->budget, r->cancel, spent, sizeof(spent))) {
 		char msg[LOOM_ERROR_MESSAGE_MAX];
 		snprintf(msg, sizeof(msg), "%s before this table started", spent);
@@ -414,7 +397,7 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 			set_error(r, t, LOOM_ECANCELLED, loom_op_name(op), "cancelled");
 			break;
 		}
-		progress(r, rep, t, LOOM_PROGRESS_OP_START, loom_op_name(op), 0, 0);
+		progress(r, rep, t, LOOM_PROGRESS_OP_START, loom_op_name(op), 0, 0, NULL);
 		memset(&res, 0, sizeof(res));
 		loom_error_clear();
 		rc = plan_op_execute_with(op, &res, r->m, loc->uri, loc, r->cancel,
@@ -445,8 +428,8 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 			double secs = (double)(loom_clock_mono_ns(clk) - o0) / 1e9;
 			if (rc == 0)
 				t->ops[t->n_ops - 1].seconds = secs;
-			progress_op_done(r, rep, t, loom_op_name(op), rc < 0 ? rc : 0, secs,
-			                 rc == 0 ? &t->ops[t->n_ops - 1].result : NULL);
+			progress(r, rep, t, LOOM_PROGRESS_OP_DONE, loom_op_name(op), rc < 0 ? rc : 0, secs,
+			         rc == 0 ? &t->ops[t->n_ops - 1].result : NULL);
 		}
 		if (rc < 0)
 			break;
@@ -456,7 +439,7 @@ done:
 		r->release(loc, r->locate_payload);
 	loom_table_location_free(owned);
 	t->duration_seconds = (double)(loom_clock_mono_ns(clk) - t0) / 1e9;
-	progress(r, rep, t, LOOM_PROGRESS_TABLE_DONE, NULL, t->error_code, t->duration_seconds);
+	progress(r, rep, t, LOOM_PROGRESS_TABLE_DONE, NULL, t->error_code, t->duration_seconds, NULL);
 }
 
 /* ---- scheduling ---------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delta/stats_json.h"
 #include "ops/health/health_int.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -19,23 +20,6 @@ typedef struct range {
 	double lo_d, hi_d;
 	const char *lo_s, *hi_s;
 } range;
-
-static json_t *at_path(json_t *obj, const char *path)
-{
-	char seg[512];
-	const char *p = path;
-	while (obj && *p) {
-		const char *dot = strchr(p, '.');
-		size_t n = dot ? (size_t)(dot - p) : strlen(p);
-		if (n >= sizeof(seg))
-			return NULL;
-		memcpy(seg, p, n);
-		seg[n] = '\0';
-		obj = json_is_object(obj) ? json_object_get(obj, seg) : NULL;
-		p = dot ? dot + 1 : p + n;
-	}
-	return obj;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -107,11 +91,11 @@ int health_depth(const delta_file *const *files, size_t n, const char *physical,
 		goto done;
 	}
 	for (i = 0; i < n; i++) {
-		json_t *lo, *hi;
+		const json_t *lo, *hi;
 		if (!files[i]->stats || !(roots[i] = json_loads(files[i]->stats, 0, NULL)))
 			continue;
-		lo = at_path(json_object_get(roots[i], "minValues"), physical);
-		hi = at_path(json_object_get(roots[i], "maxValues"), physical);
+		lo = delta_json_at_path(json_object_get(roots[i], "minValues"), physical);
+		hi = delta_json_at_path(json_object_get(roots[i], "maxValues"), physical);
 		if (!lo || !hi)
 			continue;
 		if (numeric < 0)
