@@ -88,29 +88,40 @@ static int read_at(int fd, const char *path, uint64_t offset, size_t len, void *
 	return 0;
 }
 
+/* A read of `key` (one GET): its file opened, its path in `path` (the
+ * caller disposes it). */
+static int open_for_read(local_store *ls, const char *key, loom_buf *path, int *fd)
+{
+	LOOM_TRY(loom_store_check_key(key, "read"));
+	store_count_request(&ls->counters, LOOM_STORE_REQ_GET);
+	LOOM_TRY(full_path(ls, key, path));
+	if ((*fd = open(path->ptr, O_RDONLY | O_CLOEXEC)) < 0)
+		return loom_err_os(loom_err_from_errno(errno), errno, "cannot open %s", path->ptr);
+	return 0;
+}
+
+/* read_at, then close fd; *nread the count, counted as bytes read. */
+static int read_and_close(local_store *ls, int fd, const char *path, uint64_t offset, size_t len,
+                          void *dst, size_t *nread)
+{
+	size_t got = 0;
+	int rc = read_at(fd, path, offset, len, dst, &got);
+	close(fd);
+	*nread = got;
+	store_count_bytes(&ls->counters, got, 0);
+	return rc;
+}
+
 static int local_read_range(loom_store *s, const char *key, uint64_t offset,
                             size_t len, void *dst, size_t *nread)
 {
 	local_store *ls = (local_store *)s;
 	loom_buf path = LOOM_BUF_INIT;
-	size_t got = 0;
-	int fd, rc = 0;
+	int fd, rc;
 
 	*nread = 0;
-	LOOM_TRY(loom_store_check_key(key, "read"));
-	store_count_request(&ls->counters, LOOM_STORE_REQ_GET);
-	if ((rc = full_path(ls, key, &path)) < 0)
-		goto done;
-	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot open %s", path.ptr);
-		goto done;
-	}
-	rc = read_at(fd, path.ptr, offset, len, dst, &got);
-	close(fd);
-	*nread = got;
-	store_count_bytes(&ls->counters, got, 0);
-done:
+	if ((rc = open_for_read(ls, key, &path, &fd)) == 0)
+		rc = read_and_close(ls, fd, path.ptr, offset, len, dst, nread);
 	loom_buf_dispose(&path);
 	return rc;
 }
@@ -559,19 +570,12 @@ static int local_read_tail(loom_store *s, const char *key, size_t len, void *dst
 	local_store *ls = (local_store *)s;
 	loom_buf path = LOOM_BUF_INIT;
 	struct stat st;
-	size_t want, got = 0;
-	int fd, rc = 0;
+	size_t want;
+	int fd, rc;
 
 	*nread = 0;
-	LOOM_TRY(loom_store_check_key(key, "read"));
-	store_count_request(&ls->counters, LOOM_STORE_REQ_GET);
-	if ((rc = full_path(ls, key, &path)) < 0)
+	if ((rc = open_for_read(ls, key, &path, &fd)) < 0)
 		goto done;
-	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = loom_err_os(loom_err_from_errno(errno), errno, "cannot open %s", path.ptr);
-		goto done;
-	}
 	if (fstat(fd, &st) != 0) {
 		rc = loom_err_os(LOOM_EIO, errno, "cannot stat %s", path.ptr);
 		close(fd);
@@ -579,10 +583,7 @@ static int local_read_tail(loom_store *s, const char *key, size_t len, void *dst
 	}
 	*size = (uint64_t)st.st_size;
 	want = *size < (uint64_t)len ? (size_t)*size : len;
-	rc = read_at(fd, path.ptr, *size - want, want, dst, &got);
-	close(fd);
-	*nread = got;
-	store_count_bytes(&ls->counters, got, 0);
+	rc = read_and_close(ls, fd, path.ptr, *size - want, want, dst, nread);
 done:
 	loom_buf_dispose(&path);
 	return rc;

@@ -44,3 +44,15 @@ int loom_uuid_v4_string(char out[37])
 	loom_uuid_format(u, out);
 	return 0;
 }
+
+int loom_uuid_v4_hex(char out[33])
+{
+	char text[37];
+	size_t i, k;
+	LOOM_TRY(loom_uuid_v4_string(text));
+	for (i = k = 0; text[i]; i++)
+		if (text[i] != '-')
+			out[k++] = text[i];
+	out[k] = '\0';
+	return 0;
+}

@@ -10,5 +10,8 @@ int loom_uuid_v4(uint8_t out[16]);
 void loom_uuid_format(const uint8_t uuid[16], char out[37]);
 /* Both in one step. */
 int loom_uuid_v4_string(char out[37]);
+/* A fresh one as 32 lowercase hex digits (no dashes) plus NUL: a random
+ * id (an upload's). */
+int loom_uuid_v4_hex(char out[33]);
 
 #endif

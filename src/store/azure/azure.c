@@ -28,34 +28,6 @@ static const char *const OPT_ALLOW_HTTP[] = { "azure_allow_http", "allow_http", 
 
 /* ---- one request ---------------------------------------------------------- */
 
-void azure_call_init(azure_call *c, const char *method, const char *key, loom_store_request kind)
-{
-	const http_request init = HTTP_REQUEST_INIT;
-	memset(c, 0, sizeof(*c));
-	c->method = method;
-	c->key = key;
-	c->req = init;
-	c->req.method = method;
-	c->req.kind = kind;
-}
-
-int azure_call_param(azure_call *c, const char *name, const char *value)
-{
-	return http_fields_add(c->params, &c->n_params, AZURE_MAX_PARAMS, name, value, "azure");
-}
-
-int azure_call_header(azure_call *c, const char *name, const char *value)
-{
-	return http_fields_add(c->headers, &c->n_headers, AZURE_MAX_HEADERS, name, value, "azure");
-}
-
-void azure_call_dispose(azure_call *c)
-{
-	http_fields_free(c->params, c->n_params);
-	http_fields_free(c->headers, c->n_headers);
-	c->n_params = c->n_headers = 0;
-}
-
 int azure_blob_name(const azure_store *s, const char *key, loom_buf *out)
 {
 	loom_buf_clear(out);
@@ -101,7 +73,7 @@ static int sends_body(const http_request *r)
 int azure_send(azure_store *s, azure_call *c, http_response *resp)
 {
 	loom_buf blob = LOOM_BUF_INIT, path = LOOM_BUF_INIT, url = LOOM_BUF_INIT, auth = LOOM_BUF_INIT;
-	loom_kv headers[AZURE_MAX_HEADERS + 3];
+	loom_kv headers[HTTP_CALL_MAX_HEADERS + 3];
 	char date[HTTPDATE_RFC1123_LEN];
 	azure_sign_input in;
 	size_t n = 0, i;
@@ -222,10 +194,10 @@ static int get_range(azure_store *s, const char *key, uint64_t offset, size_t le
 		return 0;
 	snprintf(range, sizeof(range), "bytes=%llu-%llu", (unsigned long long)offset,
 	         (unsigned long long)(offset + len - 1));
-	azure_call_init(&c, "GET", key, LOOM_STORE_REQ_GET);
+	http_call_init(&c, "GET", key, LOOM_STORE_REQ_GET);
 	c.req.write_body = write_mem;
 	c.req.write_ctx = &m;
-	if ((rc = azure_call_header(&c, "x-ms-range", range)) == 0)
+	if ((rc = http_call_header(&c, "x-ms-range", range)) == 0)
 		rc = azure_send(s, &c, &r);
 	if (rc < 0)
 		goto done;
@@ -254,7 +226,7 @@ static int get_range(azure_store *s, const char *key, uint64_t offset, size_t le
 		rc = azure_status_error(s, &c, &r, 0);
 	}
 done:
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }
@@ -275,7 +247,7 @@ static int azure_stat(loom_store *st, const char *key, loom_store_entry *out)
 	int rc;
 
 	LOOM_TRY(loom_store_check_key(key, "stat"));
-	azure_call_init(&c, "HEAD", key, LOOM_STORE_REQ_HEAD);
+	http_call_init(&c, "HEAD", key, LOOM_STORE_REQ_HEAD);
 	if ((rc = azure_send(s, &c, &r)) < 0)
 		goto done;
 	if (r.status != 200) {
@@ -293,7 +265,7 @@ static int azure_stat(loom_store *st, const char *key, loom_store_entry *out)
 	if (http_header(&r, "x-ms-meta-hdi_isfolder", v, sizeof(v)) && strcasecmp(v, "true") == 0)
 		out->is_dir = 1;
 done:
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }
@@ -346,13 +318,13 @@ int azure_put_blob(azure_store *s, const char *key, const void *data, size_t len
 	http_response r = HTTP_RESPONSE_INIT;
 	int rc;
 
-	azure_call_init(&c, "PUT", key, LOOM_STORE_REQ_PUT);
+	http_call_init(&c, "PUT", key, LOOM_STORE_REQ_PUT);
 	c.req.body = data;
 	c.req.body_len = len;
 	c.req.idempotent = 1; /* a create-only retry that finds our own blob: see below */
-	rc = azure_call_header(&c, "x-ms-blob-type", "BlockBlob");
+	rc = http_call_header(&c, "x-ms-blob-type", "BlockBlob");
 	if (rc == 0 && (flags & LOOM_PUT_IF_ABSENT))
-		rc = azure_call_header(&c, "If-None-Match", "*");
+		rc = http_call_header(&c, "If-None-Match", "*");
 	if (rc == 0)
 		rc = azure_send(s, &c, &r);
 	if (rc < 0)
@@ -373,7 +345,7 @@ int azure_put_blob(azure_store *s, const char *key, const void *data, size_t len
 	}
 	rc = azure_status_error(s, &c, &r, 0);
 done:
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }
@@ -518,20 +490,6 @@ done:
 	return rc;
 }
 
-static int setup_http(azure_store *s, const store_config *cfg)
-{
-	http_client_opts o;
-	LOOM_TRY(http_client_opts_from_config(&o, cfg));
-	o.target_label = "container";
-	o.key_label = "blob";
-	o.secrets = &s->secrets;
-	o.counters = &s->counters;
-	LOOM_TRY(http_client_new(&s->http, &o));
-	o.target_label = "tenant";
-	o.key_label = NULL;
-	return http_client_new(&s->token_http, &o);
-}
-
 static int setup_upload(azure_store *s, const store_config *cfg)
 {
 	uint64_t par;
@@ -548,6 +506,7 @@ static int setup_upload(azure_store *s, const store_config *cfg)
 
 static int setup(azure_store *s, const char *uri, const store_config *cfg, azure_uri *u)
 {
+	static const http_client_labels labels = { "container", "blob", "tenant" };
 	char shown[512];
 	const char *endpoint = azure_opt(cfg, OPT_ENDPOINT, NULL);
 	int emulator, allow_http, rc;
@@ -580,7 +539,7 @@ static int setup(azure_store *s, const char *uri, const store_config *cfg, azure
 	LOOM_TRY(retry_policy_from_config(&s->retry, cfg));
 	/* the credentials first: the clients copy the secrets they mask */
 	LOOM_TRY(azure_auth_new(&s->auth, cfg, s->account, emulator, u->query, &s->secrets));
-	LOOM_TRY(setup_http(s, cfg));
+	LOOM_TRY(http_clients_new(&s->http, &s->token_http, cfg, &labels, &s->secrets, &s->counters));
 	azure_auth_set_http(s->auth, s->token_http);
 	return 0;
 }

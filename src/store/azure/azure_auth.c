@@ -312,7 +312,7 @@ static int string_to_sign(const azure_auth *a, const azure_sign_input *in, loom_
 		                                    "Content-MD5", "Content-Type", "Date",
 		                                    "If-Modified-Since", "If-Match", "If-None-Match",
 		                                    "If-Unmodified-Since", "Range" };
-	loom_kv sorted[AZURE_MAX_HEADERS + AZURE_MAX_PARAMS];
+	loom_kv sorted[HTTP_CALL_MAX_HEADERS + HTTP_CALL_MAX_PARAMS];
 	size_t i, n;
 
 	LOOM_TRY(loom_buf_printf(sts, "%s\n", in->method));
@@ -336,7 +336,7 @@ static int string_to_sign(const azure_auth *a, const azure_sign_input *in, loom_
 	}
 	/* the resource: /account/path, then the query parameters sorted */
 	LOOM_TRY(loom_buf_printf(sts, "/%s%s", a->account, in->url_path));
-	n = in->n_params < AZURE_MAX_PARAMS ? in->n_params : AZURE_MAX_PARAMS;
+	n = in->n_params < HTTP_CALL_MAX_PARAMS ? in->n_params : HTTP_CALL_MAX_PARAMS;
 	if (n) /* (a batch sub-request has no parameters: NULL) */
 		memcpy(sorted, in->params, n * sizeof(sorted[0]));
 	qsort(sorted, n, sizeof(sorted[0]), cmp_kv_name);

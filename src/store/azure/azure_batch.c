@@ -40,10 +40,10 @@ int azure_remove(loom_store *st, const char *key)
 	int rc;
 
 	LOOM_TRY(loom_store_check_key(key, "delete"));
-	azure_call_init(&c, "DELETE", key, LOOM_STORE_REQ_DELETE);
+	http_call_init(&c, "DELETE", key, LOOM_STORE_REQ_DELETE);
 	if ((rc = azure_send(s, &c, &r)) == 0)
 		rc = delete_result(s, &c, &r);
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }
@@ -165,57 +165,39 @@ static void on_part(batch_sub *subs, size_t n, size_t index, const char *p, cons
 	}
 }
 
-/* batch_delete_ops.send: one Blob Batch of n <= BATCH_MAX keys. */
-static int send_batch(loom_store *st, const char *const *keys, size_t n, batch_sub *subs)
+/* batch_delete_ops.build: a Blob Batch of n <= BATCH_MAX keys. */
+static int build_batch(loom_store *st, const char *const *keys, size_t n, const char *boundary,
+                       http_call *c, loom_buf *body)
 {
 	azure_store *s = (azure_store *)st;
-	loom_buf body = LOOM_BUF_INIT;
-	char boundary[48], date[HTTPDATE_RFC1123_LEN], ctype[96], code[64], msg[8], what[300];
-	azure_call c;
-	http_response r = HTTP_RESPONSE_INIT;
+	char date[HTTPDATE_RFC1123_LEN];
 	size_t i;
-	int rc;
-
-	LOOM_TRY(batch_boundary("batch_", boundary, ctype));
 	httpdate_rfc1123(loom_clock_wall_ms(loom_clock_system()), date);
-	azure_call_init(&c, "POST", NULL, LOOM_STORE_REQ_DELETE);
-	rc = 0;
-	for (i = 0; i < n && rc == 0; i++)
-		rc = append_subrequest(s, &body, boundary, i, keys[i], date);
-	if (rc == 0)
-		rc = loom_buf_printf(&body, "--%s--\r\n", boundary);
-	if (rc == 0)
-		rc = azure_call_param(&c, "restype", "container");
-	if (rc == 0)
-		rc = azure_call_param(&c, "comp", "batch");
-	if (rc == 0)
-		rc = azure_call_header(&c, "Content-Type", ctype);
-	if (rc < 0)
-		goto done;
-	c.req.body = body.ptr;
-	c.req.body_len = body.size;
-	c.req.idempotent = 1; /* deleting again finds the blobs gone: fine */
-	c.req.key = "(Blob Batch)";
-	if ((rc = azure_send(s, &c, &r)) < 0)
-		goto done;
-	if (r.status == 202) {
-		snprintf(what, sizeof(what), "container \"%s\" (Blob Batch)", s->container);
-		rc = batch_each_part(&r, what, on_part, subs, n);
-		goto done;
-	}
-	http_service_error(&r, code, sizeof(code), msg, sizeof(msg));
-	if (r.status == 400 || r.status == 405 || r.status == 501 ||
-	    (r.status == 404 && strcmp(code, "ContainerNotFound") != 0) ||
-	    (r.status == 409 && strcmp(code, "FeatureNotSupported") == 0)) {
-		rc = STORE_OPEN_DECLINED;
-		goto done;
-	}
-	rc = azure_status_error(s, &c, &r, 0);
-done:
-	azure_call_dispose(&c);
-	http_response_dispose(&r);
-	loom_buf_dispose(&body);
-	return rc;
+	for (i = 0; i < n; i++)
+		LOOM_TRY(append_subrequest(s, body, boundary, i, keys[i], date));
+	LOOM_TRY(http_call_param(c, "restype", "container"));
+	return http_call_param(c, "comp", "batch");
+}
+
+static int send_call(loom_store *st, http_call *c, http_response *r)
+{
+	return azure_send((azure_store *)st, c, r);
+}
+
+static int status_error(loom_store *st, http_call *c, const http_response *r, int code)
+{
+	return azure_status_error((azure_store *)st, c, r, code);
+}
+
+/* batch_delete_ops.declined: the service refuses batches (accounts with a
+ * hierarchical namespace did), as opposed to a missing container. */
+static int declined(const http_response *r)
+{
+	char code[64], msg[8];
+	http_service_error(r, code, sizeof(code), msg, sizeof(msg));
+	return r->status == 400 || r->status == 405 || r->status == 501 ||
+	       (r->status == 404 && strcmp(code, "ContainerNotFound") != 0) ||
+	       (r->status == 409 && strcmp(code, "FeatureNotSupported") == 0);
 }
 
 /* batch_delete_ops.sub_error. */
@@ -228,7 +210,10 @@ static void sub_error(loom_store *st, const char *key, const batch_sub *sub)
 	         s->prefix, key, sub->status, svc[0] ? " (" : "", svc, svc[0] ? ")" : "");
 }
 
-static const batch_delete_ops AZURE_DELETES = { BATCH_MAX, 0, azure_remove, send_batch, sub_error };
+static const batch_delete_ops AZURE_DELETES = {
+	BATCH_MAX, 0, "(Blob Batch)", "batch_", 202, azure_remove, build_batch, send_call,
+	status_error, declined, on_part, sub_error
+};
 
 int azure_remove_many(loom_store *st, const char *const *keys, size_t n, int *results)
 {

@@ -148,26 +148,9 @@ typedef struct azure_store {
 	atomic_int batch_unsupported; /* Blob Batch refused once: delete one by one */
 } azure_store;
 
-/* One request. Build with azure_call_init, add parameters and headers
- * (names must be string literals; values are copied), send with
- * azure_send, dispose. */
-#define AZURE_MAX_PARAMS 8
-#define AZURE_MAX_HEADERS 14
-typedef struct azure_call {
-	const char *method;
-	const char *key;          /* the key (NULL: a container request); its
-	                           * blob is prefix + key */
-	loom_kv params[AZURE_MAX_PARAMS];    /* query, values not encoded */
-	size_t n_params;
-	loom_kv headers[AZURE_MAX_HEADERS];
-	size_t n_headers;
-	http_request req;         /* body, callbacks, idempotent, kind */
-} azure_call;
-
-void azure_call_init(azure_call *c, const char *method, const char *key, loom_store_request kind);
-int azure_call_param(azure_call *c, const char *name, const char *value);
-int azure_call_header(azure_call *c, const char *name, const char *value);
-void azure_call_dispose(azure_call *c);
+/* One request: an http_call (store/http/http.h) whose key's blob is
+ * prefix + key; built with http_call_init, sent with azure_send. */
+typedef http_call azure_call;
 
 /* Sign and send. 0 with `resp` filled whatever the status, or the
  * transport error (see http_send). */

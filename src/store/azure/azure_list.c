@@ -105,22 +105,22 @@ static int list_page_fetch(azure_store *s, const char *full_prefix, const char *
 	http_response r = HTTP_RESPONSE_INIT;
 	int rc;
 
-	azure_call_init(&c, "GET", NULL, LOOM_STORE_REQ_LIST);
+	http_call_init(&c, "GET", NULL, LOOM_STORE_REQ_LIST);
 	c.req.key = full_prefix;
 	c.req.max_body = (size_t)64 << 20;
-	rc = azure_call_param(&c, "restype", "container");
+	rc = http_call_param(&c, "restype", "container");
 	if (rc == 0)
-		rc = azure_call_param(&c, "comp", "list");
+		rc = http_call_param(&c, "comp", "list");
 	if (rc == 0 && *full_prefix)
-		rc = azure_call_param(&c, "prefix", full_prefix);
+		rc = http_call_param(&c, "prefix", full_prefix);
 	if (rc == 0 && !recursive)
-		rc = azure_call_param(&c, "delimiter", "/");
+		rc = http_call_param(&c, "delimiter", "/");
 	if (rc == 0 && marker)
-		rc = azure_call_param(&c, "marker", marker);
+		rc = http_call_param(&c, "marker", marker);
 	else if (rc == 0 && start_from)
-		rc = azure_call_param(&c, "startFrom", start_from);
+		rc = http_call_param(&c, "startFrom", start_from);
 	if (rc == 0)
-		rc = azure_call_param(&c, "maxresults", LIST_PAGE);
+		rc = http_call_param(&c, "maxresults", LIST_PAGE);
 	if (rc == 0)
 		rc = azure_send(s, &c, &r);
 	if (rc == 0 && r.status != 200)
@@ -130,7 +130,7 @@ static int list_page_fetch(azure_store *s, const char *full_prefix, const char *
 		if (rc < 0)
 			loom_err_wrap("GET container \"%s\" prefix \"%s\"", s->container, full_prefix);
 	}
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }

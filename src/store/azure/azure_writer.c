@@ -64,20 +64,20 @@ static int put_block(azure_writer *w, size_t index, const uint8_t *data, size_t 
 	loom_buf id = LOOM_BUF_INIT;
 	int rc;
 
-	azure_call_init(&c, "PUT", w->key, LOOM_STORE_REQ_PUT);
+	http_call_init(&c, "PUT", w->key, LOOM_STORE_REQ_PUT);
 	c.req.body = data;
 	c.req.body_len = len;
 	c.req.idempotent = 1; /* the same id with the same bytes */
 	rc = block_id(w, index, &id);
 	if (rc == 0)
-		rc = azure_call_param(&c, "comp", "block");
+		rc = http_call_param(&c, "comp", "block");
 	if (rc == 0)
-		rc = azure_call_param(&c, "blockid", id.ptr);
+		rc = http_call_param(&c, "blockid", id.ptr);
 	if (rc == 0)
 		rc = azure_send(w->s, &c, &r);
 	if (rc == 0 && r.status != 201)
 		rc = azure_status_error(w->s, &c, &r, 0);
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	loom_buf_dispose(&id);
 	return rc;
@@ -199,15 +199,15 @@ static int committed_by_us(azure_writer *w)
 	http_response r = HTTP_RESPONSE_INIT;
 	loom_buf id = LOOM_BUF_INIT;
 	find_block f = { NULL, 0 };
-	azure_call_init(&c, "GET", w->key, LOOM_STORE_REQ_GET);
-	if (block_id(w, 0, &id) == 0 && azure_call_param(&c, "comp", "blocklist") == 0 &&
-	    azure_call_param(&c, "blocklisttype", "committed") == 0 && azure_send(w->s, &c, &r) == 0 &&
+	http_call_init(&c, "GET", w->key, LOOM_STORE_REQ_GET);
+	if (block_id(w, 0, &id) == 0 && http_call_param(&c, "comp", "blocklist") == 0 &&
+	    http_call_param(&c, "blocklisttype", "committed") == 0 && azure_send(w->s, &c, &r) == 0 &&
 	    r.status == 200) {
 		f.id = id.ptr;
 		xml_walk(r.body.ptr ? r.body.ptr : "", r.body.size, "block list", on_blocklist, &f);
 	}
 	loom_error_clear();
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	loom_buf_dispose(&id);
 	return f.found;
@@ -228,16 +228,16 @@ static int put_block_list(azure_writer *w)
 	}
 	if (rc == 0)
 		rc = loom_buf_puts(&xml, "</BlockList>\n");
-	azure_call_init(&c, "PUT", w->key, LOOM_STORE_REQ_OTHER);
+	http_call_init(&c, "PUT", w->key, LOOM_STORE_REQ_OTHER);
 	c.req.body = xml.ptr;
 	c.req.body_len = xml.size;
 	c.req.idempotent = 1; /* a create-only retry that finds our blocks is checked below */
 	if (rc == 0)
-		rc = azure_call_param(&c, "comp", "blocklist");
+		rc = http_call_param(&c, "comp", "blocklist");
 	if (rc == 0)
-		rc = azure_call_header(&c, "Content-Type", "application/xml");
+		rc = http_call_header(&c, "Content-Type", "application/xml");
 	if (rc == 0 && (w->flags & LOOM_PUT_IF_ABSENT))
-		rc = azure_call_header(&c, "If-None-Match", "*");
+		rc = http_call_header(&c, "If-None-Match", "*");
 	if (rc == 0)
 		rc = azure_send(w->s, &c, &r);
 	if (rc == 0 && r.status != 201) {
@@ -248,7 +248,7 @@ static int put_block_list(azure_writer *w)
 			rc = azure_status_error(w->s, &c, &r, 0);
 		}
 	}
-	azure_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	loom_buf_dispose(&xml);
 	loom_buf_dispose(&id);
@@ -284,13 +284,11 @@ int azure_writer_open(loom_store *st, const char *key, unsigned int flags, loom_
 {
 	azure_store *s = (azure_store *)st;
 	azure_writer *w;
-	uint8_t uuid[16];
-	char text[37];
-	size_t i, k;
+	char id_base[33];
 
 	*out = NULL;
 	LOOM_TRY(loom_store_check_key(key, "write"));
-	LOOM_TRY(loom_uuid_v4(uuid));
+	LOOM_TRY(loom_uuid_v4_hex(id_base));
 	if (!(w = loom_calloc(1, sizeof(*w))))
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	if (pthread_mutex_init(&w->lock, NULL) != 0) {
@@ -309,11 +307,7 @@ int azure_writer_open(loom_store *st, const char *key, unsigned int flags, loom_
 		writer_free(w);
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	}
-	loom_uuid_format(uuid, text);
-	for (i = k = 0; text[i]; i++)
-		if (text[i] != '-')
-			w->id_base[k++] = text[i];
-	w->id_base[k] = '\0';
+	memcpy(w->id_base, id_base, sizeof(id_base));
 	part_pool_writer_open(&s->blocks);
 	w->pooled = 1;
 	w->base.write = writer_write;

@@ -13,6 +13,7 @@
 #include "store/gcs/gcs_int.h"
 #include "store/http/encode.h"
 #include "store/http/httpdate.h"
+#include "store/http/json.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -31,31 +32,8 @@ static const char *const OPT_BUCKET[] = { "google_bucket", "google_bucket_name",
 void gcs_call_init(gcs_call *c, const char *method, const char *api, const char *key,
                    loom_store_request kind)
 {
-	const http_request init = HTTP_REQUEST_INIT;
-	memset(c, 0, sizeof(*c));
-	c->method = method;
+	http_call_init(c, method, key, kind);
 	c->api = api;
-	c->key = key;
-	c->req = init;
-	c->req.method = method;
-	c->req.kind = kind;
-}
-
-int gcs_call_param(gcs_call *c, const char *name, const char *value)
-{
-	return http_fields_add(c->params, &c->n_params, GCS_MAX_PARAMS, name, value, "gcs");
-}
-
-int gcs_call_header(gcs_call *c, const char *name, const char *value)
-{
-	return http_fields_add(c->headers, &c->n_headers, GCS_MAX_HEADERS, name, value, "gcs");
-}
-
-void gcs_call_dispose(gcs_call *c)
-{
-	http_fields_free(c->params, c->n_params);
-	http_fields_free(c->headers, c->n_headers);
-	c->n_params = c->n_headers = 0;
 }
 
 int gcs_object_name(const gcs_store *s, const char *key, loom_buf *out)
@@ -100,7 +78,7 @@ static int build_url(const gcs_store *s, const gcs_call *c, const char *object, 
 int gcs_send(gcs_store *s, gcs_call *c, http_response *resp)
 {
 	loom_buf object = LOOM_BUF_INIT, url = LOOM_BUF_INIT, auth = LOOM_BUF_INIT;
-	loom_kv headers[GCS_MAX_HEADERS + 1];
+	loom_kv headers[HTTP_CALL_MAX_HEADERS + 1];
 	size_t n = 0, i;
 	int rc = 0;
 
@@ -210,9 +188,9 @@ static int get_media(gcs_store *s, const char *key, const char *range, uint64_t 
 	gcs_call_init(&c, "GET", GCS_API_OBJECTS, key, LOOM_STORE_REQ_GET);
 	c.req.write_body = write_mem;
 	c.req.write_ctx = &m;
-	rc = gcs_call_param(&c, "alt", "media");
+	rc = http_call_param(&c, "alt", "media");
 	if (rc == 0)
-		rc = gcs_call_header(&c, "Range", range);
+		rc = http_call_header(&c, "Range", range);
 	if (rc == 0)
 		rc = gcs_send(s, &c, &r);
 	if (rc < 0)
@@ -261,7 +239,7 @@ static int get_media(gcs_store *s, const char *key, const char *range, uint64_t 
 		rc = gcs_status_error(s, &c, &r, 0);
 	}
 done:
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }
@@ -307,16 +285,6 @@ static int gcs_read_tail(loom_store *st, const char *key, size_t len, void *dst,
 	return 0;
 }
 
-/* A JSON number or a string of one (GCS sends int64 fields as strings). */
-static int64_t json_int64(json_t *v)
-{
-	if (json_is_integer(v))
-		return (int64_t)json_integer_value(v);
-	if (json_is_string(v))
-		return (int64_t)strtoll(json_string_value(v), NULL, 10);
-	return 0;
-}
-
 int gcs_get_metadata(gcs_store *s, const char *key, loom_store_entry *out, int64_t *generation,
                      char *custom, size_t custom_cap)
 {
@@ -344,18 +312,18 @@ int gcs_get_metadata(gcs_store *s, const char *key, loom_store_entry *out, int64
 	}
 	memset(out, 0, sizeof(*out));
 	out->key = key;
-	out->size = (uint64_t)json_int64(json_object_get(root, "size"));
+	out->size = (uint64_t)json_int64_of(json_object_get(root, "size"));
 	if (json_is_string(v = json_object_get(root, "updated")) &&
 	    httpdate_parse_iso8601(json_string_value(v), &out->mtime_ms) < 0)
 		loom_error_clear();
 	if (generation)
-		*generation = json_int64(json_object_get(root, "generation"));
+		*generation = json_int64_of(json_object_get(root, "generation"));
 	meta = json_object_get(root, "metadata");
 	if (custom_cap && json_is_string(v = json_object_get(meta, "loom-upload")))
 		snprintf(custom, custom_cap, "%s", json_string_value(v));
 done:
 	json_decref(root);
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }
@@ -523,20 +491,6 @@ static int setup_base(gcs_store *s, const store_config *cfg, int *no_auth)
 	return s->base_url ? 0 : OOM();
 }
 
-static int setup_http(gcs_store *s, const store_config *cfg)
-{
-	http_client_opts o;
-	LOOM_TRY(http_client_opts_from_config(&o, cfg));
-	o.target_label = "bucket";
-	o.key_label = "object";
-	o.secrets = &s->secrets;
-	o.counters = &s->counters;
-	LOOM_TRY(http_client_new(&s->http, &o));
-	o.target_label = "token endpoint";
-	o.key_label = NULL;
-	return http_client_new(&s->token_http, &o);
-}
-
 static int setup_upload(gcs_store *s, const store_config *cfg)
 {
 	LOOM_TRY(store_opt_uint(cfg, "multipart_part_size", "LOOM_MULTIPART_PART_SIZE", DEFAULT_CHUNK,
@@ -554,6 +508,7 @@ static int setup_upload(gcs_store *s, const store_config *cfg)
 
 static int setup(gcs_store *s, const char *uri, const store_config *cfg)
 {
+	static const http_client_labels labels = { "bucket", "object", "token endpoint" };
 	int no_auth;
 	LOOM_TRY(store_config_secrets(cfg, &s->secrets));
 	LOOM_TRY(parse_uri(s, uri, cfg));
@@ -562,7 +517,7 @@ static int setup(gcs_store *s, const char *uri, const store_config *cfg)
 	LOOM_TRY(retry_policy_from_config(&s->retry, cfg));
 	/* the credentials first: the clients copy the secrets they mask */
 	LOOM_TRY(gcs_auth_new(&s->auth, cfg, no_auth, &s->secrets));
-	LOOM_TRY(setup_http(s, cfg));
+	LOOM_TRY(http_clients_new(&s->http, &s->token_http, cfg, &labels, &s->secrets, &s->counters));
 	gcs_auth_set_http(s->auth, s->token_http);
 	return 0;
 }

@@ -232,9 +232,7 @@ static int metadata_setup(gcs_auth *a, const store_config *cfg, const loom_secre
 	sprintf(a->token_uri, "http://%s%s", host, METADATA_PATH);
 	/* off GCP the server is not there: fail fast instead of waiting */
 	http_client_opts_default(&o);
-	o.connect_timeout_ms = 1000;
-	o.stall_timeout_ms = 5000;
-	o.retry.max_attempts = 2;
+	http_client_opts_fail_fast(&o, 5000);
 	o.target_label = "metadata server";
 	o.secrets = secrets;
 	return http_client_new(&a->own_http, &o);

@@ -37,16 +37,18 @@ int gcs_remove(loom_store *st, const char *key)
 	if ((rc = gcs_send(s, &c, &r)) == 0 && r.status != 204 && r.status != 200 &&
 	    !(r.status == 404 && !bucket_missing(&r)))
 		rc = gcs_status_error(s, &c, &r, 0);
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }
 
 /* ---- the batch endpoint ------------------------------------------------------------ */
 
-static int batch_body(gcs_store *s, const char *const *keys, size_t n, const char *boundary,
-                      loom_buf *body)
+/* batch_delete_ops.build: a batch of n <= BATCH_MAX keys. */
+static int build_batch(loom_store *st, const char *const *keys, size_t n, const char *boundary,
+                       http_call *c, loom_buf *body)
 {
+	gcs_store *s = (gcs_store *)st;
 	loom_buf object = LOOM_BUF_INIT, bucket = LOOM_BUF_INIT;
 	size_t i;
 	int rc = enc_uri(&bucket, s->bucket, strlen(s->bucket), 0);
@@ -61,8 +63,7 @@ static int batch_body(gcs_store *s, const char *const *keys, size_t n, const cha
 		if (rc == 0)
 			rc = loom_buf_puts(body, " HTTP/1.1\r\n\r\n");
 	}
-	if (rc == 0)
-		rc = loom_buf_printf(body, "--%s--\r\n", boundary);
+	c->api = GCS_API_BATCH;
 	loom_buf_dispose(&object);
 	loom_buf_dispose(&bucket);
 	return rc;
@@ -87,44 +88,20 @@ static void on_part(batch_sub *subs, size_t n, size_t index, const char *p, cons
 	}
 }
 
-/* batch_delete_ops.send: one batch of n <= BATCH_MAX keys. */
-static int send_batch(loom_store *st, const char *const *keys, size_t n, batch_sub *subs)
+static int send_call(loom_store *st, http_call *c, http_response *r)
 {
-	gcs_store *s = (gcs_store *)st;
-	loom_buf body = LOOM_BUF_INIT;
-	char boundary[48], ctype[96], what[300];
-	gcs_call c;
-	http_response r = HTTP_RESPONSE_INIT;
-	int rc;
+	return gcs_send((gcs_store *)st, c, r);
+}
 
-	LOOM_TRY(batch_boundary("loom_", boundary, ctype));
-	gcs_call_init(&c, "POST", GCS_API_BATCH, NULL, LOOM_STORE_REQ_DELETE);
-	rc = batch_body(s, keys, n, boundary, &body);
-	if (rc == 0)
-		rc = gcs_call_header(&c, "Content-Type", ctype);
-	if (rc < 0)
-		goto done;
-	c.req.body = body.ptr;
-	c.req.body_len = body.size;
-	c.req.idempotent = 1; /* deleting again finds the objects gone: fine */
-	c.req.key = "(batch delete)";
-	if ((rc = gcs_send(s, &c, &r)) < 0)
-		goto done;
-	if (r.status == 200) {
-		snprintf(what, sizeof(what), "bucket \"%s\" (batch delete)", s->bucket);
-		rc = batch_each_part(&r, what, on_part, subs, n);
-		goto done;
-	}
-	if (r.status == 501 || r.status == 404 || r.status == 405 || r.status == 400) {
-		rc = STORE_OPEN_DECLINED;
-		goto done;
-	}
-	rc = gcs_status_error(s, &c, &r, 0);
-done:
-	gcs_call_dispose(&c);
-	http_response_dispose(&r);
-	loom_buf_dispose(&body);
-	return rc;
+static int status_error(loom_store *st, http_call *c, const http_response *r, int code)
+{
+	return gcs_status_error((gcs_store *)st, c, r, code);
+}
+
+/* batch_delete_ops.declined: no batch endpoint (the emulator answers 501). */
+static int declined(const http_response *r)
+{
+	return r->status == 501 || r->status == 404 || r->status == 405 || r->status == 400;
 }
 
 /* batch_delete_ops.sub_error. */
@@ -136,7 +113,10 @@ static void sub_error(loom_store *st, const char *key, const batch_sub *sub)
 	         sub->status);
 }
 
-static const batch_delete_ops GCS_DELETES = { BATCH_MAX, 1, gcs_remove, send_batch, sub_error };
+static const batch_delete_ops GCS_DELETES = {
+	BATCH_MAX, 1, "(batch delete)", "loom_", 200, gcs_remove, build_batch, send_call,
+	status_error, declined, on_part, sub_error
+};
 
 int gcs_remove_many(loom_store *st, const char *const *keys, size_t n, int *results)
 {

@@ -79,23 +79,11 @@ typedef struct gcs_store {
 	atomic_int batch_unsupported; /* the batch endpoint answered 501: one by one */
 } gcs_store;
 
-/* One request. Build with gcs_call_init, add query parameters (names
- * string literals; values copied, encoded when sent) and headers, send
- * with gcs_send, dispose. */
-#define GCS_MAX_PARAMS 10
-#define GCS_MAX_HEADERS 8
-typedef struct gcs_call {
-	const char *method;
-	const char *api;          /* GCS_API_*; NULL with url set */
-	const char *key;          /* its object is prefix + key, appended to the
-	                           * path encoded as one segment (NULL: none) */
-	const char *url;          /* a whole URL instead (a resumable session) */
-	loom_kv params[GCS_MAX_PARAMS];
-	size_t n_params;
-	loom_kv headers[GCS_MAX_HEADERS];
-	size_t n_headers;
-	http_request req;         /* body, callbacks, idempotent, kind */
-} gcs_call;
+/* One request: an http_call (store/http/http.h) with its API path (or a
+ * whole url); its key's object is prefix + key, appended to the path
+ * encoded as one segment. Built with gcs_call_init (then http_call_param,
+ * http_call_header, http_call_dispose), sent with gcs_send. */
+typedef http_call gcs_call;
 
 /* gcs_call.api: the path before the bucket; the bucket and "/o" follow,
  * except for the batch endpoint. */
@@ -105,9 +93,6 @@ typedef struct gcs_call {
 
 void gcs_call_init(gcs_call *c, const char *method, const char *api, const char *key,
                    loom_store_request kind);
-int gcs_call_param(gcs_call *c, const char *name, const char *value);
-int gcs_call_header(gcs_call *c, const char *name, const char *value);
-void gcs_call_dispose(gcs_call *c);
 
 /* Authorize and send. 0 with `resp` filled whatever the status, or the
  * transport error (see http_send). */

@@ -12,6 +12,7 @@
 
 #include "store/gcs/gcs_int.h"
 #include "store/http/httpdate.h"
+#include "store/http/json.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/vec.h"
@@ -40,15 +41,6 @@ static int cmp_full(const char *a, size_t alen, const char *b, size_t blen)
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
-static int64_t json_int64(json_t *v)
-{
-	if (json_is_integer(v))
-		return (int64_t)json_integer_value(v);
-	if (json_is_string(v))
-		return (int64_t)strtoll(json_string_value(v), NULL, 10);
-	return 0;
-}
-
 /* The page's objects and prefixes into `items` (borrowing from root). */
 static int page_items(json_t *root, loom_vec *items)
 {
@@ -63,7 +55,7 @@ static int page_items(json_t *root, loom_vec *items)
 		memset(&it, 0, sizeof(it));
 		it.name = json_string_value(name);
 		it.name_len = it.full_len = json_string_length(name);
-		it.size = (uint64_t)json_int64(json_object_get(v, "size"));
+		it.size = (uint64_t)json_int64_of(json_object_get(v, "size"));
 		if (json_is_string(upd) && httpdate_parse_iso8601(json_string_value(upd), &it.mtime_ms) < 0)
 			loom_error_clear();
 		LOOM_TRY(loom_vec_push(items, &it));
@@ -97,20 +89,20 @@ static int fetch_page(gcs_store *s, const char *full_prefix, const char *token,
 	gcs_call_init(&c, "GET", GCS_API_OBJECTS, NULL, LOOM_STORE_REQ_LIST);
 	c.req.key = full_prefix;
 	c.req.max_body = (size_t)64 << 20;
-	rc = gcs_call_param(&c, "prefix", full_prefix);
+	rc = http_call_param(&c, "prefix", full_prefix);
 	if (rc == 0 && !recursive)
-		rc = gcs_call_param(&c, "delimiter", "/");
+		rc = http_call_param(&c, "delimiter", "/");
 	if (rc == 0 && token)
-		rc = gcs_call_param(&c, "pageToken", token);
+		rc = http_call_param(&c, "pageToken", token);
 	if (rc == 0 && start_offset)
-		rc = gcs_call_param(&c, "startOffset", start_offset);
+		rc = http_call_param(&c, "startOffset", start_offset);
 	if (rc == 0) {
 		char page[24];
 		snprintf(page, sizeof(page), "%llu", (unsigned long long)s->list_page);
-		rc = gcs_call_param(&c, "maxResults", page);
+		rc = http_call_param(&c, "maxResults", page);
 	}
 	if (rc == 0)
-		rc = gcs_call_param(&c, "fields", "items(name,size,updated),prefixes,nextPageToken");
+		rc = http_call_param(&c, "fields", "items(name,size,updated),prefixes,nextPageToken");
 	if (rc == 0)
 		rc = gcs_send(s, &c, &r);
 	if (rc == 0 && r.status != 200)
@@ -122,7 +114,7 @@ static int fetch_page(gcs_store *s, const char *full_prefix, const char *token,
 			              "GET bucket \"%s\" prefix \"%s\": the listing is not JSON (%s)", s->bucket,
 			              full_prefix, *root ? "not an object" : jerr.text);
 	}
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	return rc;
 }

@@ -45,13 +45,13 @@ static int media_upload(gcs_store *s, const char *key, const void *data, size_t 
 	c.req.idempotent = 1; /* a create-only retry that finds our own bytes: see below */
 	rc = gcs_object_name(s, key, &object);
 	if (rc == 0)
-		rc = gcs_call_param(&c, "uploadType", "media");
+		rc = http_call_param(&c, "uploadType", "media");
 	if (rc == 0)
-		rc = gcs_call_param(&c, "name", object.ptr);
+		rc = http_call_param(&c, "name", object.ptr);
 	if (rc == 0 && (flags & LOOM_PUT_IF_ABSENT))
-		rc = gcs_call_param(&c, "ifGenerationMatch", "0");
+		rc = http_call_param(&c, "ifGenerationMatch", "0");
 	if (rc == 0)
-		rc = gcs_call_header(&c, "Content-Type", "application/octet-stream");
+		rc = http_call_header(&c, "Content-Type", "application/octet-stream");
 	if (rc == 0)
 		rc = gcs_send(s, &c, &r);
 	if (rc < 0)
@@ -71,7 +71,7 @@ static int media_upload(gcs_store *s, const char *key, const void *data, size_t 
 	}
 	rc = gcs_status_error(s, &c, &r, 0);
 done:
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	loom_buf_dispose(&object);
 	return rc > 0 ? 0 : rc;
@@ -108,15 +108,15 @@ static int open_session(gcs_writer *w)
 	if (rc == 0)
 		rc = loom_buf_printf(&body, "{\"metadata\":{\"loom-upload\":\"%s\"}}", w->upload_id);
 	if (rc == 0)
-		rc = gcs_call_param(&c, "uploadType", "resumable");
+		rc = http_call_param(&c, "uploadType", "resumable");
 	if (rc == 0)
-		rc = gcs_call_param(&c, "name", object.ptr);
+		rc = http_call_param(&c, "name", object.ptr);
 	if (rc == 0 && (w->flags & LOOM_PUT_IF_ABSENT))
-		rc = gcs_call_param(&c, "ifGenerationMatch", "0");
+		rc = http_call_param(&c, "ifGenerationMatch", "0");
 	if (rc == 0)
-		rc = gcs_call_header(&c, "Content-Type", "application/json; charset=UTF-8");
+		rc = http_call_header(&c, "Content-Type", "application/json; charset=UTF-8");
 	if (rc == 0)
-		rc = gcs_call_header(&c, "X-Upload-Content-Type", "application/octet-stream");
+		rc = http_call_header(&c, "X-Upload-Content-Type", "application/octet-stream");
 	if (rc < 0)
 		goto done;
 	c.req.body = body.ptr;
@@ -136,7 +136,7 @@ static int open_session(gcs_writer *w)
 		rc = OOM();
 	}
 done:
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 	loom_buf_dispose(&object);
 	loom_buf_dispose(&body);
@@ -180,7 +180,7 @@ static int session_put(gcs_writer *w, uint64_t from, uint64_t end, uint64_t tota
 	c.req.body_len = (size_t)(end - from);
 	c.req.idempotent = 0; /* resumed by hand below, from what the session holds */
 	c.req.key = NULL;
-	rc = gcs_call_header(&c, "Content-Range", range);
+	rc = http_call_header(&c, "Content-Range", range);
 	if (rc == 0) {
 		char *shown = NULL;
 		loom_buf object = LOOM_BUF_INIT;
@@ -199,7 +199,7 @@ static int session_put(gcs_writer *w, uint64_t from, uint64_t end, uint64_t tota
 		c.req.key = NULL;
 		loom_buf_dispose(&object);
 	}
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	return rc;
 }
 
@@ -347,7 +347,7 @@ static void cancel_session(gcs_writer *w)
 	c.req.idempotent = 0;
 	gcs_send(w->s, &c, &r);
 	loom_err_restore(&failure);
-	gcs_call_dispose(&c);
+	http_call_dispose(&c);
 	http_response_dispose(&r);
 }
 
@@ -387,15 +387,14 @@ int gcs_writer_open(loom_store *st, const char *key, unsigned int flags, loom_st
 {
 	gcs_store *s = (gcs_store *)st;
 	gcs_writer *w;
-	uint8_t uuid[16];
-	char text[37];
-	size_t i, k;
+	char upload_id[33];
 
 	*out = NULL;
 	LOOM_TRY(loom_store_check_key(key, "write"));
-	LOOM_TRY(loom_uuid_v4(uuid));
+	LOOM_TRY(loom_uuid_v4_hex(upload_id));
 	if (!(w = loom_calloc(1, sizeof(*w))))
 		return OOM();
+	memcpy(w->upload_id, upload_id, sizeof(upload_id));
 	w->s = s;
 	w->flags = flags;
 	w->whole = (flags & LOOM_PUT_IF_ABSENT) && strncmp(key, "_delta_log/", 11) == 0;
@@ -403,11 +402,6 @@ int gcs_writer_open(loom_store *st, const char *key, unsigned int flags, loom_st
 		loom_free(w);
 		return OOM();
 	}
-	loom_uuid_format(uuid, text);
-	for (i = k = 0; text[i]; i++)
-		if (text[i] != '-')
-			w->upload_id[k++] = text[i];
-	w->upload_id[k] = '\0';
 	part_pool_writer_open(&s->chunks);
 	w->pooled = 1;
 	w->base.write = writer_write;

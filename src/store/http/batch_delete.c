@@ -39,6 +39,77 @@ static int remove_one(void *ctx, size_t i)
 	return g->b->ops->remove(g->b->st, g->keys[i]);
 }
 
+/* ---- one batch request ------------------------------------------------------------ */
+
+/* Call ops->part on every part of a multipart answer, in order. */
+static int each_part(const batch_delete *b, const http_call *c, const http_response *r,
+                     batch_sub *subs, size_t n)
+{
+	char ctype[256], delim[128];
+	const char *t, *body = r->body.ptr ? r->body.ptr : "", *end = body + r->body.size, *p, *next;
+	size_t dl, index = 0;
+
+	if (!http_header(r, "Content-Type", ctype, sizeof(ctype)) || !(t = strstr(ctype, "boundary=")))
+		return loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
+		                "POST \"%s\" %s: the answer has no multipart boundary", c->req.target,
+		                b->ops->name);
+	t += 9;
+	if (*t == '"')
+		t++;
+	snprintf(delim, sizeof(delim), "--%.*s", (int)strcspn(t, "; \""), t);
+	dl = strlen(delim);
+	for (p = strstr(body, delim); p && p < end; p = next, index++) {
+		p += dl;
+		if (p + 2 <= end && p[0] == '-' && p[1] == '-')
+			break; /* the closing delimiter */
+		next = strstr(p, delim);
+		b->ops->part(subs, n, index, p, next ? next : end);
+	}
+	return 0;
+}
+
+/* One multipart/mixed POST of keys[0..n): 0 with subs[] filled,
+ * STORE_OPEN_DECLINED when the service has no batches, or the error of
+ * the whole request. */
+static int send_batch(const batch_delete *b, const char *const *keys, size_t n, batch_sub *subs)
+{
+	const batch_delete_ops *ops = b->ops;
+	loom_buf body = LOOM_BUF_INIT;
+	char uuid[37], boundary[48], ctype[96];
+	http_call c;
+	http_response r = HTTP_RESPONSE_INIT;
+	int rc;
+
+	LOOM_TRY(loom_uuid_v4_string(uuid));
+	snprintf(boundary, sizeof(boundary), "%s%s", ops->boundary_prefix, uuid);
+	snprintf(ctype, sizeof(ctype), "multipart/mixed; boundary=%s", boundary);
+	http_call_init(&c, "POST", NULL, LOOM_STORE_REQ_DELETE);
+	rc = ops->build(b->st, keys, n, boundary, &c, &body);
+	if (rc == 0)
+		rc = loom_buf_printf(&body, "--%s--\r\n", boundary);
+	if (rc == 0)
+		rc = http_call_header(&c, "Content-Type", ctype);
+	if (rc < 0)
+		goto done;
+	c.req.body = body.ptr;
+	c.req.body_len = body.size;
+	c.req.idempotent = 1; /* deleting again finds the keys gone: fine */
+	c.req.key = ops->name;
+	if ((rc = ops->send(b->st, &c, &r)) < 0)
+		goto done;
+	if (r.status == ops->ok_status)
+		rc = each_part(b, &c, &r, subs, n);
+	else if (ops->declined(&r))
+		rc = STORE_OPEN_DECLINED;
+	else
+		rc = ops->status_error(b->st, &c, &r, 0);
+done:
+	http_call_dispose(&c);
+	http_response_dispose(&r);
+	loom_buf_dispose(&body);
+	return rc;
+}
+
 /* ---- one batch ---------------------------------------------------------------- */
 
 /* Up to ops->max_keys keys: the batch, then its transient failures again,
@@ -64,7 +135,7 @@ static void remove_batch(const batch_delete *b, const char *const *keys, size_t 
 			subs[i].service[0] = '\0';
 		}
 		rc = atomic_load(b->unsupported) ? STORE_OPEN_DECLINED
-		                                 : b->ops->send(b->st, pending, np, subs);
+		                                 : send_batch(b, pending, np, subs);
 		if (rc == STORE_OPEN_DECLINED) {
 			plain_deletes g = { b, pending };
 			int codes[BATCH_DELETE_MAX];
@@ -147,42 +218,6 @@ int batch_delete_many(const batch_delete *b, const char *const *keys, size_t n, 
 	if (ff.index == SIZE_MAX)
 		return 0;
 	return loom_err_raise(&ff.err);
-}
-
-/* ---- multipart/mixed ------------------------------------------------------------ */
-
-int batch_boundary(const char *prefix, char *boundary, char *ctype)
-{
-	char uuid[37];
-	LOOM_TRY(loom_uuid_v4_string(uuid));
-	snprintf(boundary, 48, "%s%s", prefix, uuid);
-	snprintf(ctype, 96, "multipart/mixed; boundary=%s", boundary);
-	return 0;
-}
-
-int batch_each_part(const http_response *r, const char *what, batch_part_fn part, batch_sub *subs,
-                    size_t n)
-{
-	char ctype[256], delim[128];
-	const char *b, *body = r->body.ptr ? r->body.ptr : "", *end = body + r->body.size, *p, *next;
-	size_t dl, index = 0;
-
-	if (!http_header(r, "Content-Type", ctype, sizeof(ctype)) || !(b = strstr(ctype, "boundary=")))
-		return loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
-		                "POST %s: the answer has no multipart boundary", what);
-	b += 9;
-	if (*b == '"')
-		b++;
-	snprintf(delim, sizeof(delim), "--%.*s", (int)strcspn(b, "; \""), b);
-	dl = strlen(delim);
-	for (p = strstr(body, delim); p && p < end; p = next, index++) {
-		p += dl;
-		if (p + 2 <= end && p[0] == '-' && p[1] == '-')
-			break; /* the closing delimiter */
-		next = strstr(p, delim);
-		part(subs, n, index, p, next ? next : end);
-	}
-	return 0;
 }
 
 int batch_sub_code(long status, int done)

@@ -33,17 +33,31 @@ typedef struct batch_sub {
 	char service[64];   /* the service's error code, "" when none */
 } batch_sub;
 
+/* Fill the sub-responses subs[0..n) (they come as LOOM_EIO, status 0: no
+ * sub-response) from part `index`, [p, end), of a batch answer. */
+typedef void (*batch_part_fn)(batch_sub *subs, size_t n, size_t index, const char *p,
+                              const char *end);
+
 typedef struct batch_delete_ops {
 	size_t max_keys;        /* per request, <= BATCH_DELETE_MAX */
 	int lone_key_plain;     /* a batch of one key goes as a plain delete (else
 	                         * only a call with one key does) */
+	const char *name;       /* of a batch request, in messages: "Blob Batch" */
+	const char *boundary_prefix;
+	long ok_status;         /* of an answer whose parts are the sub-responses */
 	/* One plain delete: 0 (a missing key too) or the code, error set. */
 	int (*remove)(loom_store *st, const char *key);
-	/* One batch request: 0 with subs[0..n) filled (they come as
-	 * LOOM_EIO, status 0: no sub-response), STORE_OPEN_DECLINED
-	 * (no error set) when the service has no batches, else the failure
-	 * of the whole request with its error set. */
-	int (*send)(loom_store *st, const char *const *keys, size_t n, batch_sub *subs);
+	/* The batch request of keys[0..n): `c` (a POST counted as a delete)
+	 * gets its API path and parameters, `body` the sub-requests, each
+	 * after a "--<boundary>" line (the closing line is the driver's). */
+	int (*build)(loom_store *st, const char *const *keys, size_t n, const char *boundary,
+	             http_call *c, loom_buf *body);
+	/* Send a call the backend's way, and its error for an unwanted status. */
+	int (*send)(loom_store *st, http_call *c, http_response *r);
+	int (*status_error)(loom_store *st, http_call *c, const http_response *r, int code);
+	/* Does an answer other than ok_status mean the service has no batches? */
+	int (*declined)(const http_response *r);
+	batch_part_fn part;
 	/* Raise the error of `key`'s failed sub-response. */
 	void (*sub_error)(loom_store *st, const char *key, const batch_sub *sub);
 } batch_delete_ops;
@@ -59,20 +73,6 @@ typedef struct batch_delete {
 } batch_delete;
 
 int batch_delete_many(const batch_delete *b, const char *const *keys, size_t n, int *results);
-
-/* ---- multipart/mixed ------------------------------------------------------- */
-
-/* A fresh boundary "<prefix><uuid>" into boundary[48] and the request's
- * Content-Type into ctype[96]. */
-int batch_boundary(const char *prefix, char *boundary, char *ctype);
-
-/* Call `part` on every part [p, end) of a multipart answer, numbered from
- * 0, in order, to fill the sub-responses subs[0..n). LOOM_EIO naming
- * `what` when the answer has no boundary. */
-typedef void (*batch_part_fn)(batch_sub *subs, size_t n, size_t index, const char *p,
-                              const char *end);
-int batch_each_part(const http_response *r, const char *what, batch_part_fn part, batch_sub *subs,
-                    size_t n);
 
 /* A sub-response's code by its status: 0 when the backend says `done`
  * (deleted, or gone already), else 404 LOOM_ENOTFOUND, 401/403 LOOM_EPERM,

@@ -59,6 +59,29 @@ int http_client_opts_from_config(http_client_opts *o, const store_config *c)
 	return retry_policy_from_config(&o->retry, c);
 }
 
+void http_client_opts_fail_fast(http_client_opts *o, int64_t stall_timeout_ms)
+{
+	o->connect_timeout_ms = 1000;
+	o->stall_timeout_ms = stall_timeout_ms;
+	o->retry.max_attempts = 2;
+}
+
+int http_clients_new(http_client **http, http_client **token_http, const store_config *cfg,
+                     const http_client_labels *labels, const loom_secrets *secrets,
+                     store_counters *counters)
+{
+	http_client_opts o;
+	LOOM_TRY(http_client_opts_from_config(&o, cfg));
+	o.target_label = labels->target;
+	o.key_label = labels->key;
+	o.secrets = secrets;
+	o.counters = counters;
+	LOOM_TRY(http_client_new(http, &o));
+	o.target_label = labels->token_target;
+	o.key_label = NULL;
+	return http_client_new(token_http, &o);
+}
+
 int http_client_new(http_client **out, const http_client_opts *o)
 {
 	http_client *c;
@@ -632,24 +655,4 @@ void http_response_dispose(http_response *r)
 	r->status = 0;
 	r->body_bytes = 0;
 	r->attempts = 0;
-}
-
-int http_fields_add(loom_kv *list, size_t *n, size_t max, const char *name, const char *value,
-                    const char *who)
-{
-	char *copy;
-	if (*n >= max)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "%s: too many request fields", who);
-	if (!(copy = loom_strdup(value)))
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
-	list[*n].key = name;
-	list[(*n)++].value = copy;
-	return 0;
-}
-
-void http_fields_free(loom_kv *list, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		loom_free((char *)list[i].value);
 }

@@ -58,8 +58,26 @@ typedef struct http_client_opts {
  * and the retry options of store/http/retry.h. LOOM_EINVAL naming a bad one. */
 int http_client_opts_from_config(http_client_opts *o, const store_config *c);
 void http_client_opts_default(http_client_opts *o);
+/* For a metadata service that is not there off its cloud: give up fast
+ * (a 1 s connect timeout, `stall_timeout_ms`, one retry). */
+void http_client_opts_fail_fast(http_client_opts *o, int64_t stall_timeout_ms);
 
 int http_client_new(http_client **out, const http_client_opts *o);
+/* What a store's messages call its parts ("container", "blob") and the
+ * service its tokens come from ("tenant"). */
+typedef struct http_client_labels {
+	const char *target;
+	const char *key;
+	const char *token_target;
+} http_client_labels;
+
+/* A store's two clients from its options: `http` for its requests (counted
+ * in `counters`) and `token_http` for its credential's token requests;
+ * both mask `secrets`. */
+int http_clients_new(http_client **http, http_client **token_http, const store_config *cfg,
+                     const http_client_labels *labels, const loom_secrets *secrets,
+                     store_counters *counters);
+
 /* Close every pooled connection. No request may be in flight. */
 void http_client_free(http_client *c);
 
@@ -132,11 +150,32 @@ void http_service_error(const http_response *r, char *code, size_t code_cap, cha
 
 void http_response_dispose(http_response *r);
 
-/* A request's own name/value list (query parameters, headers): `value`
- * copied and appended as list[*n] (at most `max`); `who` names the store
- * in the error. http_fields_free frees the copied values. */
-int http_fields_add(loom_kv *list, size_t *n, size_t max, const char *name, const char *value,
-                    const char *who);
-void http_fields_free(loom_kv *list, size_t n);
+/* ---- a backend's request before it is sent (store/http/call.c) -------------- */
+
+/* What Azure and GCS build a request from: method, key, query parameters
+ * and headers (names string literals; values copied), and the
+ * http_request it becomes (body, callbacks, idempotent, kind). Build with
+ * http_call_init, add, send with the backend's send (which makes the URL
+ * and signs), dispose. */
+#define HTTP_CALL_MAX_PARAMS 10
+#define HTTP_CALL_MAX_HEADERS 14
+typedef struct http_call {
+	const char *method;
+	const char *api;          /* GCS: the API path before the bucket (NULL
+	                           * with url set); Azure: unused */
+	const char *key;          /* the key (NULL: a bucket/container request) */
+	const char *url;          /* GCS: a whole URL instead (a resumable session) */
+	loom_kv params[HTTP_CALL_MAX_PARAMS];   /* query, values not encoded */
+	size_t n_params;
+	loom_kv headers[HTTP_CALL_MAX_HEADERS];
+	size_t n_headers;
+	http_request req;
+} http_call;
+
+void http_call_init(http_call *c, const char *method, const char *key, loom_store_request kind);
+/* Append a query parameter or header; LOOM_EINVAL past the maximum. */
+int http_call_param(http_call *c, const char *name, const char *value);
+int http_call_header(http_call *c, const char *name, const char *value);
+void http_call_dispose(http_call *c);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/http/json.h"
 #include "store/http/token.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -71,11 +72,7 @@ int token_from_answer(const http_response *rs, const char *what, char **token,
 		rc = loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE, "%s has no access_token", what);
 		goto done;
 	}
-	*lifetime_ms = 3600000;
-	if (json_is_integer(e))
-		*lifetime_ms = (int64_t)json_integer_value(e) * 1000;
-	else if (json_is_string(e))
-		*lifetime_ms = (int64_t)strtoll(json_string_value(e), NULL, 10) * 1000;
+	*lifetime_ms = json_is_integer(e) || json_is_string(e) ? json_int64_of(e) * 1000 : 3600000;
 	if (*lifetime_ms <= 0)
 		*lifetime_ms = 1000;
 	if (!(*token = loom_strdup(json_string_value(t))))

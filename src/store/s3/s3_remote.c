@@ -458,12 +458,8 @@ static int make_client(s3_remote *r, const store_config *cfg)
 {
 	http_client_opts o;
 	LOOM_TRY(http_client_opts_from_config(&o, cfg));
-	if (r->kind == REMOTE_INSTANCE) {
-		/* fail fast where there is no metadata service */
-		o.connect_timeout_ms = 1000;
-		o.stall_timeout_ms = 2000;
-		o.retry.max_attempts = 2;
-	}
+	if (r->kind == REMOTE_INSTANCE) /* where there is no metadata service */
+		http_client_opts_fail_fast(&o, 2000);
 	o.target_label = "credentials service";
 	o.counters = NULL;
 	return http_client_new(&r->http, &o);
