@@ -1,7 +1,8 @@
 # bench/lib.sh - what the side-by-side table benchmarks share (sourced by
-# compact_bench.sh and zorder_bench.sh): settings, the input copy made a
-# Delta table, the measure loop and the summary tables.
-#   source "$(dirname "$0")/lib.sh" NAME     (NAME: compact, zorder)
+# compact_bench.sh, zorder_bench.sh and the object-store benches
+# s3_bench.sh and gcs_bench.sh): settings, the input copy made a Delta
+# table, the measure loops and the summary tables.
+#   source "$(dirname "$0")/lib.sh" NAME     (NAME: compact, zorder, s3, gcs)
 # Settings (environment): DATA=small|big, RUNS, BENCH (../shared/bench),
 # BENCH_DIR ($HOME/loom-bench), LOOM_BIN, WORK (/tmp/loom-NAME-bench-$DATA).
 set -euo pipefail
@@ -83,5 +84,92 @@ print("| --- | --- | --- | --- |")
 for e in engines[1:]:
     rr = lambda k: statistics.median(a["m"][k]["median"] / b["m"][k]["median"] for a, b in zip(by["loom"], by[e]))
     print(f"| loom / {e} | {rr('wall_s'):.2f} | {rr('cpu_s'):.2f} | {rr('peak_rss_MB'):.2f} |")
+PY
+}
+
+# ---- one table on an object store against the same on local disk -------------
+# (s3_bench.sh, gcs_bench.sh). The server runs on the same cores as loom,
+# so its CPU during a run bounds the wall any client could reach here:
+# (loom cpu + server cpu) / cores.
+
+# bench_cpu_of PID...: CPU seconds (user + system) the processes have used
+# so far, from /proc/PID/stat (gone ones count 0).
+bench_cpu_of() {
+  local p ticks=0
+  for p in "$@"; do
+    [ -r "/proc/$p/stat" ] || continue
+    ticks=$((ticks + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$p/stat")))
+  done
+  awk -v t="$ticks" -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", t / h }'
+}
+
+# bench_store_measure OP WHERE COMMAND...: one run, one JSON line (to stdout
+# and $results): measure.sh's figures, the server's CPU during the run (the
+# caller's server_cpu prints its CPU seconds so far) and loom's requests
+# (LOOM_STORE_STATS). Uses $r (the round) and $bytes.
+bench_store_measure() {
+  local op="$1" where="$2" line stats="$WORK/stats.json" cpu0 cpu1
+  shift 2
+  rm -f "$stats"
+  cpu0=$(server_cpu)
+  line=$(LOOM_STORE_STATS="$stats" MEASURE_IN_BYTES=$bytes "$BENCH/measure.sh" -n 1 --warmup 0 -- "$@")
+  cpu1=$(server_cpu)
+  echo "{\"op\":\"$op\",\"where\":\"$where\",\"round\":$r,\"m\":$line,\"server_cpu_s\":$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.3f", b - a }'),\"requests\":$(cat "$stats" 2> /dev/null || echo null)}" |
+    tee -a "$results"
+}
+
+# bench_store_rounds STORE RESET_LOCAL RESET_STORE URI [COMPACT_ARG...]:
+# RUNS rounds of local compact, STORE compact, local zorder, STORE zorder
+# (--columns customer_id,event_ts, --memory $MEMORY), each run from the
+# converted table (the reset commands, untimed, drop the last run's commit
+# and files). Exit 1 when a loom run failed.
+bench_store_rounds() {
+  local store="$1" reset_local="$2" reset_store="$3" uri="$4"
+  shift 4
+  results="$WORK/results.jsonl"; : > "$results"
+  for r in $(seq 1 "$RUNS"); do
+    "$reset_local"; bench_store_measure compact local "$LOOM" compact "$WORK/table" --target-size 128MiB "$@"
+    "$reset_store"; bench_store_measure compact "$store" "$LOOM" compact "$uri" --target-size 128MiB "$@"
+    "$reset_local"; bench_store_measure zorder local "$LOOM" zorder "$WORK/table" --columns customer_id,event_ts \
+      --target-size 128MiB --memory "$MEMORY"
+    "$reset_store"; bench_store_measure zorder "$store" "$LOOM" zorder "$uri" --columns customer_id,event_ts \
+      --target-size 128MiB --memory "$MEMORY"
+  done
+  if grep -v '"exit_codes": \[0\]' "$results"; then echo "a loom run failed" >&2; exit 1; fi
+}
+
+# bench_store_summary STORE: markdown tables of the medians (requests of the
+# median STORE run) and of the median per-round ratios STORE/local, with
+# the least STORE wall the shared cores allow over the local wall.
+bench_store_summary() {
+  python3 - "$results" "$DATA" "$bytes" "$(nproc)" "$1" <<'PY'
+import json, statistics, sys
+results, data, nbytes, cores, store = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+rows = [json.loads(l) for l in open(results)]
+def runs(op, where): return [r for r in rows if r["op"] == op and r["where"] == where]
+def med(xs, k): return statistics.median(x["m"][k]["median"] for x in xs)
+print(f"\n### {data} set ({nbytes/1e6:.1f} MB, {len(runs('compact', 'local'))} rounds)\n")
+print("| op | where | wall s | cpu s | peak RSS MiB | server cpu s | requests (median run) |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for op in ("compact", "zorder"):
+    for where in ("local", store):
+        xs = runs(op, where)
+        req = ""
+        if where == store:
+            q = xs[len(xs) // 2]["requests"] or {}
+            req = ", ".join(f"{k} {v}" for k, v in (q.get("store_requests") or {}).items() if v)
+            req += f"; retries {q.get('retries', 0)}; {q.get('bytes_read', 0)/1e6:.0f} MB in, {q.get('bytes_written', 0)/1e6:.0f} MB out"
+        srv = f"{statistics.median(x['server_cpu_s'] for x in xs):.2f}" if where == store else ""
+        print(f"| {op} | {where} | {med(xs, 'wall_s'):.2f} | {med(xs, 'cpu_s'):.2f} | {med(xs, 'peak_rss_MB'):.0f} | {srv} | {req} |")
+# The last column: the least store wall this machine allows, (loom cpu +
+# server cpu) / cores, over the local wall; the wall ratio cannot go below it.
+print(f"\n| ratio {store}/local (median of per-round ratios) | wall | cpu | peak RSS | bound: (loom + server cpu) / {cores} cores, over local wall |")
+print("| --- | --- | --- | --- | --- |")
+for op in ("compact", "zorder"):
+    a, b = runs(op, store), runs(op, "local")
+    rr = lambda k: statistics.median(x["m"][k]["median"] / y["m"][k]["median"] for x, y in zip(a, b))
+    bound = statistics.median((x["m"]["cpu_s"]["median"] + x["server_cpu_s"]) / cores / y["m"]["wall_s"]["median"]
+                              for x, y in zip(a, b))
+    print(f"| {op} | {rr('wall_s'):.2f} | {rr('cpu_s'):.2f} | {rr('peak_rss_MB'):.2f} | {bound:.2f} |")
 PY
 }

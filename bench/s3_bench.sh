@@ -54,69 +54,11 @@ reset_s3() {
   bash "$RGW_SH" admin "$rgw" gc process --include-all > /dev/null
 }
 
-# server_cpu: CPU seconds (user + system) the RGW cluster's daemons
-# (monitor, OSD, gateway) have used so far, from /proc/PID/stat. The server
-# shares the machine's cores with loom, so its CPU during a run bounds the
-# wall any client could reach: (client cpu + server cpu) / cores.
-server_cpu() {
-  local p ticks=0 tck
-  tck=$(getconf CLK_TCK)
-  for p in $(cat "$rgw"/run/*.pid 2> /dev/null); do
-    [ -r "/proc/$p/stat" ] || continue
-    ticks=$((ticks + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$p/stat")))
-  done
-  awk -v t="$ticks" -v h="$tck" 'BEGIN { printf "%.3f", t / h }'
-}
+# server_cpu: CPU seconds the RGW cluster's daemons (monitor, OSD,
+# gateway) have used so far (bench_store_rounds asks around each S3 run)
+server_cpu() { bench_cpu_of $(cat "$rgw"/run/*.pid 2> /dev/null); }
 
-results="$WORK/results.jsonl"; : > "$results"
-measure() { # measure OP WHERE COMMAND...: one run, one JSON line
-  local op="$1" where="$2" line stats="$WORK/stats.json" cpu0 cpu1
-  shift 2
-  rm -f "$stats"
-  cpu0=$(server_cpu)
-  line=$(LOOM_STORE_STATS="$stats" MEASURE_IN_BYTES=$bytes "$BENCH/measure.sh" -n 1 --warmup 0 -- "$@")
-  cpu1=$(server_cpu)
-  echo "{\"op\":\"$op\",\"where\":\"$where\",\"round\":$r,\"m\":$line,\"server_cpu_s\":$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.3f", b - a }'),\"requests\":$(cat "$stats" 2> /dev/null || echo null)}" |
-    tee -a "$results"
-}
 read -r -a compact_args <<< "${LOOM_ARGS:-}"
-for r in $(seq 1 "$RUNS"); do
-  reset_local; measure compact local "$LOOM" compact "$WORK/table" --target-size 128MiB "${compact_args[@]}"
-  reset_s3; measure compact s3 "$LOOM" compact "$uri" --target-size 128MiB "${compact_args[@]}"
-  reset_local; measure zorder local "$LOOM" zorder "$WORK/table" --columns customer_id,event_ts \
-    --target-size 128MiB --memory "$MEMORY"
-  reset_s3; measure zorder s3 "$LOOM" zorder "$uri" --columns customer_id,event_ts \
-    --target-size 128MiB --memory "$MEMORY"
-done
-grep -v '"exit_codes": \[0\]' "$results" && { echo "a loom run failed" >&2; exit 1; }
+bench_store_rounds s3 reset_local reset_s3 "$uri" "${compact_args[@]+"${compact_args[@]}"}"
+bench_store_summary s3
 
-python3 - "$results" "$DATA" "$bytes" "$(nproc)" <<'PY'
-import json, statistics, sys
-results, data, nbytes, cores = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-rows = [json.loads(l) for l in open(results)]
-def runs(op, where): return [r for r in rows if r["op"] == op and r["where"] == where]
-def med(xs, k): return statistics.median(x["m"][k]["median"] for x in xs)
-print(f"\n### {data} set ({nbytes/1e6:.1f} MB, {len(runs('compact', 'local'))} rounds)\n")
-print("| op | where | wall s | cpu s | peak RSS MiB | server cpu s | requests (median run) |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
-for op in ("compact", "zorder"):
-    for where in ("local", "s3"):
-        xs = runs(op, where)
-        req = ""
-        if where == "s3":
-            q = xs[len(xs) // 2]["requests"] or {}
-            req = ", ".join(f"{k} {v}" for k, v in (q.get("store_requests") or {}).items() if v)
-            req += f"; retries {q.get('retries', 0)}; {q.get('bytes_read', 0)/1e6:.0f} MB in, {q.get('bytes_written', 0)/1e6:.0f} MB out"
-        srv = f"{statistics.median(x['server_cpu_s'] for x in xs):.2f}" if where == "s3" else ""
-        print(f"| {op} | {where} | {med(xs, 'wall_s'):.2f} | {med(xs, 'cpu_s'):.2f} | {med(xs, 'peak_rss_MB'):.0f} | {srv} | {req} |")
-# The last column: the least S3 wall this machine allows, (loom cpu + server
-# cpu) / cores, over the local wall; the wall ratio cannot go below it.
-print(f"\n| ratio S3/local (median of per-round ratios) | wall | cpu | peak RSS | bound: (loom + server cpu) / {cores} cores, over local wall |")
-print("| --- | --- | --- | --- | --- |")
-for op in ("compact", "zorder"):
-    a, b = runs(op, "s3"), runs(op, "local")
-    rr = lambda k: statistics.median(x["m"][k]["median"] / y["m"][k]["median"] for x, y in zip(a, b))
-    bound = statistics.median((x["m"]["cpu_s"]["median"] + x["server_cpu_s"]) / cores / y["m"]["wall_s"]["median"]
-                              for x, y in zip(a, b))
-    print(f"| {op} | {rr('wall_s'):.2f} | {rr('cpu_s'):.2f} | {rr('peak_rss_MB'):.2f} | {bound:.2f} |")
-PY
