@@ -45,6 +45,9 @@ typedef struct loom_auto_opts {
 	                                  * NULL = the last Z-order's columns */
 } loom_auto_opts;
 #define LOOM_AUTO_OPTS_INIT { LOOM_AUTO_OPTS_VERSION, LOOM_HEALTH_POLICY_INIT, NULL, NULL, NULL }
+/** Fill `o` (of `version`, 1 to LOOM_AUTO_OPTS_VERSION) with the defaults.
+ *  LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_auto_opts_init(loom_auto_opts *o, unsigned int version);
 
 /** The "auto" op (options checked and copied, with the strings they point
  *  to). *out starts with one reference: loom_op_free. */

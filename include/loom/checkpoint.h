@@ -2,10 +2,11 @@
  * loom/checkpoint.h - writing Delta checkpoints and cleaning up expired log
  * files.
  *
- * Both fill a caller-owned `loom_op_result` (loom/ops.h): zero it before the
- * call and release it with loom_op_result_free() after, whatever the call
- * returned. Option structs follow the loom/ops.h rules: initialise them with
- * the *_INIT macro; a struct whose version is not set is LOOM_EINVAL.
+ * Both fill a caller-owned `loom_op_result` (loom/ops.h): initialise it
+ * (LOOM_OP_RESULT_INIT) before the call and release it with
+ * loom_op_result_free() after, whatever the call returned. Option structs follow the loom/ops.h rules: initialise them with
+ * the *_INIT macro or *_init function; a struct whose version is not set is
+ * LOOM_EINVAL.
  */
 #ifndef LOOM_CHECKPOINT_H
 #define LOOM_CHECKPOINT_H
@@ -15,9 +16,7 @@
 
 LOOM_BEGIN_DECL
 
-/* Version 2 added part_size; a version-1 struct (without it) is still
- * accepted and gets the default. */
-#define LOOM_CHECKPOINT_OPTS_VERSION 2
+#define LOOM_CHECKPOINT_OPTS_VERSION 2 /* 2: part_size */
 typedef struct loom_checkpoint_opts {
 	unsigned int version;     /* LOOM_CHECKPOINT_OPTS_VERSION */
 	int64_t table_version;    /* version to checkpoint; -1 = latest */
@@ -25,10 +24,15 @@ typedef struct loom_checkpoint_opts {
 	                           * sidecar file; 0 = 50000 (Spark's default) */
 } loom_checkpoint_opts;
 #define LOOM_CHECKPOINT_OPTS_INIT { LOOM_CHECKPOINT_OPTS_VERSION, -1, 0 }
+/** Fill `o` (of `version`, 1 to LOOM_CHECKPOINT_OPTS_VERSION) with the
+ *  defaults. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_checkpoint_opts_init(loom_checkpoint_opts *o, unsigned int version);
 
 /* The metric "kind" of a checkpoint result. */
-#define LOOM_CHECKPOINT_KIND_CLASSIC 1   /* <v>.checkpoint.parquet (V1 spec) */
-#define LOOM_CHECKPOINT_KIND_V2_JSON 3   /* <v>.checkpoint.<uuid>.json + sidecars */
+typedef enum loom_checkpoint_kind {
+	LOOM_CHECKPOINT_KIND_CLASSIC = 1,  /* <v>.checkpoint.parquet (V1 spec) */
+	LOOM_CHECKPOINT_KIND_V2_JSON = 3   /* <v>.checkpoint.<uuid>.json + sidecars */
+} loom_checkpoint_kind;
 
 /** Write a checkpoint of the table at `uri` and then
  *  `_delta_log/_last_checkpoint` (with its PROTOCOL.md checksum) unless it
@@ -74,6 +78,8 @@ typedef struct loom_cleanup_logs_opts {
 	                           * 30 days; else >= 0 */
 } loom_cleanup_logs_opts;
 #define LOOM_CLEANUP_LOGS_OPTS_INIT { LOOM_CLEANUP_LOGS_OPTS_VERSION, 1, 0, -1 }
+/** As loom_checkpoint_opts_init. */
+LOOM_EXTERN(int) loom_cleanup_logs_opts_init(loom_cleanup_logs_opts *o, unsigned int version);
 
 /** Delete log files no retained version needs (Delta "Metadata Cleanup").
  *  cutoff = now - retention, truncated down to midnight UTC (as Spark does).

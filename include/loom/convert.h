@@ -19,6 +19,9 @@ typedef struct loom_convert_opts {
 	size_t n_partition_columns;
 } loom_convert_opts;
 #define LOOM_CONVERT_OPTS_INIT { LOOM_CONVERT_OPTS_VERSION, NULL, 0 }
+/** Fill `o` (of `version`, 1 to LOOM_CONVERT_OPTS_VERSION) with the
+ *  defaults. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_convert_opts_init(loom_convert_opts *o, unsigned int version);
 
 /** Make the directory at `uri` a Delta table at version 0 from the Parquet
  *  files under it (names ending in .parquet; path components starting with
@@ -39,7 +42,7 @@ typedef struct loom_convert_opts {
  *    options and commit metadata; `opts` NULL means not partitioned;
  *    `cancel` (may be NULL) is polled between footers and before the
  *    commit.
- *  `out` (zero-filled; loom_op_result_free) gets the metrics numFiles,
+ *  `out` (LOOM_OP_RESULT_INIT; loom_op_result_free) gets the metrics numFiles,
  *  numRecords, numBytes and version (0).
  *  LOOM_EEXISTS if the directory already holds a Delta log; LOOM_EINVAL for
  *  a file outside the partition layout or schemas that differ;

@@ -58,8 +58,8 @@ typedef enum loom_error_class {
 /* The detail of one failure. `message` names what failed and where
  * (path, byte offset, log line, config line:column). */
 typedef struct loom_error {
-	int code;                 /* a loom_error_code */
-	int klass;                /* a loom_error_class */
+	loom_error_code code;
+	loom_error_class klass;
 	char message[LOOM_ERROR_MESSAGE_MAX];
 } loom_error;
 
@@ -71,25 +71,26 @@ LOOM_EXTERN(const loom_error *) loom_error_last(void);
 LOOM_EXTERN(void) loom_error_clear(void);
 
 /** Short constant name of a code ("ENOTFOUND", ...). Static storage. */
-LOOM_EXTERN(const char *) loom_error_code_name(int code);
+LOOM_EXTERN(const char *) loom_error_code_name(loom_error_code code);
 
 /** Short name of a class: "none", "os", "store", "codec", "parquet",
  *  "delta", "ops", "plan", "config", "invalid", "user"; "unknown" for
  *  other values. Static storage. */
-LOOM_EXTERN(const char *) loom_error_class_name(int klass);
+LOOM_EXTERN(const char *) loom_error_class_name(loom_error_class klass);
 
 /** Record an error on this thread the way the library does, so a callback
  *  (a custom operation, declaration, step builder, maintainer or locator)
  *  that fails can hand its message to the runner, which copies it into the
  *  table's result. `message` is copied (truncated to
  *  LOOM_ERROR_MESSAGE_MAX - 1 bytes); NULL means "". Returns `code`. */
-LOOM_EXTERN(int) loom_error_set(int code, int klass, const char *message);
+LOOM_EXTERN(int) loom_error_set(loom_error_code code, loom_error_class klass,
+                                const char *message);
 
 /** 1 when `code` is worth retrying as is (LOOM_ETRANSIENT), else 0. A
  *  retry policy above the store (a whole operation, a scheduler) tests
  *  this; LOOM_ENOTFOUND, LOOM_EEXISTS, LOOM_EPERM, LOOM_EINVAL and the
  *  others will fail the same way again. */
-LOOM_EXTERN(int) loom_error_is_transient(int code);
+LOOM_EXTERN(int) loom_error_is_transient(loom_error_code code);
 
 LOOM_END_DECL
 

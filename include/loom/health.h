@@ -185,13 +185,14 @@ LOOM_EXTERN(const loom_advice *) loom_health_advice_at(const loom_health *h, siz
 /** The advice for `op`, or NULL. */
 LOOM_EXTERN(const loom_advice *) loom_health_advice_for(const loom_health *h, const char *op);
 
-#define LOOM_HEALTH_JSON_HEALTH 1
-#define LOOM_HEALTH_JSON_ADVICE 2
+/* Flags (a bit set) for loom_health_to_json's `what`. */
+#define LOOM_HEALTH_JSON_HEALTH 0x1u
+#define LOOM_HEALTH_JSON_ADVICE 0x2u
 /** JSON ("loom.health/1"): `what` = LOOM_HEALTH_JSON_HEALTH and/or
- *  LOOM_HEALTH_JSON_ADVICE. `shown_uri` (may be NULL) is the table as
+ *  LOOM_HEALTH_JSON_ADVICE (OR-ed). `shown_uri` (may be NULL) is the table as
  *  output shows it (secrets masked). Free with loom_string_free. */
 LOOM_EXTERN(int) loom_health_to_json(char **out, const loom_health *h, const char *shown_uri,
-                                     int what);
+                                     unsigned int what);
 
 LOOM_END_DECL
 

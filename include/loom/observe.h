@@ -5,7 +5,7 @@
  *
  *   loom_run_record *rec;
  *   loom_run_record_new(&rec, report, started_ms, ended_ms);
- *   loom_run_record_add_health(rec, "raw.events", shown_uri, LOOM_HEALTH_AFTER, h);
+ *   loom_run_record_set_health(rec, "raw.events", shown_uri, LOOM_HEALTH_AFTER, h);
  *   loom_store_stats st = { LOOM_STORE_STATS_VERSION };
  *   loom_store_stats_total(&st);
  *   loom_run_record_set_store_stats(rec, &st);
@@ -34,19 +34,24 @@ LOOM_BEGIN_DECL
 
 typedef struct loom_run_record loom_run_record;
 
-#define LOOM_HEALTH_BEFORE 0
-#define LOOM_HEALTH_AFTER 1
+/* When a table's health was read, relative to the run. */
+typedef enum loom_health_when {
+	LOOM_HEALTH_BEFORE = 0,
+	LOOM_HEALTH_AFTER = 1
+} loom_health_when;
 
 /** A record of `rep` (copied; NULL: a record of health alone) that ran from
  *  `started_ms` to `ended_ms` (ms since the Unix epoch). It gets a unique
  *  id: the start time (UTC, ms) and a random UUID, so ids sort by start. */
 LOOM_EXTERN(int) loom_run_record_new(loom_run_record **out, const loom_report *rep,
                                      int64_t started_ms, int64_t ended_ms);
-/** Add the health of table `table_ref` (`shown_uri`: its location, secrets
- *  masked; may be NULL) as it was before or after the run. Tables keep the
- *  order of their first call. */
-LOOM_EXTERN(int) loom_run_record_add_health(loom_run_record *r, const char *table_ref,
-                                            const char *shown_uri, int when,
+/** Set the health of table `table_ref` (`shown_uri`: its location, secrets
+ *  masked; may be NULL) as it was before or after the run, replacing one
+ *  set before for the same table and time. `h` is read during the call
+ *  (its figures are copied): the caller keeps it. Tables keep the order of
+ *  their first call. */
+LOOM_EXTERN(int) loom_run_record_set_health(loom_run_record *r, const char *table_ref,
+                                            const char *shown_uri, loom_health_when when,
                                             const loom_health *h);
 /** The store request counters to show (loom_store_stats_total). */
 LOOM_EXTERN(int) loom_run_record_set_store_stats(loom_run_record *r, const loom_store_stats *s);
@@ -63,14 +68,17 @@ LOOM_EXTERN(void) loom_run_record_free(loom_run_record *r);
 
 /* ---- metrics -------------------------------------------------------------- */
 
-#define LOOM_METRICS_PROMETHEUS 0   /* text format 0.0.4 (textfile collector) */
-#define LOOM_METRICS_OPENMETRICS 1  /* OpenMetrics 1.0 text, ends with # EOF */
+typedef enum loom_metrics_format {
+	LOOM_METRICS_PROMETHEUS = 0,   /* text format 0.0.4 (textfile collector) */
+	LOOM_METRICS_OPENMETRICS = 1   /* OpenMetrics 1.0 text, ends with # EOF */
+} loom_metrics_format;
 
 /* The metric family names: LOOM_PROM_* in loom/metrics.h. */
 
 /** The record as metrics text (`format`: LOOM_METRICS_*). Free with
  *  loom_string_free. */
-LOOM_EXTERN(int) loom_run_record_to_metrics(char **out, const loom_run_record *r, int format);
+LOOM_EXTERN(int) loom_run_record_to_metrics(char **out, const loom_run_record *r,
+                                            loom_metrics_format format);
 /** Write `len` bytes to `path` atomically: a temp file in the same
  *  directory, fsync, rename over `path` (what node_exporter's textfile
  *  collector expects). Nothing is left behind on failure. */

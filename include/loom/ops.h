@@ -3,9 +3,9 @@
  * backend that executes them.
  *
  * The seed's DeltaTableMaintainer becomes `loom_maintainer`: a struct of
- * function pointers (vacuum, compact, z_order), each taking the table URI,
- * its resolved location (storage options, writer and commit settings) and
- * the operation's options, and filling a `loom_op_result`. The native engine
+ * function pointers (vacuum, compact, zorder, purge, analyze), each taking
+ * the table URI, its resolved location (storage options, writer and commit
+ * settings) and the operation's options, and filling a `loom_op_result`. The native engine
  * (src/ops) implements it and is returned by loom_maintainer_native(); tests
  * and embedders may supply their own.
  *
@@ -20,10 +20,14 @@
  * has no default columns, so it needs them); `cancel` (may be NULL) stops
  * the work at the next safe point.
  *
- * Option structs are transparent and only ever grow at the end. Initialise
- * them with their *_INIT macro (or *_init function): a struct whose version
- * is not set is rejected with LOOM_EINVAL, so a zero-filled struct can never
- * silently mean "not a dry run".
+ * Option structs are transparent and only ever grow at the end: fields are
+ * appended and the version bumped. The library accepts every older version
+ * and reads only the fields that version has (the others take their
+ * defaults), so a program built against an older header keeps working.
+ * Initialise them with their *_INIT macro (or *_init function): a struct
+ * whose version is not set (0) or newer than the library is rejected with
+ * LOOM_EINVAL, so a zero-filled struct can never silently mean "not a dry
+ * run".
  */
 #ifndef LOOM_OPS_H
 #define LOOM_OPS_H
@@ -50,9 +54,6 @@ typedef struct loom_vacuum_opts {
 } loom_vacuum_opts;
 #define LOOM_VACUUM_OPTS_INIT { LOOM_VACUUM_OPTS_VERSION, LOOM_RETENTION_TABLE_DEFAULT, 1, 0, 1 }
 
-/* Options structs grow by appending fields and bumping the version; the
- * library accepts every older version and reads only the fields that
- * version has (the others take their defaults). */
 #define LOOM_COMPACT_OPTS_VERSION 3 /* 2: copy_row_group_min_size; 3: commit_every */
 typedef struct loom_compact_opts {
 	unsigned int version;    /* LOOM_COMPACT_OPTS_VERSION */
@@ -64,10 +65,10 @@ typedef struct loom_compact_opts {
 	const char *const *partition_filters;
 	size_t n_partition_filters;
 	/* Called (from worker threads) after each unit of work is rewritten:
-	 * a unit is a run of bins of one partition written as one stream, so
-	 * the counts are units done/total (the parameters keep their old
-	 * names), then input bytes done/total. May be NULL. */
-	void (*progress)(void *ctx, int64_t bins_done, int64_t bins_total,
+	 * a unit is a run of bins of one partition written as one stream;
+	 * the counts are units done/total, then input bytes done/total. May
+	 * be NULL. */
+	void (*progress)(void *ctx, int64_t units_done, int64_t units_total,
 	                 int64_t bytes_done, int64_t bytes_total);
 	void *progress_ctx;
 	/* (version 2) input row groups of at least this many (compressed) bytes
@@ -90,6 +91,12 @@ typedef struct loom_compact_opts {
 #define LOOM_COPY_ROW_GROUPS_OFF (-1)
 #define LOOM_COMPACT_OPTS_INIT { LOOM_COMPACT_OPTS_VERSION, 0, 0, NULL, 0, NULL, NULL, 0, 0 }
 
+typedef enum loom_zorder_curve {
+	LOOM_ZORDER_CURVE_AUTO = 0,   /* the engine's choice (Hilbert) */
+	LOOM_ZORDER_CURVE_Z = 1,      /* Morton / Z-order */
+	LOOM_ZORDER_CURVE_HILBERT = 2
+} loom_zorder_curve;
+
 #define LOOM_ZORDER_OPTS_VERSION 2 /* 2: commit_every */
 typedef struct loom_zorder_opts {
 	unsigned int version;        /* LOOM_ZORDER_OPTS_VERSION */
@@ -97,7 +104,7 @@ typedef struct loom_zorder_opts {
 	size_t n_columns;
 	int64_t target_size;         /* bytes; 0 = default; < 0 invalid */
 	/* appended fields (Z-order issue 7) */
-	int curve;                   /* a loom_zorder_curve; default AUTO */
+	loom_zorder_curve curve;     /* default AUTO */
 	int full;                    /* 1: rewrite partitions already clustered
 	                              * by these columns and curve too */
 	int dry_run;                 /* 1: plan only, write nothing */
@@ -115,11 +122,6 @@ typedef struct loom_zorder_opts {
 	                              * partition is always committed whole */
 } loom_zorder_opts;
 
-typedef enum loom_zorder_curve {
-	LOOM_ZORDER_CURVE_AUTO = 0,   /* the engine's choice (Hilbert) */
-	LOOM_ZORDER_CURVE_Z = 1,      /* Morton / Z-order */
-	LOOM_ZORDER_CURVE_HILBERT = 2
-} loom_zorder_curve;
 #define LOOM_ZORDER_OPTS_INIT { LOOM_ZORDER_OPTS_VERSION, NULL, 0, 0, LOOM_ZORDER_CURVE_AUTO, 0, 0, 0, NULL, 0, 0 }
 
 #define LOOM_PURGE_OPTS_VERSION 1
@@ -154,21 +156,23 @@ typedef struct loom_analyze_opts {
 /** The curve a name means, as the CLI, plan files, the storage YAML and
  *  the Python package spell it: "z" (also "zorder", "morton"), "hilbert",
  *  "auto". LOOM_EINVAL for anything else (nothing recorded). */
-LOOM_EXTERN(int) loom_zorder_curve_from_name(int *curve, const char *name);
+LOOM_EXTERN(int) loom_zorder_curve_from_name(loom_zorder_curve *curve, const char *name);
 /** "auto", "z" or "hilbert"; NULL for an unknown value. Static storage. */
-LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve);
+LOOM_EXTERN(const char *) loom_zorder_curve_name(loom_zorder_curve curve);
 
-/** Fill `o` with defaults. LOOM_EINVAL if `version` is not one this
- *  library knows. */
+/** Fill `o`, a struct of `version` (1 to the current one: an older program
+ *  passes its own), with the defaults: only that version's fields are
+ *  written. LOOM_EINVAL if `version` is not one this library knows. */
 LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version);
 LOOM_EXTERN(int) loom_compact_opts_init(loom_compact_opts *o, unsigned int version);
 LOOM_EXTERN(int) loom_zorder_opts_init(loom_zorder_opts *o, unsigned int version);
 LOOM_EXTERN(int) loom_purge_opts_init(loom_purge_opts *o, unsigned int version);
 LOOM_EXTERN(int) loom_analyze_opts_init(loom_analyze_opts *o, unsigned int version);
 
-/** Check options: version set, retention >= 0 or the table default,
- *  target sizes >= 0, at least one non-empty Z-order column and no
- *  duplicates. LOOM_EINVAL with a message naming the bad field. */
+/** Check options of any known version: version set, retention >= 0 or
+ *  the table default, target sizes >= 0, switches 0 or 1, at least one
+ *  non-empty Z-order column and no duplicates. LOOM_EINVAL with a message
+ *  naming the struct or the bad field. */
 LOOM_EXTERN(int) loom_vacuum_opts_check(const loom_vacuum_opts *o);
 LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o);
 LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o);
@@ -179,8 +183,13 @@ LOOM_EXTERN(int) loom_analyze_opts_check(const loom_analyze_opts *o);
 
 /* The physical location of one table, as resolved from the storage config
  * (the seed's TableLocation). Everything is borrowed from the config (or
- * from the caller that built it) and valid during the call it is passed to. */
+ * from the caller that built it) and valid during the call it is passed to.
+ * A caller that builds one (a custom locator) initialises it with
+ * LOOM_TABLE_LOCATION_INIT or loom_table_location_init; the library reads
+ * only the fields of its version and refuses an unset one (LOOM_EINVAL). */
+#define LOOM_TABLE_LOCATION_VERSION 1
 typedef struct loom_table_location {
+	unsigned int version;            /* LOOM_TABLE_LOCATION_VERSION */
 	const char *uri;                 /* table root: a path, file://, s3://... */
 	const loom_kv *storage_options;  /* object-store settings (credentials!):
 	                                  * every operation opens its store with
@@ -195,6 +204,11 @@ typedef struct loom_table_location {
 	size_t n_commit;
 	int64_t target_file_size;        /* bytes; 0 = unset */
 } loom_table_location;
+#define LOOM_TABLE_LOCATION_INIT { LOOM_TABLE_LOCATION_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0, \
+	                           NULL, 0, 0 }
+/** Fill `loc` (of `version`, 1 to LOOM_TABLE_LOCATION_VERSION) with an
+ *  empty location. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_table_location_init(loom_table_location *loc, unsigned int version);
 
 /* ---- cancellation ------------------------------------------------------- */
 
@@ -251,12 +265,17 @@ typedef struct loom_upload_info {
 	int64_t bytes;         /* bytes of its parts; -1 when not listed */
 } loom_upload_info;
 
-/* The result of one operation on one table. The runner zero-fills it,
- * the operation sets `kind` and fills the matching part with the helper
- * functions below (which allocate with loom's allocator), and the runner
- * releases it with loom_op_result_free. */
+/* The result of one operation on one table. The caller allocates it and
+ * initialises it (LOOM_OP_RESULT_INIT or loom_op_result_init: every
+ * operation refuses an unset version with LOOM_EINVAL and fills only the
+ * fields of the caller's version); the operation sets `kind` and fills the
+ * matching part with the helper functions below (which allocate with
+ * loom's allocator); the caller releases what it holds with
+ * loom_op_result_free, whatever the operation returned. */
+#define LOOM_OP_RESULT_VERSION 1
 typedef struct loom_op_result {
-	int kind;                       /* a loom_result_kind */
+	unsigned int version;           /* LOOM_OP_RESULT_VERSION */
+	loom_result_kind kind;
 	/* LOOM_RESULT_VACUUM: paths (relative to the table root) deleted, or
 	 * that would be deleted when the run was dry. */
 	char **files_deleted;
@@ -276,6 +295,11 @@ typedef struct loom_op_result {
 	loom_upload_info *uploads;
 	size_t n_uploads;
 } loom_op_result;
+#define LOOM_OP_RESULT_INIT { LOOM_OP_RESULT_VERSION, LOOM_RESULT_NONE, NULL, 0, 0, 0, 0, NULL, 0, \
+	                      NULL, 0 }
+/** Set `r` (of `version`, 1 to LOOM_OP_RESULT_VERSION) to an empty result
+ *  of that version. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_op_result_init(loom_op_result *r, unsigned int version);
 
 /** Set kind = LOOM_RESULT_VACUUM and append one deleted path (copied). */
 LOOM_EXTERN(int) loom_op_result_add_deleted(loom_op_result *r, const char *path);
@@ -286,9 +310,11 @@ LOOM_EXTERN(int) loom_op_result_add_upload(loom_op_result *r, const char *key,
 LOOM_EXTERN(int) loom_op_result_set_metric(loom_op_result *r, const char *name, int64_t value);
 /** The value of a metric, or `dflt` when absent. */
 LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *name, int64_t dflt);
-/** Free everything the result owns and zero it. NULL is fine. */
+/** Free everything the result owns and empty it; the struct itself is the
+ *  caller's (it keeps its version and can be used again). NULL is fine. */
 LOOM_EXTERN(void) loom_op_result_free(loom_op_result *r);
-/** Deep copy `src` into `dst` (which must be zero or cleared). */
+/** Deep copy `src` into `dst` (initialised and empty; of any version: it
+ *  keeps its own). */
 LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *src);
 
 /* ---- the maintainer backend --------------------------------------------- */
@@ -302,8 +328,8 @@ LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *
 typedef struct loom_maintainer loom_maintainer;
 
 /* Each function runs one operation on the table at `uri` and fills `out`
- * (zero-filled by the caller). Return 0, or a negative LOOM_E* code after
- * recording the cause with the thread's error (the runner copies it into
+ * (initialised and empty, from the caller). Return 0, or a negative LOOM_E*
+ * code after recording the cause with the thread's error (the runner copies it into
  * the table's result on the worker thread). Functions are called
  * concurrently from several worker threads, for different tables: they must
  * be thread-safe. `cancel` may be NULL. */
@@ -330,8 +356,8 @@ struct loom_maintainer {
 	               const loom_analyze_opts *opts, const loom_cancel *cancel);
 };
 
-/** VACUUM the table at `uri` with the native engine. `out` (zero-filled
- *  by the caller, released with loom_op_result_free) receives the paths
+/** VACUUM the table at `uri` with the native engine. `out`
+ *  (LOOM_OP_RESULT_INIT, released with loom_op_result_free) receives the paths
  *  deleted, or that a dry run would delete, relative to the table root,
  *  sorted, and the metrics numDeletedFiles (or numFilesToDelete for dry
  *  runs), sizeOfDataToDelete (bytes), numVacuumedDirectories and version
@@ -363,7 +389,7 @@ LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri,
  *  liquid clustering (features clustering/liquid with clustering columns)
  *  is clustered by those columns instead, incrementally (ZCubes), and
  *  takes no partition filters.
- *  `out` (zero-filled, released with loom_op_result_free) gets kind
+ *  `out` (LOOM_OP_RESULT_INIT, released with loom_op_result_free) gets kind
  *  OPTIMIZE, num_files_added/removed and the metrics numFilesAdded,
  *  numFilesRemoved, numAddedBytes, numRemovedBytes, partitionsOptimized,
  *  totalConsideredFiles, totalFilesSkipped, numDeletionVectorsRemoved,

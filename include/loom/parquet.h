@@ -60,16 +60,24 @@ LOOM_EXTERN(int) loom_parquet_render_schema(loom_parquet_file *f, loom_parquet_l
 LOOM_EXTERN(int) loom_parquet_render_meta(loom_parquet_file *f, loom_parquet_line_cb cb,
                                           void *payload);
 
+#define LOOM_PARQUET_CAT_OPTS_VERSION 1
 typedef struct loom_parquet_cat_opts {
+	unsigned int version;   /* LOOM_PARQUET_CAT_OPTS_VERSION */
 	/* Comma-separated top-level field names or dotted leaf paths, NULL
 	 * for every top-level field. Unknown names are LOOM_ENOTFOUND. */
 	const char *columns;
-	/* Rows to render at most; negative for all. */
-	long long limit;
+	/* Rows to render at most; negative for all (the default). */
+	int64_t limit;
 } loom_parquet_cat_opts;
+#define LOOM_PARQUET_CAT_OPTS_INIT { LOOM_PARQUET_CAT_OPTS_VERSION, NULL, -1 }
+
+/** Fill `o` (of `version`, 1 to LOOM_PARQUET_CAT_OPTS_VERSION) with the
+ *  defaults. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_parquet_cat_opts_init(loom_parquet_cat_opts *o, unsigned int version);
 
 /** Rows as JSON objects, one line each, in file order. Reads one row
- *  group of the selected columns at a time. */
+ *  group of the selected columns at a time. `opt` NULL: every column and
+ *  row. */
 LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parquet_cat_opts *opt,
                                           loom_parquet_line_cb cb, void *payload);
 

@@ -18,12 +18,19 @@
  * LOOM_EINVAL *and* leaves the declaration marked, so resolving or running
  * it fails again with the same message even if the caller ignored the
  * first return value.
+ *
+ * Ownership, the same for every add (loom_spec_add_op, loom_spec_list_add,
+ * loom_decl_add_op, loom_step_add): the container takes over the object it
+ * is given (for a loom_op, the caller's reference), whether the call
+ * succeeds or fails, so the caller never frees it after the call. To keep
+ * using an op, pass loom_op_ref(op). Strings and options are copied.
  */
 #ifndef LOOM_PLAN_H
 #define LOOM_PLAN_H
 
 #include "common.h"
 #include "config.h"
+#include "errors.h"
 #include "ops.h"
 
 LOOM_BEGIN_DECL
@@ -33,8 +40,8 @@ LOOM_BEGIN_DECL
 typedef struct loom_op loom_op;
 
 /* Run the operation on one table. `m` is the runner's maintainer; `out` is
- * zero-filled; set out->kind (VACUUM or OPTIMIZE) and fill it. Return 0 or a
- * negative LOOM_E* code with the thread's error set. Called on worker
+ * initialised and empty; set out->kind (VACUUM or OPTIMIZE) and fill it.
+ * Return 0 or a negative LOOM_E* code with the thread's error set. Called on worker
  * threads, possibly concurrently for different tables. */
 typedef int (*loom_op_execute_fn)(loom_op_result *out, const loom_maintainer *m,
                                   const char *uri, const loom_table_location *loc,
@@ -47,7 +54,7 @@ LOOM_EXTERN(int) loom_op_new(loom_op **out, const char *name,
                              loom_op_execute_fn execute, void *payload,
                              void (*free_payload)(void *payload));
 /** Built-in operations: they call the maintainer's vacuum / compact /
- *  z_order. Options are checked and copied, with the strings they point to
+ *  zorder. Options are checked and copied, with the strings they point to
  *  (Z-order columns and temp dir, compaction partition filters); a
  *  compaction progress callback and its context are kept as given. Names:
  *  "vacuum", "compact", "z_order". */
@@ -81,7 +88,7 @@ typedef struct loom_spec loom_spec;
 typedef struct loom_spec_list loom_spec_list;
 
 LOOM_EXTERN(int) loom_spec_new(loom_spec **out, const char *table_ref);
-/** Append an op; the spec takes a new reference (the caller keeps its own).
+/** Append an op, taking over the caller's reference (success or failure).
  *  LOOM_EINVAL when an op with the same name is already in the spec
  *  (results are keyed by name) or when compact and z_order would both be
  *  in it. */
@@ -92,7 +99,7 @@ LOOM_EXTERN(loom_op *) loom_spec_op_at(const loom_spec *s, size_t i);
 LOOM_EXTERN(void) loom_spec_free(loom_spec *s);
 
 LOOM_EXTERN(int) loom_spec_list_new(loom_spec_list **out);
-/** Append a spec; the list owns it afterwards (also on failure). */
+/** Append a spec, taking it over (success or failure). */
 LOOM_EXTERN(int) loom_spec_list_add(loom_spec_list *l, loom_spec *s);
 LOOM_EXTERN(size_t) loom_spec_list_count(const loom_spec_list *l);
 LOOM_EXTERN(loom_spec *) loom_spec_list_at(const loom_spec_list *l, size_t i);
@@ -139,7 +146,8 @@ LOOM_EXTERN(int) loom_decl_zorder(loom_decl *d, const loom_zorder_opts *opts);
  *  appended (NULL opts = the defaults). Errors as for the builders above. */
 LOOM_EXTERN(int) loom_decl_purge(loom_decl *d, const loom_purge_opts *opts);
 LOOM_EXTERN(int) loom_decl_analyze(loom_decl *d, const loom_analyze_opts *opts);
-/** Append any op (built-in or custom) to a table/schema declaration. */
+/** Append any op (built-in or custom) to a table/schema declaration,
+ *  taking over the caller's reference (success or failure). */
 LOOM_EXTERN(int) loom_decl_add_op(loom_decl *d, loom_op *op);
 
 /** Re-check the declaration (sticky builder errors, empty op list, compact
@@ -163,7 +171,7 @@ LOOM_EXTERN(int) loom_step_new(loom_step **out, const char *name);
 LOOM_EXTERN(int) loom_step_new_dynamic(loom_step **out, const char *name,
                                        loom_step_build_fn build, void *payload,
                                        void (*free_payload)(void *payload));
-/** Append a declaration; the step owns it afterwards (also on failure). */
+/** Append a declaration, taking it over (success or failure). */
 LOOM_EXTERN(int) loom_step_add(loom_step *step, loom_decl *d);
 LOOM_EXTERN(const char *) loom_step_name(const loom_step *step);
 LOOM_EXTERN(size_t) loom_step_decl_count(const loom_step *step);
@@ -229,7 +237,7 @@ typedef struct loom_report loom_report;
  *  path route at all (only catalog refs): maintenance needs paths. */
 LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *cfg,
                                          const loom_maintainer *maintainer,
-                                         int missing_table_policy);
+                                         loom_missing_policy missing_table_policy);
 /** Tables run concurrently on up to `jobs` worker threads (default 1;
  *  0 = one per CPU). Results stay in declaration order whatever the count. */
 LOOM_EXTERN(int) loom_runner_set_jobs(loom_runner *r, size_t jobs);
@@ -277,12 +285,12 @@ typedef enum loom_progress_event {
 
 /* One progress event; everything borrowed for the duration of the call. */
 typedef struct loom_progress {
-	int event;                /* a loom_progress_event */
+	loom_progress_event event;
 	const char *table_ref;
 	const char *op_name;      /* op events; NULL for table events */
 	size_t table_index;       /* the table's position in the report */
 	size_t table_count;       /* tables in the run */
-	int code;                 /* *_DONE: 0, or the error code */
+	loom_error_code code;     /* *_DONE: 0, or the error code */
 	int skipped;              /* TABLE_DONE: the table was skipped */
 	double seconds;           /* *_DONE: time spent on the op / table */
 	const loom_op_result *result; /* OP_DONE: the op's result; NULL when it failed */
@@ -346,11 +354,11 @@ LOOM_EXTERN(const char *) loom_table_result_ref(const loom_table_result *t);
 /** Resolved table URI, or NULL when the table could not be located. */
 LOOM_EXTERN(const char *) loom_table_result_uri(const loom_table_result *t);
 /** 0 = ok; else the first error's code (the table stopped there). */
-LOOM_EXTERN(int) loom_table_result_error_code(const loom_table_result *t);
+LOOM_EXTERN(loom_error_code) loom_table_result_error_code(const loom_table_result *t);
 /** The first error's message ("" when ok); secrets masked. */
 LOOM_EXTERN(const char *) loom_table_result_error_message(const loom_table_result *t);
 /** The first error's class (a loom_error_class; LOOM_ERRCLASS_NONE when ok). */
-LOOM_EXTERN(int) loom_table_result_error_class(const loom_table_result *t);
+LOOM_EXTERN(loom_error_class) loom_table_result_error_class(const loom_table_result *t);
 /** Name of the op that failed, or NULL. */
 LOOM_EXTERN(const char *) loom_table_result_failed_op(const loom_table_result *t);
 LOOM_EXTERN(int) loom_table_result_ok(const loom_table_result *t);

@@ -107,6 +107,11 @@ typedef struct loom_store_stats {
 	uint64_t bytes_read;       /* object bytes received */
 	uint64_t bytes_written;    /* object bytes sent */
 } loom_store_stats;
+#define LOOM_STORE_STATS_INIT { LOOM_STORE_STATS_VERSION, { 0 }, 0, 0, 0 }
+
+/** Set `out` (of `version`, 1 to LOOM_STORE_STATS_VERSION) to zero counters
+ *  of that version. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_store_stats_init(loom_store_stats *out, unsigned int version);
 
 /* An incomplete multipart upload: an object store (S3) keeps the parts of
  * an upload that was started and never completed nor aborted - a writer
@@ -246,6 +251,9 @@ typedef struct loom_store_opts {
 	                             * variables (default 0) */
 } loom_store_opts;
 #define LOOM_STORE_OPTS_INIT { LOOM_STORE_OPTS_VERSION, NULL, 0, 0 }
+/** Fill `o` (of `version`, 1 to LOOM_STORE_OPTS_VERSION) with the
+ *  defaults. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_store_opts_init(loom_store_opts *o, unsigned int version);
 
 /** Open the store for a table root URI: a plain path, file:/abs, file:///abs
  *  (the local filesystem store rooted at that directory, which must
@@ -300,8 +308,9 @@ LOOM_EXTERN(int) loom_store_list_uploads(loom_store *s, const char *prefix,
 /** abort_upload, or LOOM_EUNSUPPORTED on stores without it. */
 LOOM_EXTERN(int) loom_store_abort_upload(loom_store *s, const char *key, const char *upload_id);
 
-/** The store's request counters (all zero for a store that keeps none).
- *  out->version must be LOOM_STORE_STATS_VERSION. */
+/** The store's request counters (all zero for a store that keeps none),
+ *  into `out` of its own version (LOOM_STORE_STATS_INIT or
+ *  loom_store_stats_init): only that version's fields are written. */
 LOOM_EXTERN(int) loom_store_stats_get(loom_store_stats *out, loom_store *s);
 
 /** The counters summed over every store loom's backends opened in this
@@ -309,7 +318,7 @@ LOOM_EXTERN(int) loom_store_stats_get(loom_store_stats *out, loom_store *s);
 LOOM_EXTERN(int) loom_store_stats_total(loom_store_stats *out);
 
 /** "GET", "HEAD", "PUT", "LIST", "DELETE", "OTHER"; NULL out of range. */
-LOOM_EXTERN(const char *) loom_store_request_name(int kind);
+LOOM_EXTERN(const char *) loom_store_request_name(loom_store_request kind);
 
 /* ---- secrets ---------------------------------------------------------- */
 

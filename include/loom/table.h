@@ -99,7 +99,12 @@ LOOM_EXTERN(const char *) loom_snapshot_property(const loom_snapshot *s, const c
 
 /* --- live files and tombstones --------------------------------------- */
 
+/* One file, filled by loom_snapshot_file_at / _tombstone_at into the
+ * caller's struct: initialise it (LOOM_FILE_INFO_INIT or
+ * loom_file_info_init); the library writes only its version's fields. */
+#define LOOM_FILE_INFO_VERSION 1
 typedef struct loom_file_info {
+	unsigned int version;      /* LOOM_FILE_INFO_VERSION */
 	const char *path;          /* percent-decoded; relative to the table
 	                              root, or an absolute URI */
 	const char *path_raw;      /* as written in the log */
@@ -108,7 +113,7 @@ typedef struct loom_file_info {
 	int64_t deletion_timestamp;/* tombstones: ms; -1 unknown */
 	int64_t num_records;       /* stats numRecords, -1 unknown */
 	const char *stats;         /* stats JSON or NULL */
-	size_t num_partition_values;
+	size_t n_partition_values;
 	const loom_kv *partition_values;
 	char dv_storage_type;      /* 'u', 'i', 'p' or 0 (no deletion vector) */
 	int64_t dv_cardinality;    /* rows deleted by the DV, 0 without */
@@ -117,11 +122,17 @@ typedef struct loom_file_info {
 	int32_t dv_size_in_bytes;
 	int data_change;
 } loom_file_info;
+#define LOOM_FILE_INFO_INIT { LOOM_FILE_INFO_VERSION, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL, 0, 0, \
+	                      NULL, 0, 0, 0 }
+/** Set `out` (of `version`, 1 to LOOM_FILE_INFO_VERSION) to an empty info
+ *  of that version. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_file_info_init(loom_file_info *out, unsigned int version);
 
 LOOM_EXTERN(size_t) loom_snapshot_file_count(const loom_snapshot *s);
 /** Sum of the sizes of the live files. */
 LOOM_EXTERN(uint64_t) loom_snapshot_total_bytes(const loom_snapshot *s);
-/** Live file i (files are sorted by path). LOOM_EINVAL if out of range. */
+/** Live file i (files are sorted by path) into `out` (initialised).
+ *  LOOM_EINVAL if out of range or `out`'s version is unknown. */
 LOOM_EXTERN(int) loom_snapshot_file_at(loom_file_info *out, const loom_snapshot *s, size_t i);
 
 /** Tombstones (remove actions still in the state, none expired by age). */
@@ -220,9 +231,14 @@ LOOM_EXTERN(const char *) loom_table_op_name(loom_table_op op);
  *  the operation. */
 LOOM_EXTERN(int) loom_snapshot_check_op(const loom_snapshot *s, loom_table_op op);
 
-/** Table properties with their defaults applied, as milliseconds/counts.
- *  LOOM_EINVAL naming the property when a value cannot be parsed. */
+/** Table properties with their defaults applied, as milliseconds/counts,
+ *  filled by loom_snapshot_props into the caller's struct (initialised:
+ *  LOOM_TABLE_PROPS_INIT or loom_table_props_init; only its version's
+ *  fields are written). LOOM_EINVAL naming the property when a value cannot
+ *  be parsed. */
+#define LOOM_TABLE_PROPS_VERSION 1
 typedef struct loom_table_props {
+	unsigned int version;               /* LOOM_TABLE_PROPS_VERSION */
 	int64_t deleted_file_retention_ms;  /* delta.deletedFileRetentionDuration, 1 week */
 	int64_t log_retention_ms;           /* delta.logRetentionDuration, 30 days */
 	int64_t checkpoint_interval;        /* delta.checkpointInterval, 10 */
@@ -238,6 +254,11 @@ typedef struct loom_table_props {
 	int enable_change_data_feed;
 	int enable_expired_log_cleanup;     /* default 1 */
 } loom_table_props;
+#define LOOM_TABLE_PROPS_INIT { LOOM_TABLE_PROPS_VERSION, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, 0, 0, \
+	                        0, 0, 0 }
+/** Set `out` (of `version`, 1 to LOOM_TABLE_PROPS_VERSION) to an empty
+ *  struct of that version. LOOM_EINVAL for another version. */
+LOOM_EXTERN(int) loom_table_props_init(loom_table_props *out, unsigned int version);
 
 LOOM_EXTERN(int) loom_snapshot_props(loom_table_props *out, const loom_snapshot *s);
 

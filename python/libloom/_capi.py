@@ -161,8 +161,12 @@ class loom_convert_opts(Structure):
     ]
 
 
+LOOM_TABLE_LOCATION_VERSION = 1
+
+
 class loom_table_location(Structure):
     _fields_ = [
+        ("version", c_uint),
         ("uri", c_char_p),
         ("storage_options", POINTER(loom_kv)),
         ("n_storage_options", c_size_t),
@@ -189,8 +193,12 @@ class loom_upload_info(Structure):
     _fields_ = [("key", c_char_p), ("initiated_ms", c_int64), ("bytes", c_int64)]
 
 
+LOOM_OP_RESULT_VERSION = 1
+
+
 class loom_op_result(Structure):
     _fields_ = [
+        ("version", c_uint),
         ("kind", c_int),
         ("files_deleted", POINTER(c_char_p)),
         ("n_files_deleted", c_size_t),
@@ -327,8 +335,12 @@ class loom_store_opts(Structure):
 
 
 
+LOOM_FILE_INFO_VERSION = 1
+
+
 class loom_file_info(Structure):
     _fields_ = [
+        ("version", c_uint),
         ("path", c_char_p),
         ("path_raw", c_char_p),
         ("size", c_int64),
@@ -336,7 +348,7 @@ class loom_file_info(Structure):
         ("deletion_timestamp", c_int64),
         ("num_records", c_int64),
         ("stats", c_char_p),
-        ("num_partition_values", c_size_t),
+        ("n_partition_values", c_size_t),
         ("partition_values", POINTER(loom_kv)),
         ("dv_storage_type", c_char),
         ("dv_cardinality", c_int64),

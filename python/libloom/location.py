@@ -141,7 +141,7 @@ class CLocation:
 
     def __init__(self, location: Any, uri: str | None = None) -> None:
         self._keep: list[Any] = []
-        self.struct = loom_table_location()
+        self.struct = loom_table_location(version=_capi.LOOM_TABLE_LOCATION_VERSION)
         the_uri = uri if uri is not None else _get(location, "uri")
         if not the_uri:
             raise ValueError("a table location needs a uri")

@@ -401,7 +401,7 @@ def _run(fn: Any, uri: str, location: Any, opts: Any, cancel: CancelToken | None
     c_uri = _capi.cstr(uri)
 
     def call() -> OpResult:
-        res = _capi.loom_op_result()
+        res = _capi.loom_op_result(version=_capi.LOOM_OP_RESULT_VERSION)
         try:
             check(fn(byref(res), c_uri, loc.ptr if loc else None,
                      byref(opts) if opts is not None else None, handle))
@@ -575,7 +575,7 @@ def commit_plan(plan: str, results: Sequence[str], *, location: Any = None) -> O
     the version that won."""
     loc = CLocation.of(location, json.loads(plan)["table"]) if location is not None else None
     texts = CStrings(results)
-    res = _capi.loom_op_result()
+    res = _capi.loom_op_result(version=_capi.LOOM_OP_RESULT_VERSION)
     try:
         check(lib.loom_dist_commit(byref(res), _capi.cstr(plan), texts.ptr, len(texts),
                                    loc.ptr if loc else None))

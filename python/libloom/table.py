@@ -185,7 +185,7 @@ class DeltaTable:
     def files(self) -> list[str]:
         """Live data files, relative to the table root, sorted."""
         h = self._snap().handle
-        info = _capi.loom_file_info()
+        info = _capi.loom_file_info(version=_capi.LOOM_FILE_INFO_VERSION)
         out = []
         for i in range(lib.loom_snapshot_file_count(h)):
             check(lib.loom_snapshot_file_at(byref(info), h, i))

@@ -201,14 +201,13 @@ int cmd_commit(int argc, char **argv)
 	char **texts = calloc((size_t)argc + 1, sizeof(char *));
 	char *plan = NULL;
 	size_t n = 0, k;
-	loom_op_result result;
+	loom_op_result result = LOOM_OP_RESULT_INIT;
 	int i, json = 0, rc = CLI_EXIT_USAGE;
 
 	if (!texts) {
 		fprintf(stderr, "loom commit: out of memory\n");
 		return CLI_EXIT_FAILED;
 	}
-	memset(&result, 0, sizeof(result));
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -198,7 +198,7 @@ static int one(const health_args *a, const char *verb, const char *name, const c
 		return 1;
 	}
 	if (a->record) {
-		int rc = loom_run_record_add_health(a->record, name, shown, LOOM_HEALTH_AFTER, h);
+		int rc = loom_run_record_set_health(a->record, name, shown, LOOM_HEALTH_AFTER, h);
 		loom_health_free(h);
 		if (rc < 0) {
 			cli_print_error(verb);

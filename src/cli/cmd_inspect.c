@@ -121,10 +121,9 @@ static void json_feature_state(FILE *o, const loom_snapshot *s)
 	size_t n = loom_snapshot_clustering_column_count(s);
 	const char *domain = loom_snapshot_clustering_domain(s);
 	int64_t ev, et, latest, hwm = loom_snapshot_row_id_high_water_mark(s);
-	loom_table_props props;
+	loom_table_props props = LOOM_TABLE_PROPS_INIT;
 	int ict = loom_snapshot_in_commit_timestamps(&ev, &et, &latest, s);
 
-	memset(&props, 0, sizeof(props));
 	if (loom_snapshot_props(&props, s) < 0)
 		loom_error_clear();
 	fputs(",\"clustering\":", o);
@@ -157,11 +156,10 @@ static void human_feature_state(FILE *o, const loom_snapshot *s)
 {
 	size_t i, n = loom_snapshot_clustering_column_count(s);
 	int64_t ev, et, latest, hwm = loom_snapshot_row_id_high_water_mark(s);
-	loom_table_props props;
+	loom_table_props props = LOOM_TABLE_PROPS_INIT;
 	char when[96];
 	int ict = loom_snapshot_in_commit_timestamps(&ev, &et, &latest, s);
 
-	memset(&props, 0, sizeof(props));
 	if (loom_snapshot_props(&props, s) < 0)
 		loom_error_clear();
 	if (loom_snapshot_clustering_domain(s)) {
@@ -226,7 +224,7 @@ static void summarize(const loom_snapshot *s, summary *sm)
 	size_t i, n = loom_snapshot_file_count(s);
 	memset(sm, 0, sizeof(*sm));
 	for (i = 0; i < n; i++) {
-		loom_file_info f;
+		loom_file_info f = LOOM_FILE_INFO_INIT;
 		size_t b = 0;
 		loom_snapshot_file_at(&f, s, i);
 		while (b + 1 < NBINS && (uint64_t)f.size >= bins[b])
@@ -244,7 +242,7 @@ static void summarize(const loom_snapshot *s, summary *sm)
 	}
 	n = loom_snapshot_tombstone_count(s);
 	for (i = 0; i < n; i++) {
-		loom_file_info f;
+		loom_file_info f = LOOM_FILE_INFO_INIT;
 		loom_snapshot_tombstone_at(&f, s, i);
 		if (f.size > 0)
 			sm->tomb_bytes += (uint64_t)f.size;
@@ -354,12 +352,12 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		fputs(",\"files\":[", o);
 		n = loom_snapshot_file_count(s);
 		for (i = 0; i < n; i++) {
-			loom_file_info f;
+			loom_file_info f = LOOM_FILE_INFO_INIT;
 			loom_snapshot_file_at(&f, s, i);
 			fputs(i ? ",{\"path\":" : "{\"path\":", o);
 			cli_json_string(o, f.path);
 			fprintf(o, ",\"size\":%" PRId64 ",\"partitionValues\":", f.size);
-			json_kv_object(o, f.partition_values, f.num_partition_values);
+			json_kv_object(o, f.partition_values, f.n_partition_values);
 			fputs(",\"numRecords\":", o);
 			json_i64_or_null(o, f.num_records);
 			fputs(",\"modificationTime\":", o);
@@ -381,7 +379,7 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		fputs("],\"tombstoneFiles\":[", o);
 		n = loom_snapshot_tombstone_count(s);
 		for (i = 0; i < n; i++) {
-			loom_file_info f;
+			loom_file_info f = LOOM_FILE_INFO_INIT;
 			loom_snapshot_tombstone_at(&f, s, i);
 			fputs(i ? ",{\"path\":" : "{\"path\":", o);
 			cli_json_string(o, f.path);
@@ -478,14 +476,14 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	if (io->files) {
 		n = loom_snapshot_file_count(s);
 		for (i = 0; i < n; i++) {
-			loom_file_info f;
+			loom_file_info f = LOOM_FILE_INFO_INIT;
 			size_t k;
 			loom_snapshot_file_at(&f, s, i);
 			fprintf(o, "%12" PRId64 "  %s", f.size, f.path);
-			for (k = 0; k < f.num_partition_values; k++)
+			for (k = 0; k < f.n_partition_values; k++)
 				fprintf(o, "%s%s=%s", k ? "," : "  [", f.partition_values[k].key,
 				        f.partition_values[k].value ? f.partition_values[k].value : "null");
-			if (f.num_partition_values)
+			if (f.n_partition_values)
 				fputc(']', o);
 			if (f.num_records >= 0)
 				fprintf(o, "  records=%" PRId64, f.num_records);

@@ -31,7 +31,7 @@ static int print_line(const char *line, size_t len, void *payload)
 int cmd_parquet(int argc, char **argv)
 {
 	const char *verb, *path = NULL;
-	loom_parquet_cat_opts opt = { NULL, -1 };
+	loom_parquet_cat_opts opt = LOOM_PARQUET_CAT_OPTS_INIT;
 	loom_parquet_file *f;
 	int i, rc;
 

@@ -71,7 +71,7 @@ static int health_record(loom_run_record **rec, const loom_config *cfg)
 			continue;
 		}
 		loom_config_mask(shown, sizeof(shown), cfg, loc->uri);
-		loom_run_record_add_health(*rec, name, shown, LOOM_HEALTH_AFTER, h);
+		loom_run_record_set_health(*rec, name, shown, LOOM_HEALTH_AFTER, h);
 		loom_health_free(h);
 		loom_table_location_free(loc);
 	}

@@ -192,9 +192,9 @@ int cli_observe_end(cli_observe *o, const loom_report *rep)
 	}
 	for (i = 0; i < o->n; i++) {
 		if (o->before[i])
-			loom_run_record_add_health(rec, o->refs[i], o->shown[i], LOOM_HEALTH_BEFORE, o->before[i]);
+			loom_run_record_set_health(rec, o->refs[i], o->shown[i], LOOM_HEALTH_BEFORE, o->before[i]);
 		if (o->after[i])
-			loom_run_record_add_health(rec, o->refs[i], o->shown[i], LOOM_HEALTH_AFTER, o->after[i]);
+			loom_run_record_set_health(rec, o->refs[i], o->shown[i], LOOM_HEALTH_AFTER, o->after[i]);
 	}
 	memset(&st, 0, sizeof(st));
 	st.version = LOOM_STORE_STATS_VERSION;

@@ -106,13 +106,12 @@ static int failed(const char *verb, int rc, cli_table *t)
 
 int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *opts, cli_result_printer print)
 {
-	loom_op_result result;
+	loom_op_result result = LOOM_OP_RESULT_INIT;
 	loom_cancel *cancel;
 	int rc;
 
 	int tty = a->status && isatty(2);
 
-	memset(&result, 0, sizeof(result));
 	if (tty)
 		fprintf(stderr, "loom %s: %s: %s", a->verb, t->shown, a->status);
 	cancel = cli_cancel_begin();

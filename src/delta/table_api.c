@@ -13,6 +13,7 @@
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/secret.h"
+#include "util/versioned.h"
 
 /* A table is shared by its snapshots: each snapshot holds a reference,
  * so a snapshot stays valid after loom_table_free. */
@@ -228,9 +229,20 @@ LOOM_EXTERN(const char *) loom_snapshot_property(const loom_snapshot *s, const c
 	return delta_snapshot_property(s->snap, key);
 }
 
-static void fill_info(const delta_file *f, loom_file_info *o)
+/* The versions of the structs a caller hands in to be filled
+ * (util/versioned.h). */
+LOOM_VERSIONS(info_versions, loom_file_info, LOOM_FILE_INFO_VERSION, LOOM_FILE_INFO_INIT,
+              sizeof(loom_file_info));
+LOOM_VERSIONS(props_versions, loom_table_props, LOOM_TABLE_PROPS_VERSION, LOOM_TABLE_PROPS_INIT,
+              sizeof(loom_table_props));
+
+LOOM_VERSIONED_INIT_FN(file_info, info_versions)
+LOOM_VERSIONED_INIT_FN(table_props, props_versions)
+
+/* File `f` into the caller's info, of the caller's version. */
+static int fill_info(const delta_file *f, loom_file_info *out)
 {
-	memset(o, 0, sizeof(*o));
+	loom_file_info info = LOOM_FILE_INFO_INIT, *o = &info;
 	o->path = f->path;
 	o->path_raw = f->path_raw;
 	o->size = f->size;
@@ -238,7 +250,7 @@ static void fill_info(const delta_file *f, loom_file_info *o)
 	o->deletion_timestamp = f->deletion_timestamp;
 	o->num_records = f->num_records;
 	o->stats = f->stats;
-	o->num_partition_values = f->num_partition_values;
+	o->n_partition_values = f->num_partition_values;
 	o->partition_values = f->partition_values;
 	o->dv_storage_type = f->dv.storage_type;
 	o->dv_cardinality = f->dv.storage_type ? f->dv.cardinality : 0;
@@ -246,6 +258,7 @@ static void fill_info(const delta_file *f, loom_file_info *o)
 	o->dv_offset = f->dv.has_offset ? f->dv.offset : -1;
 	o->dv_size_in_bytes = f->dv.size_in_bytes;
 	o->data_change = f->data_change;
+	return loom_versioned_write(&info_versions, out, out ? out->version : 0, o);
 }
 
 LOOM_EXTERN(size_t) loom_snapshot_file_count(const loom_snapshot *s)
@@ -262,8 +275,7 @@ LOOM_EXTERN(int) loom_snapshot_file_at(loom_file_info *out, const loom_snapshot 
 {
 	if (i >= s->snap->num_files)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "file index %zu out of range", i);
-	fill_info(s->snap->files[i], out);
-	return 0;
+	return fill_info(s->snap->files[i], out);
 }
 
 LOOM_EXTERN(size_t) loom_snapshot_tombstone_count(const loom_snapshot *s)
@@ -277,8 +289,7 @@ LOOM_EXTERN(int) loom_snapshot_tombstone_at(loom_file_info *out, const loom_snap
 	if (i >= s->snap->num_tombstones)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA,
 		                "tombstone index %zu out of range", i);
-	fill_info(s->snap->tombstones[i], out);
-	return 0;
+	return fill_info(s->snap->tombstones[i], out);
 }
 
 LOOM_EXTERN(int) loom_snapshot_deleted_rows(uint64_t **rows, size_t *n,
@@ -443,7 +454,10 @@ LOOM_EXTERN(int) loom_snapshot_check_op(const loom_snapshot *s, loom_table_op op
 
 LOOM_EXTERN(int) loom_snapshot_props(loom_table_props *out, const loom_snapshot *s)
 {
-	return delta_props_parse(&s->snap->metadata, out);
+	loom_table_props props = LOOM_TABLE_PROPS_INIT;
+	LOOM_TRY(loom_versioned_check(&props_versions, out ? out->version : 0));
+	LOOM_TRY(delta_props_parse(&s->snap->metadata, &props));
+	return loom_versioned_write(&props_versions, out, out->version, &props);
 }
 
 LOOM_EXTERN(int) loom_interval_parse_ms(int64_t *out_ms, const char *s)

@@ -14,6 +14,7 @@
 #include "parquet/reader.h"
 #include "parquet/schema.h"
 #include "ops/location.h"
+#include "ops/opts.h"
 #include "parquet/stats.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -592,22 +593,19 @@ done:
 LOOM_EXTERN(int) loom_convert(loom_op_result *out, const char *uri, const loom_table_location *loc,
                               const loom_convert_opts *opts, const loom_cancel *cancel)
 {
-	const loom_convert_opts defaults = LOOM_CONVERT_OPTS_INIT;
+	loom_convert_opts o;
 	const char *const *partition_columns;
 	ops_table t;
 	conv_state st;
 	size_t i, j, n;
 	int rc;
 
-	if (!opts)
-		opts = &defaults;
 	if (!out || !uri)
 		return OPS_ERR(LOOM_EINVAL, "convert: NULL argument");
-	if (opts->version != LOOM_CONVERT_OPTS_VERSION)
-		return OPS_ERR(LOOM_EINVAL, "convert: options version %u not set or unknown (use "
-		               "LOOM_CONVERT_OPTS_INIT)", opts->version);
-	partition_columns = opts->partition_columns;
-	n = opts->n_partition_columns;
+	LOOM_TRY(ops_result_check(out));
+	LOOM_TRY(ops_convert_opts_read(&o, opts));
+	partition_columns = o.partition_columns;
+	n = o.n_partition_columns;
 	if (n && !partition_columns)
 		return OPS_ERR(LOOM_EINVAL, "convert: %zu partition columns but the list is NULL", n);
 	for (i = 0; i < n; i++)

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "ops/opts.h"
 #include "util/error.h"
 
 void ops_store_options(const loom_table_location *loc, loom_store_opts *out)
@@ -31,6 +32,7 @@ int ops_table_open(ops_table *t, const char *uri, const loom_table_location *loc
 	int rc;
 
 	memset(t, 0, sizeof(*t));
+	LOOM_TRY(ops_location_check(loc));
 	/* the URI is shown masked even when collecting the values fails */
 	loom_secrets_mask(NULL, uri ? uri : "", t->shown_uri, sizeof(t->shown_uri));
 	if ((rc = collect_secrets(t, uri ? uri : "", loc)) < 0)
@@ -60,6 +62,7 @@ int ops_table_run(loom_op_result *out, const char *uri, const loom_table_locatio
                   const char *what, ops_table_fn run, void *params, const loom_secrets **secrets)
 {
 	ops_table t;
+	LOOM_TRY(ops_result_check(out));
 	LOOM_TRY(ops_table_open(&t, uri, loc, what));
 	if (secrets)
 		*secrets = &t.secrets;

@@ -1,163 +1,12 @@
-/* ops/ops_common.c - option initialisers and checks, op results, the cancel
- * token. */
+/* ops/ops_common.c - op results and the cancel token. */
 #include <stdatomic.h>
 #include <string.h>
 
 #include "loom/ops.h"
+#include "ops/opts.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
-
-LOOM_EXTERN(int) loom_vacuum_opts_init(loom_vacuum_opts *o, unsigned int version)
-{
-	const loom_vacuum_opts d = LOOM_VACUUM_OPTS_INIT;
-	if (!o || version != LOOM_VACUUM_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "loom_vacuum_opts_init: unknown version %u", version);
-	*o = d;
-	return 0;
-}
-
-LOOM_EXTERN(int) loom_compact_opts_init(loom_compact_opts *o, unsigned int version)
-{
-	const loom_compact_opts d = LOOM_COMPACT_OPTS_INIT;
-	if (!o || version != LOOM_COMPACT_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "loom_compact_opts_init: unknown version %u", version);
-	*o = d;
-	return 0;
-}
-
-LOOM_EXTERN(int) loom_zorder_opts_init(loom_zorder_opts *o, unsigned int version)
-{
-	const loom_zorder_opts d = LOOM_ZORDER_OPTS_INIT;
-	if (!o || version != LOOM_ZORDER_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "loom_zorder_opts_init: unknown version %u", version);
-	*o = d;
-	return 0;
-}
-
-/* A switch of an options struct: 0 or 1. Bindings fill the structs from
- * their own values (ctypes, cffi ...); anything else is a conversion bug
- * upstream, and guessing (any non-zero = on) could delete files the
- * caller meant to keep, so it is refused. */
-static int check_switch(const char *op, const char *field, int value)
-{
-	if (value != 0 && value != 1)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s: %s must be 0 or 1, got %d",
-		                op, field, value);
-	return 0;
-}
-
-LOOM_EXTERN(int) loom_vacuum_opts_check(const loom_vacuum_opts *o)
-{
-	if (!o)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "vacuum: options are NULL");
-	if (o->version != LOOM_VACUUM_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "vacuum: options version %u; initialise them with "
-		                "LOOM_VACUUM_OPTS_INIT", o->version);
-	if (o->retention_hours < 0 && o->retention_hours != LOOM_RETENTION_TABLE_DEFAULT)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "vacuum: retention_hours %lld is negative",
-		                (long long)o->retention_hours);
-	LOOM_TRY(check_switch("vacuum", "dry_run", o->dry_run));
-	LOOM_TRY(check_switch("vacuum", "full", o->full));
-	return check_switch("vacuum", "retention_check", o->retention_check);
-}
-
-LOOM_EXTERN(int) loom_compact_opts_check(const loom_compact_opts *o)
-{
-	if (!o)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "compact: options are NULL");
-	if (o->version < 1 || o->version > LOOM_COMPACT_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "compact: options version %u; initialise them with "
-		                "LOOM_COMPACT_OPTS_INIT", o->version);
-	if (o->version >= 3 && o->commit_every < 0)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "compact: commit_every %lld is negative", (long long)o->commit_every);
-	if (o->target_size < 0)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "compact: target_size %lld is not positive",
-		                (long long)o->target_size);
-	if (o->version >= 2 && o->copy_row_group_min_size < 0 &&
-	    o->copy_row_group_min_size != LOOM_COPY_ROW_GROUPS_OFF)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "compact: copy_row_group_min_size %lld is negative",
-		                (long long)o->copy_row_group_min_size);
-	return check_switch("compact", "dry_run", o->dry_run);
-}
-
-LOOM_EXTERN(int) loom_zorder_opts_check(const loom_zorder_opts *o)
-{
-	size_t i, j;
-	if (!o)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order: options are NULL");
-	if (o->version < 1 || o->version > LOOM_ZORDER_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "z_order: options version %u; initialise them with "
-		                "LOOM_ZORDER_OPTS_INIT", o->version);
-	if (o->version >= 2 && o->commit_every < 0)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "z_order: commit_every %lld is negative", (long long)o->commit_every);
-	if (o->n_columns == 0 || !o->columns)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "z_order_by: the column list is empty");
-	for (i = 0; i < o->n_columns; i++) {
-		if (!o->columns[i] || !o->columns[i][0])
-			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-			                "z_order_by: column %zu is empty", i);
-		for (j = 0; j < i; j++)
-			if (strcmp(o->columns[i], o->columns[j]) == 0)
-				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-				                "z_order_by: column '%s' is listed twice",
-				                o->columns[i]);
-	}
-	if (o->target_size < 0)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "z_order_by: target_size %lld is not positive",
-		                (long long)o->target_size);
-	if (o->spill_limit < 0)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "z_order_by: spill_limit %lld is negative",
-		                (long long)o->spill_limit);
-	if (o->curve < LOOM_ZORDER_CURVE_AUTO || o->curve > LOOM_ZORDER_CURVE_HILBERT)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "z_order_by: unknown curve %d", o->curve);
-	LOOM_TRY(check_switch("z_order_by", "full", o->full));
-	LOOM_TRY(check_switch("z_order_by", "dry_run", o->dry_run));
-	if (o->memory_budget < 0)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "z_order_by: memory_budget %lld is negative", (long long)o->memory_budget);
-	return 0;
-}
-
-LOOM_EXTERN(int) loom_zorder_curve_from_name(int *curve, const char *name)
-{
-	static const struct { const char *name; int curve; } names[] = {
-		{ "z", LOOM_ZORDER_CURVE_Z }, { "zorder", LOOM_ZORDER_CURVE_Z },
-		{ "morton", LOOM_ZORDER_CURVE_Z }, { "hilbert", LOOM_ZORDER_CURVE_HILBERT },
-		{ "auto", LOOM_ZORDER_CURVE_AUTO },
-	};
-	size_t i;
-	for (i = 0; name && curve && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i].name) == 0) {
-			*curve = names[i].curve;
-			return 0;
-		}
-	return LOOM_EINVAL;
-}
-
-LOOM_EXTERN(const char *) loom_zorder_curve_name(int curve)
-{
-	switch (curve) {
-	case LOOM_ZORDER_CURVE_AUTO: return "auto";
-	case LOOM_ZORDER_CURVE_Z: return "z";
-	case LOOM_ZORDER_CURVE_HILBERT: return "hilbert";
-	default: return NULL;
-	}
-}
 
 /* ---- results ---------------------------------------------------------- */
 
@@ -245,6 +94,7 @@ LOOM_EXTERN(int64_t) loom_op_result_metric(const loom_op_result *r, const char *
 
 LOOM_EXTERN(void) loom_op_result_free(loom_op_result *r)
 {
+	unsigned int version;
 	size_t i;
 	if (!r)
 		return;
@@ -257,13 +107,15 @@ LOOM_EXTERN(void) loom_op_result_free(loom_op_result *r)
 	for (i = 0; i < r->n_uploads; i++)
 		loom_free(r->uploads[i].key);
 	loom_free(r->uploads);
-	memset(r, 0, sizeof(*r));
+	version = r->version;
+	memset(r, 0, sizeof(*r));   /* every field of version 1: all have them */
+	r->version = version;
 }
 
 LOOM_EXTERN(int) loom_op_result_copy(loom_op_result *dst, const loom_op_result *src)
 {
 	size_t i;
-	memset(dst, 0, sizeof(*dst));
+	LOOM_TRY(ops_result_check(dst));
 	for (i = 0; i < src->n_files_deleted; i++)
 		if (loom_op_result_add_deleted(dst, src->files_deleted[i]) < 0)
 			goto fail;
@@ -341,58 +193,4 @@ LOOM_EXTERN(int) loom_cancel_requested(const loom_cancel *c)
 {
 	/* atomic_load needs a non-const object in C11. */
 	return c ? atomic_load(&((loom_cancel *)c)->flag) != 0 || loom_cancel_past_deadline(c) : 0;
-}
-
-LOOM_EXTERN(int) loom_purge_opts_init(loom_purge_opts *o, unsigned int version)
-{
-	const loom_purge_opts d = LOOM_PURGE_OPTS_INIT;
-	if (!o || version != LOOM_PURGE_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_purge_opts_init: unknown version %u", version);
-	*o = d;
-	return 0;
-}
-
-LOOM_EXTERN(int) loom_analyze_opts_init(loom_analyze_opts *o, unsigned int version)
-{
-	const loom_analyze_opts d = LOOM_ANALYZE_OPTS_INIT;
-	if (!o || version != LOOM_ANALYZE_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_analyze_opts_init: unknown version %u", version);
-	*o = d;
-	return 0;
-}
-
-LOOM_EXTERN(int) loom_purge_opts_check(const loom_purge_opts *o)
-{
-	if (!o)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "purge: options are NULL");
-	if (o->version != LOOM_PURGE_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "purge: options version %u; initialise them with LOOM_PURGE_OPTS_INIT", o->version);
-	if (o->target_size < 0)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "purge: target_size %lld is not positive",
-		                (long long)o->target_size);
-	return check_switch("purge", "dry_run", o->dry_run);
-}
-
-LOOM_EXTERN(int) loom_analyze_opts_check(const loom_analyze_opts *o)
-{
-	size_t i, j;
-	if (!o)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: options are NULL");
-	if (o->version != LOOM_ANALYZE_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "analyze: options version %u; initialise them with LOOM_ANALYZE_OPTS_INIT",
-		                o->version);
-	if (o->n_columns && !o->columns)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: %zu columns but no list", o->n_columns);
-	for (i = 0; i < o->n_columns; i++) {
-		if (!o->columns[i] || !o->columns[i][0])
-			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: column %zu is empty", i);
-		for (j = 0; j < i; j++)
-			if (strcmp(o->columns[i], o->columns[j]) == 0)
-				return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "analyze: column '%s' is listed twice",
-				                o->columns[i]);
-	}
-	LOOM_TRY(check_switch("analyze", "all", o->all));
-	return check_switch("analyze", "dry_run", o->dry_run);
 }

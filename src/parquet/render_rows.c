@@ -7,6 +7,7 @@
 #include "loom/parquet.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/versioned.h"
 
 typedef struct cursor {
 	size_t slot, val;
@@ -278,9 +279,16 @@ static int field_key(const pq_schema *s, int32_t node, loom_buf *b)
 	return loom_buf_puts(b, "\"?\"");
 }
 
-LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parquet_cat_opts *opt,
+/* The options' versions (util/versioned.h). */
+LOOM_VERSIONS(cat_versions, loom_parquet_cat_opts, LOOM_PARQUET_CAT_OPTS_VERSION,
+              LOOM_PARQUET_CAT_OPTS_INIT, sizeof(loom_parquet_cat_opts));
+
+LOOM_VERSIONED_INIT_FN(parquet_cat_opts, cat_versions)
+
+LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parquet_cat_opts *in,
                                           loom_parquet_line_cb cb, void *payload)
 {
+	loom_parquet_cat_opts o;
 	const pq_schema *s = pq_reader_schema(f->r);
 	const pq_file_meta *m = pq_reader_meta(f->r);
 	int32_t *sel = NULL;
@@ -291,11 +299,13 @@ LOOM_EXTERN(int) loom_parquet_render_rows(loom_parquet_file *f, const loom_parqu
 	pq_value_fmt *fmt = NULL;
 	pq_batch b;
 	loom_buf line = LOOM_BUF_INIT;
-	long long limit = opt ? opt->limit : -1, done = 0;
+	long long limit, done = 0;
 	int rc;
 
+	LOOM_TRY(loom_versioned_read(&cat_versions, &o, in));
+	limit = o.limit;
 	memset(&b, 0, sizeof(b));
-	rc = select_nodes(s, opt ? opt->columns : NULL, pq_reader_key(f->r), &sel, &nsel);
+	rc = select_nodes(s, o.columns, pq_reader_key(f->r), &sel, &nsel);
 	if (rc == LOOM_ENOMEM)
 		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "out of memory selecting columns");
 	if (rc < 0)

@@ -6,10 +6,12 @@
 
 #include "loom/auto.h"
 #include "loom/checkpoint.h"
+#include "ops/opts.h"
 #include "plan/plan_int.h"
 #include "plan/report_int.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/versioned.h"
 
 typedef struct auto_payload {
 	loom_health_policy policy;
@@ -91,12 +93,11 @@ static int rewrite(loom_op_result *out, const auto_payload *a, const loom_health
                    const loom_maintainer *m, const char *uri, const loom_table_location *loc,
                    const loom_cancel *cancel, int *committed)
 {
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	int rc;
 	const loom_health_table *t = loom_health_summary(h);
 	int z = rec(h, "z_order");
 	int c = rec(h, "compact") || rec(h, "purge_dvs") || rec(h, "cluster");
-	memset(&r, 0, sizeof(r));
 	*committed = 0;
 	if (z) {
 		loom_zorder_opts zo = LOOM_ZORDER_OPTS_INIT;
@@ -149,10 +150,9 @@ static int exec_auto(loom_op_result *out, const loom_maintainer *m, const char *
 {
 	const auto_payload *a = payload;
 	loom_health *h = NULL;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	int rc, committed = 0;
 
-	memset(&r, 0, sizeof(r));
 	plan_notes_clear();
 	if (!m || !m->compact || !m->zorder || !m->vacuum)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
@@ -236,31 +236,30 @@ static int copy_opts(auto_payload *p, const loom_auto_opts *o)
 	p->policy.zorder_columns = NULL;
 	p->policy.n_zorder_columns = 0;
 	if (o->vacuum) {
-		LOOM_TRY(loom_vacuum_opts_check(o->vacuum));
-		p->vacuum = *o->vacuum;
+		LOOM_TRY(ops_vacuum_opts_read(&p->vacuum, o->vacuum));
 		p->has_vacuum = 1;
 	}
 	if (o->compact) {
-		LOOM_TRY(loom_compact_opts_check(o->compact));
-		p->compact = *o->compact;
+		LOOM_TRY(ops_compact_opts_read(&p->compact, o->compact));
 		p->compact.partition_filters = NULL;   /* auto decides where */
 		p->compact.n_partition_filters = 0;
 		p->has_compact = 1;
 	}
 	if (o->zorder) {
-		LOOM_TRY(loom_zorder_opts_check(o->zorder));
-		p->zorder = *o->zorder;
+		loom_zorder_opts z;
+		LOOM_TRY(ops_zorder_opts_read(&z, o->zorder));
+		p->zorder = z;
 		p->zorder.n_columns = 0;
 		p->zorder.temp_dir = NULL;
-		if (!(p->zcols = loom_calloc(o->zorder->n_columns, sizeof(char *))))
+		if (!(p->zcols = loom_calloc(z.n_columns, sizeof(char *))))
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
-		for (i = 0; i < o->zorder->n_columns; i++) {
-			if (!(p->zcols[i] = loom_strdup(o->zorder->columns[i])))
+		for (i = 0; i < z.n_columns; i++) {
+			if (!(p->zcols[i] = loom_strdup(z.columns[i])))
 				return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 			p->zorder.n_columns++;
 		}
 		p->zorder.columns = (const char *const *)p->zcols;
-		if (o->zorder->temp_dir && !(p->ztmp = loom_strdup(o->zorder->temp_dir)))
+		if (z.temp_dir && !(p->ztmp = loom_strdup(z.temp_dir)))
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 		p->zorder.temp_dir = p->ztmp;
 		p->has_zorder = 1;
@@ -282,24 +281,25 @@ int plan_auto_settings(const loom_op *op, const loom_health_policy **policy,
 	return 0;
 }
 
+/* The auto options' versions (util/versioned.h). */
+LOOM_VERSIONS(auto_versions, loom_auto_opts, LOOM_AUTO_OPTS_VERSION, LOOM_AUTO_OPTS_INIT,
+              sizeof(loom_auto_opts));
+
+LOOM_VERSIONED_INIT_FN(auto_opts, auto_versions)
+
 LOOM_EXTERN(int) loom_op_auto(loom_op **out, const loom_auto_opts *opts)
 {
-	const loom_auto_opts defaults = LOOM_AUTO_OPTS_INIT;
+	loom_auto_opts o;
 	auto_payload *p;
 	int rc;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_auto: out is NULL");
 	*out = NULL;
-	if (!opts)
-		opts = &defaults;
-	if (opts->version != LOOM_AUTO_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "auto: options version %u; initialise them with LOOM_AUTO_OPTS_INIT",
-		                opts->version);
-	LOOM_TRY(loom_health_policy_check(&opts->policy));
+	LOOM_TRY(loom_versioned_read(&auto_versions, &o, opts));
+	LOOM_TRY(loom_health_policy_check(&o.policy));
 	if (!(p = loom_calloc(1, sizeof(*p))))
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
-	if ((rc = copy_opts(p, opts)) < 0 ||
+	if ((rc = copy_opts(p, &o)) < 0 ||
 	    (rc = loom_op_new(out, "auto", exec_auto, p, payload_free)) < 0) {
 		payload_free(p);
 		return rc;
@@ -316,7 +316,5 @@ LOOM_EXTERN(int) loom_decl_auto(loom_decl *d, const loom_auto_opts *opts)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "auto: declaration is NULL");
 	if ((rc = loom_op_auto(&op, opts)) < 0)
 		return rc;
-	rc = loom_decl_add_op(d, op);
-	loom_op_free(op);
-	return rc;
+	return loom_decl_add_op(d, op);
 }

@@ -137,6 +137,7 @@ LOOM_EXTERN(int) loom_config_locate(loom_table_location **out, const loom_config
 	}
 	memcpy(ol->uri, uri.ptr, uri.size + 1);
 	loom_buf_dispose(&uri);
+	ol->loc.version = LOOM_TABLE_LOCATION_VERSION;
 	ol->loc.uri = ol->uri;
 	{
 		static const cfg_path empty;

@@ -82,23 +82,37 @@ static int check_add(loom_op *const *ops, size_t n, const loom_op *op, const cha
 	return 0;
 }
 
+/* Append `op`, taking over the caller's reference; on failure it is
+ * dropped (the add rule of loom/plan.h). */
 static int ops_push(loom_op ***ops, size_t *n, loom_op *op)
 {
 	loom_op **grown = loom_reallocarray(*ops, *n + 1, sizeof(*grown));
-	if (!grown)
+	if (!grown) {
+		loom_op_free(op);
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
+	}
 	*ops = grown;
-	grown[(*n)++] = loom_op_ref(op);
+	grown[(*n)++] = op;
 	return 0;
+}
+
+/* A failed add drops the op it was given (and returns rc). */
+static int add_failed(loom_op *op, int rc)
+{
+	loom_op_free(op);
+	return rc;
 }
 
 LOOM_EXTERN(int) loom_spec_add_op(loom_spec *s, loom_op *op)
 {
 	char where[300];
+	int rc;
 	if (!s || !op)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_spec_add_op: NULL argument");
+		return add_failed(op, loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                               "loom_spec_add_op: NULL argument"));
 	snprintf(where, sizeof(where), "table '%s'", s->ref);
-	LOOM_TRY(check_add(s->ops, s->n_ops, op, where));
+	if ((rc = check_add(s->ops, s->n_ops, op, where)) < 0)
+		return add_failed(op, rc);
 	return ops_push(&s->ops, &s->n_ops, op);
 }
 
@@ -314,16 +328,19 @@ static int sticky(loom_decl *d, int rc)
 LOOM_EXTERN(int) loom_decl_add_op(loom_decl *d, loom_op *op)
 {
 	char where[300];
+	int rc;
 	if (!d)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_decl_add_op: declaration is NULL");
+		return add_failed(op, loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                               "loom_decl_add_op: declaration is NULL"));
 	describe(d, where, sizeof(where));
 	if (!op)
 		return sticky(d, loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "%s: op is NULL", where));
 	if (d->type == DECL_CUSTOM)
-		return sticky(d, loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                          "%s: ops are added by its resolve function, not builders",
-		                          where));
-	LOOM_TRY(sticky(d, check_add(d->ops, d->n_ops, op, where)));
+		return add_failed(op, sticky(d, loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
+		                                         "%s: ops are added by its resolve function, "
+		                                         "not builders", where)));
+	if ((rc = sticky(d, check_add(d->ops, d->n_ops, op, where))) < 0)
+		return add_failed(op, rc);
 	return sticky(d, ops_push(&d->ops, &d->n_ops, op));
 }
 
@@ -337,9 +354,7 @@ static int add_new_op(loom_decl *d, int rc, loom_op *op)
 		describe(d, where, sizeof(where));
 		return sticky(d, loom_err(rc, LOOM_ERRCLASS_PLAN, "%s: %s", where, msg));
 	}
-	rc = loom_decl_add_op(d, op);
-	loom_op_free(op);
-	return rc;
+	return loom_decl_add_op(d, op);
 }
 
 LOOM_EXTERN(int) loom_decl_vacuum(loom_decl *d, const loom_vacuum_opts *opts)
@@ -435,7 +450,7 @@ static int push_spec(const loom_decl *d, const char *ref, loom_spec_list *out)
 	int rc;
 	LOOM_TRY(loom_spec_new(&s, ref));
 	for (i = 0; i < d->n_ops; i++)
-		if ((rc = loom_spec_add_op(s, d->ops[i])) < 0) {
+		if ((rc = loom_spec_add_op(s, loom_op_ref(d->ops[i]))) < 0) {
 			loom_spec_free(s);
 			return rc;
 		}

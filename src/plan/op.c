@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ops/opts.h"
 #include "plan/plan_int.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -157,25 +158,21 @@ static void free_strv(char **v, size_t n)
 
 LOOM_EXTERN(int) loom_op_purge(loom_op **out, const loom_purge_opts *opts)
 {
+	loom_purge_opts o;
 	loom_op *op = NULL;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_purge: out is NULL");
 	*out = NULL;
-	if (opts)
-		LOOM_TRY(loom_purge_opts_check(opts));
+	LOOM_TRY(ops_purge_opts_read(&o, opts));
 	LOOM_TRY(op_alloc(&op, "purge", PLAN_OP_PURGE));
-	op->purge = (loom_purge_opts)LOOM_PURGE_OPTS_INIT;
+	op->purge = o;
 	op->execute = exec_purge;
 	op->payload = op;
-	if (opts) {
-		op->purge = *opts;
-		op->purge.version = LOOM_PURGE_OPTS_VERSION;
-		if (copy_strv(&op->pfilters, opts->partition_filters, opts->n_partition_filters) < 0)
-			goto oom;
-		op->purge.partition_filters = (const char *const *)op->pfilters;
-		if (!op->pfilters)
-			op->purge.n_partition_filters = 0;
-	}
+	if (copy_strv(&op->pfilters, o.partition_filters, o.n_partition_filters) < 0)
+		goto oom;
+	op->purge.partition_filters = (const char *const *)op->pfilters;
+	if (!op->pfilters)
+		op->purge.n_partition_filters = 0;
 	*out = op;
 	return 0;
 oom:
@@ -185,25 +182,21 @@ oom:
 
 LOOM_EXTERN(int) loom_op_analyze(loom_op **out, const loom_analyze_opts *opts)
 {
+	loom_analyze_opts o;
 	loom_op *op = NULL;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_analyze: out is NULL");
 	*out = NULL;
-	if (opts)
-		LOOM_TRY(loom_analyze_opts_check(opts));
+	LOOM_TRY(ops_analyze_opts_read(&o, opts));
 	LOOM_TRY(op_alloc(&op, "analyze", PLAN_OP_ANALYZE));
-	op->analyze = (loom_analyze_opts)LOOM_ANALYZE_OPTS_INIT;
+	op->analyze = o;
 	op->execute = exec_analyze;
 	op->payload = op;
-	if (opts) {
-		op->analyze = *opts;
-		op->analyze.version = LOOM_ANALYZE_OPTS_VERSION;
-		if (copy_strv(&op->acols, opts->columns, opts->n_columns) < 0)
-			goto oom;
-		op->analyze.columns = (const char *const *)op->acols;
-		if (!op->acols)
-			op->analyze.n_columns = 0;
-	}
+	if (copy_strv(&op->acols, o.columns, o.n_columns) < 0)
+		goto oom;
+	op->analyze.columns = (const char *const *)op->acols;
+	if (!op->acols)
+		op->analyze.n_columns = 0;
 	*out = op;
 	return 0;
 oom:
@@ -213,14 +206,11 @@ oom:
 
 LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts)
 {
-	loom_vacuum_opts d = LOOM_VACUUM_OPTS_INIT;
+	loom_vacuum_opts d;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_vacuum: out is NULL");
 	*out = NULL;
-	if (opts) {
-		LOOM_TRY(loom_vacuum_opts_check(opts));
-		d = *opts;
-	}
+	LOOM_TRY(ops_vacuum_opts_read(&d, opts));
 	LOOM_TRY(op_alloc(out, "vacuum", PLAN_OP_VACUUM));
 	(*out)->vacuum = d;
 	(*out)->execute = exec_vacuum;
@@ -228,35 +218,15 @@ LOOM_EXTERN(int) loom_op_vacuum(loom_op **out, const loom_vacuum_opts *opts)
 	return 0;
 }
 
-/* A caller's options may be of an older version, hence a shorter struct:
- * copy the fields its version has; the others keep their defaults. */
-static void copy_compact_opts(loom_compact_opts *d, const loom_compact_opts *o)
-{
-	size_t n = o->version >= 3 ? sizeof(*o)
-	           : o->version == 2 ? offsetof(loom_compact_opts, commit_every)
-	                             : offsetof(loom_compact_opts, copy_row_group_min_size);
-	memcpy(d, o, n);
-	d->version = LOOM_COMPACT_OPTS_VERSION;
-}
-
-static void copy_zorder_opts(loom_zorder_opts *d, const loom_zorder_opts *o)
-{
-	memcpy(d, o, o->version >= 2 ? sizeof(*o) : offsetof(loom_zorder_opts, commit_every));
-	d->version = LOOM_ZORDER_OPTS_VERSION;
-}
-
 LOOM_EXTERN(int) loom_op_compact(loom_op **out, const loom_compact_opts *opts)
 {
-	loom_compact_opts d = LOOM_COMPACT_OPTS_INIT;
+	loom_compact_opts d;
 	loom_op *op = NULL; /* set by op_alloc; GCC 12 -O3 cannot tell */
 	size_t i;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_compact: out is NULL");
 	*out = NULL;
-	if (opts) {
-		LOOM_TRY(loom_compact_opts_check(opts));
-		copy_compact_opts(&d, opts);
-	}
+	LOOM_TRY(ops_compact_opts_read(&d, opts));
 	LOOM_TRY(op_alloc(&op, "compact", PLAN_OP_COMPACT));
 	/* the filters are borrowed by the caller only for this call: copy them */
 	if (d.n_partition_filters && d.partition_filters) {
@@ -283,24 +253,24 @@ oom:
 
 LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts)
 {
+	loom_zorder_opts z;
 	loom_op *op = NULL;
 	size_t i;
 	if (!out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_zorder: out is NULL");
 	*out = NULL;
-	LOOM_TRY(loom_zorder_opts_check(opts));
+	LOOM_TRY(ops_zorder_opts_read(&z, opts));
 	LOOM_TRY(op_alloc(&op, "z_order", PLAN_OP_ZORDER));
-	op->zcols = loom_calloc(opts->n_columns, sizeof(char *));
+	op->zcols = loom_calloc(z.n_columns, sizeof(char *));
 	if (!op->zcols)
 		goto oom;
-	for (i = 0; i < opts->n_columns; i++)
-		if (!(op->zcols[i] = loom_strdup(opts->columns[i])))
+	for (i = 0; i < z.n_columns; i++)
+		if (!(op->zcols[i] = loom_strdup(z.columns[i])))
 			goto oom;
-	op->zorder = (loom_zorder_opts)LOOM_ZORDER_OPTS_INIT;
-	copy_zorder_opts(&op->zorder, opts);
+	op->zorder = z;
 	op->zorder.columns = (const char *const *)op->zcols;
 	op->zorder.temp_dir = NULL;
-	if (opts->temp_dir && !(op->ztmp = loom_strdup(opts->temp_dir)))
+	if (z.temp_dir && !(op->ztmp = loom_strdup(z.temp_dir)))
 		goto oom;
 	op->zorder.temp_dir = op->ztmp;
 	op->execute = exec_zorder;
@@ -308,7 +278,7 @@ LOOM_EXTERN(int) loom_op_zorder(loom_op **out, const loom_zorder_opts *opts)
 	*out = op;
 	return 0;
 oom:
-	op->zorder.n_columns = opts->n_columns;
+	op->zorder.n_columns = z.n_columns;
 	loom_op_free(op);
 	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
 }
@@ -414,5 +384,7 @@ LOOM_EXTERN(int) loom_op_execute(loom_op_result *out, const loom_op *op, const l
 {
 	if (!op || !out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_op_execute: NULL argument");
+	LOOM_TRY(ops_result_check(out));
+	LOOM_TRY(ops_location_check(loc));
 	return op->execute(out, m, uri, loc, cancel, op->payload);
 }

@@ -174,7 +174,7 @@ LOOM_EXTERN(const char *) loom_table_result_uri(const loom_table_result *t)
 	return t ? t->uri : NULL;
 }
 
-LOOM_EXTERN(int) loom_table_result_error_code(const loom_table_result *t)
+LOOM_EXTERN(loom_error_code) loom_table_result_error_code(const loom_table_result *t)
 {
 	return t ? t->error_code : 0;
 }
@@ -184,7 +184,7 @@ LOOM_EXTERN(const char *) loom_table_result_error_message(const loom_table_resul
 	return t ? t->error_message : "";
 }
 
-LOOM_EXTERN(int) loom_table_result_error_class(const loom_table_result *t)
+LOOM_EXTERN(loom_error_class) loom_table_result_error_class(const loom_table_result *t)
 {
 	return t && t->error_code ? t->error_class : LOOM_ERRCLASS_NONE;
 }

@@ -231,7 +231,7 @@ static void header(out *o, loom_buf *b, int f, int openmetrics)
 	             fm->name, fm->type == COUNTER ? "counter" : "gauge");
 }
 
-LOOM_EXTERN(int) loom_run_record_to_metrics(char **out_text, const loom_run_record *r, int format)
+LOOM_EXTERN(int) loom_run_record_to_metrics(char **out_text, const loom_run_record *r, loom_metrics_format format)
 {
 	out o;
 	loom_buf all = LOOM_BUF_INIT;

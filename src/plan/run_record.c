@@ -99,8 +99,8 @@ const json_t *obs_table_entry(const loom_run_record *r, const char *ref)
 	return NULL;
 }
 
-LOOM_EXTERN(int) loom_run_record_add_health(loom_run_record *r, const char *table_ref,
-                                            const char *shown_uri, int when,
+LOOM_EXTERN(int) loom_run_record_set_health(loom_run_record *r, const char *table_ref,
+                                            const char *shown_uri, loom_health_when when,
                                             const loom_health *h)
 {
 	json_t *t, *parsed;
@@ -108,7 +108,7 @@ LOOM_EXTERN(int) loom_run_record_add_health(loom_run_record *r, const char *tabl
 	json_error_t jerr;
 	if (!r || !table_ref || !h || (when != LOOM_HEALTH_BEFORE && when != LOOM_HEALTH_AFTER))
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "loom_run_record_add_health: NULL argument or bad 'when' (%d)", when);
+		                "loom_run_record_set_health: NULL argument or bad 'when' (%d)", when);
 	if (loom_health_to_json(&s, h, shown_uri, LOOM_HEALTH_JSON_HEALTH | LOOM_HEALTH_JSON_ADVICE) < 0)
 		return LOOM_ENOMEM;
 	parsed = json_loads(s, 0, &jerr);

@@ -41,7 +41,7 @@ struct loom_runner {
 
 LOOM_EXTERN(int) loom_runner_from_config(loom_runner **out, const loom_config *cfg,
                                          const loom_maintainer *maintainer,
-                                         int missing_table_policy)
+                                         loom_missing_policy missing_table_policy)
 {
 	loom_runner *r;
 	size_t i;
@@ -379,7 +379,7 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 	for (i = 0; i < loom_spec_op_count(spec); i++) {
 		const loom_op *op = loom_spec_op_at(spec, i);
 		int64_t o0 = loom_clock_mono_ns(clk);
-		loom_op_result res;
+		loom_op_result res = LOOM_OP_RESULT_INIT;
 		if (plan_budget_spent(&r->budget, r->cancel, spent, sizeof(spent))) {
 			char msg[LOOM_ERROR_MESSAGE_MAX];
 			snprintf(msg, sizeof(msg), "table '%s': %s: '%s' and the operations after it not started",
@@ -398,7 +398,6 @@ static void run_spec(const loom_runner *r, const loom_spec *spec, loom_report *r
 			break;
 		}
 		progress(r, rep, t, LOOM_PROGRESS_OP_START, loom_op_name(op), 0, 0, NULL);
-		memset(&res, 0, sizeof(res));
 		loom_error_clear();
 		rc = plan_op_execute_with(op, &res, r->m, loc->uri, loc, r->cancel,
 		                          plan_budget_active(&r->budget) ? r->budget.commit_every : 0);

@@ -10,6 +10,7 @@
 #include "store/fault.h"
 #include "store/backend.h"
 #include "util/error.h"
+#include "util/versioned.h"
 
 typedef struct store_backend {
 	const char *scheme;     /* lower case, without ':' */
@@ -80,8 +81,16 @@ static size_t scheme_len(const char *uri)
 	return 0;
 }
 
-static int open_backend(loom_store **out, const char *uri, const loom_store_opts *opts)
+/* The options' versions (util/versioned.h). */
+LOOM_VERSIONS(opts_versions, loom_store_opts, LOOM_STORE_OPTS_VERSION, LOOM_STORE_OPTS_INIT,
+              sizeof(loom_store_opts));
+
+LOOM_VERSIONED_INIT_FN(store_opts, opts_versions)
+
+static int open_backend(loom_store **out, const char *uri, const loom_store_opts *in)
 {
+	loom_store_opts o;
+	const loom_store_opts *opts = &o;
 	store_config cfg;
 	size_t n, i;
 	int declined = 0;
@@ -91,15 +100,12 @@ static int open_backend(loom_store **out, const char *uri, const loom_store_opts
 	*out = NULL;
 	if (!uri || !*uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE, "empty table URI");
-	if (opts && opts->version != LOOM_STORE_OPTS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
-		                "store options: version %u not set or unknown (use "
-		                "LOOM_STORE_OPTS_INIT)", opts->version);
+	LOOM_TRY(loom_versioned_read(&opts_versions, &o, in));
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.uri = uri;
-	cfg.options = opts ? opts->options : NULL;
-	cfg.n_options = opts ? opts->n_options : 0;
-	cfg.use_env = !(opts && opts->ignore_env);
+	cfg.options = opts->options;
+	cfg.n_options = opts->n_options;
+	cfg.use_env = !opts->ignore_env;
 
 	n = scheme_len(uri);
 	if (n == 0)

@@ -4,6 +4,7 @@
 
 #include "store/backend.h"
 #include "util/error.h"
+#include "util/versioned.h"
 
 static store_counters process_totals;
 
@@ -54,33 +55,36 @@ void store_counters_read(store_counters *c, loom_store_stats *out)
 	out->bytes_written = atomic_load_explicit(&c->bytes_written, memory_order_relaxed);
 }
 
-static int check_version(const loom_store_stats *out)
+/* The counters' versions (util/versioned.h): a caller's struct gets the
+ * fields its version has. */
+LOOM_VERSIONS(stats_versions, loom_store_stats, LOOM_STORE_STATS_VERSION, LOOM_STORE_STATS_INIT,
+              sizeof(loom_store_stats));
+
+LOOM_VERSIONED_INIT_FN(store_stats, stats_versions)
+
+/* Hand the current-version counters `c` to the caller's struct. */
+static int stats_out(loom_store_stats *out, const loom_store_stats *c)
 {
-	if (!out || out->version != LOOM_STORE_STATS_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_STORE,
-		                "store stats: version %u not set or unknown (use LOOM_STORE_STATS_VERSION)",
-		                out ? out->version : 0);
-	return 0;
+	return loom_versioned_write(&stats_versions, out, out ? out->version : 0, c);
 }
 
 LOOM_EXTERN(int) loom_store_stats_get(loom_store_stats *out, loom_store *s)
 {
-	LOOM_TRY(check_version(out));
-	memset(out->requests, 0, sizeof(out->requests));
-	out->retries = out->bytes_read = out->bytes_written = 0;
+	loom_store_stats c = LOOM_STORE_STATS_INIT;
+	LOOM_TRY(stats_out(out, &c));   /* refuses a bad version before any work */
 	if (s && s->version >= 2 && s->stats)
-		return s->stats(s, out);
-	return 0;
+		LOOM_TRY(s->stats(s, &c));
+	return stats_out(out, &c);
 }
 
 LOOM_EXTERN(int) loom_store_stats_total(loom_store_stats *out)
 {
-	LOOM_TRY(check_version(out));
-	store_counters_read(&process_totals, out);
-	return 0;
+	loom_store_stats c = LOOM_STORE_STATS_INIT;
+	store_counters_read(&process_totals, &c);
+	return stats_out(out, &c);
 }
 
-LOOM_EXTERN(const char *) loom_store_request_name(int kind)
+LOOM_EXTERN(const char *) loom_store_request_name(loom_store_request kind)
 {
 	static const char *const names[LOOM_STORE_REQ__COUNT] = { "GET", "HEAD", "PUT", "LIST",
 		                                                      "DELETE", "OTHER" };

@@ -20,7 +20,7 @@ LOOM_EXTERN(void) loom_error_clear(void)
 	memset(&last_error, 0, sizeof(last_error));
 }
 
-LOOM_EXTERN(const char *) loom_error_code_name(int code)
+LOOM_EXTERN(const char *) loom_error_code_name(loom_error_code code)
 {
 	switch (code) {
 	case LOOM_OK: return "OK";
@@ -41,21 +41,21 @@ LOOM_EXTERN(const char *) loom_error_code_name(int code)
 	}
 }
 
-LOOM_EXTERN(const char *) loom_error_class_name(int klass)
+LOOM_EXTERN(const char *) loom_error_class_name(loom_error_class klass)
 {
 	static const char *const names[] = { "none", "os", "store", "codec", "parquet", "delta",
 		                                 "ops", "plan", "config", "invalid", "user" };
-	if (klass < 0 || (size_t)klass >= sizeof(names) / sizeof(names[0]))
+	if ((int)klass < 0 || (size_t)klass >= sizeof(names) / sizeof(names[0]))
 		return "unknown";
 	return names[klass];
 }
 
-LOOM_EXTERN(int) loom_error_set(int code, int klass, const char *message)
+LOOM_EXTERN(int) loom_error_set(loom_error_code code, loom_error_class klass, const char *message)
 {
 	return loom_err(code, klass, "%s", message ? message : "");
 }
 
-LOOM_EXTERN(int) loom_error_is_transient(int code)
+LOOM_EXTERN(int) loom_error_is_transient(loom_error_code code)
 {
 	return code == LOOM_ETRANSIENT;
 }

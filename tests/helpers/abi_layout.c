@@ -38,7 +38,8 @@ int main(void)
 	STRUCT(loom_convert_opts); FIELD(loom_convert_opts, version);
 	FIELD(loom_convert_opts, partition_columns); FIELD(loom_convert_opts, n_partition_columns);
 	END();
-	STRUCT(loom_table_location); FIELD(loom_table_location, uri);
+	STRUCT(loom_table_location); FIELD(loom_table_location, version);
+	FIELD(loom_table_location, uri);
 	FIELD(loom_table_location, storage_options); FIELD(loom_table_location, n_storage_options);
 	FIELD(loom_table_location, writer); FIELD(loom_table_location, n_writer);
 	FIELD(loom_table_location, delta_config); FIELD(loom_table_location, n_delta_config);
@@ -47,7 +48,8 @@ int main(void)
 	STRUCT(loom_metric); FIELD(loom_metric, name); FIELD(loom_metric, value); END();
 	STRUCT(loom_upload_info); FIELD(loom_upload_info, key);
 	FIELD(loom_upload_info, initiated_ms); FIELD(loom_upload_info, bytes); END();
-	STRUCT(loom_op_result); FIELD(loom_op_result, kind); FIELD(loom_op_result, files_deleted);
+	STRUCT(loom_op_result); FIELD(loom_op_result, version); FIELD(loom_op_result, kind);
+	FIELD(loom_op_result, files_deleted);
 	FIELD(loom_op_result, n_files_deleted); FIELD(loom_op_result, dry_run);
 	FIELD(loom_op_result, num_files_added); FIELD(loom_op_result, num_files_removed);
 	FIELD(loom_op_result, metrics); FIELD(loom_op_result, n_metrics);
@@ -70,10 +72,11 @@ int main(void)
 	STRUCT(loom_store_opts); FIELD(loom_store_opts, version);
 	FIELD(loom_store_opts, options); FIELD(loom_store_opts, n_options);
 	FIELD(loom_store_opts, ignore_env); END();
-	STRUCT(loom_file_info); FIELD(loom_file_info, path); FIELD(loom_file_info, path_raw);
+	STRUCT(loom_file_info); FIELD(loom_file_info, version); FIELD(loom_file_info, path);
+	FIELD(loom_file_info, path_raw);
 	FIELD(loom_file_info, size); FIELD(loom_file_info, modification_time);
 	FIELD(loom_file_info, deletion_timestamp); FIELD(loom_file_info, num_records);
-	FIELD(loom_file_info, stats); FIELD(loom_file_info, num_partition_values);
+	FIELD(loom_file_info, stats); FIELD(loom_file_info, n_partition_values);
 	FIELD(loom_file_info, partition_values); FIELD(loom_file_info, dv_storage_type);
 	FIELD(loom_file_info, dv_cardinality); FIELD(loom_file_info, dv_path_or_inline);
 	FIELD(loom_file_info, dv_offset); FIELD(loom_file_info, dv_size_in_bytes);

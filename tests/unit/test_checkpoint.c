@@ -20,10 +20,10 @@
 
 TEST(api_options)
 {
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	loom_checkpoint_opts co;
 	loom_cleanup_logs_opts lo;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	memset(&co, 0, sizeof(co));
 	memset(&lo, 0, sizeof(lo));
 	CHECK_ERR(loom_checkpoint(&r, "/nonexistent", NULL, &co, NULL), LOOM_EINVAL);
@@ -108,12 +108,12 @@ TEST(cancelled_before_publishing)
 {
 	char *dir = test_copy_fixture("delta/simple_table");
 	loom_cancel *cancel = NULL;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	REQUIRE(loom_cancel_new(&cancel) == 0);
 	CHECK(!loom_cancel_requested(cancel));
 	loom_cancel_request(cancel);
 	CHECK(loom_cancel_requested(cancel));
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_ERR(loom_checkpoint(&r, dir, NULL, NULL, cancel), LOOM_ECANCELLED);
 	CHECK(!exists(dir, "00000000000000000004.checkpoint.parquet"));
 	CHECK(!exists(dir, "_last_checkpoint"));
@@ -141,7 +141,7 @@ TEST(cleanup_cutoff)
 	loom_fixed_clock clk;
 	checkpoint_params cp;
 	log_cleanup_params lp;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	int i;
 
 	REQUIRE(loom_store_open_local(&s, dir) == 0);
@@ -149,7 +149,7 @@ TEST(cleanup_cutoff)
 	memset(&cp, 0, sizeof(cp));
 	cp.version = 2;
 	cp.clock = &clk.clock;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(checkpoint_run(&r, s, &cp));
 	CHECK_INT(loom_op_result_metric(&r, "created", 0), 1);
 	loom_op_result_free(&r);
@@ -162,7 +162,7 @@ TEST(cleanup_cutoff)
 	memset(&lp, 0, sizeof(lp));
 	lp.retention_hours = -1;
 	lp.clock = &clk.clock;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(log_cleanup_run(&r, s, &lp));
 	CHECK_INT(loom_op_result_metric(&r, "cutoffMs", 0), t0);
 	CHECK_INT(loom_op_result_metric(&r, "checkpointVersion", -2), 2);
@@ -172,13 +172,13 @@ TEST(cleanup_cutoff)
 	/* at T0 exactly they are old enough: deleted, the rest stays */
 	CHECK(set_mtime(dir, C(0), t0) == 0 && set_mtime(dir, C(1), t0) == 0);
 	lp.dry_run = 1;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(log_cleanup_run(&r, s, &lp));
 	CHECK_INT(r.n_files_deleted, 2);
 	CHECK(exists(dir, C(0)) && exists(dir, C(1)));
 	loom_op_result_free(&r);
 	lp.dry_run = 0;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(log_cleanup_run(&r, s, &lp));
 	REQUIRE(r.n_files_deleted == 2);
 	CHECK_STR(r.files_deleted[0], "_delta_log/" C(0));
@@ -203,7 +203,7 @@ TEST(cleanup_cutoff)
 	}
 	lp.retention_hours = 0;
 	lp.dry_run = 1;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(log_cleanup_run(&r, s, &lp));
 	CHECK_INT(loom_op_result_metric(&r, "checkpointVersion", -2), 2);
 	CHECK_INT(r.n_files_deleted, 0);
@@ -220,7 +220,7 @@ TEST(tombstone_expiry)
 	loom_store *s = NULL;
 	loom_fixed_clock clk;
 	checkpoint_params cp;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	delta_snapshot *snap = NULL;
 	int64_t newest = 0;
 	size_t i;
@@ -236,7 +236,7 @@ TEST(tombstone_expiry)
 	memset(&cp, 0, sizeof(cp));
 	cp.version = -1;
 	cp.clock = &clk.clock;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(checkpoint_run(&r, s, &cp));
 	CHECK(loom_op_result_metric(&r, "numRemoveFiles", -1) >= 1);
 	CHECK_INT(loom_op_result_metric(&r, "numRemoveFiles", -1) +

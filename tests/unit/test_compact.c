@@ -146,12 +146,12 @@ TEST(concurrent_delete_fails_cleanly)
 	char *dir;
 	loom_store *s = open_copy("delta/simple_table", &dir);
 	compact_params p;
-	loom_op_result out;
+	loom_op_result out = LOOM_OP_RESULT_INIT;
 	race r;
 	int before;
 	REQUIRE(s != NULL);
 	before = count_parquet(dir);
-	memset(&out, 0, sizeof(out));
+	loom_op_result_init(&out, LOOM_OP_RESULT_VERSION);
 	r.store = s;
 	r.version = 5;
 	r.rc = -1;
@@ -176,13 +176,13 @@ TEST(concurrent_append_does_not_conflict)
 	char *dir;
 	loom_store *s = open_copy("delta/simple_table", &dir);
 	compact_params p;
-	loom_op_result out;
+	loom_op_result out = LOOM_OP_RESULT_INIT;
 	delta_snapshot *snap = NULL;
 	race r;
 	int before;
 	REQUIRE(s != NULL);
 	before = count_parquet(dir);
-	memset(&out, 0, sizeof(out));
+	loom_op_result_init(&out, LOOM_OP_RESULT_VERSION);
 	r.store = s;
 	r.version = 5;
 	r.rc = -1;
@@ -213,11 +213,11 @@ TEST(dry_run_writes_nothing)
 	char *dir;
 	loom_store *s = open_copy("delta/simple_table", &dir);
 	compact_params p;
-	loom_op_result out;
+	loom_op_result out = LOOM_OP_RESULT_INIT;
 	int before;
 	REQUIRE(s != NULL);
 	before = count_parquet(dir);
-	memset(&out, 0, sizeof(out));
+	loom_op_result_init(&out, LOOM_OP_RESULT_VERSION);
 	default_params(&p, 64LL << 20);
 	p.common.dry_run = 1;
 	CHECK_OK(compact_run(&out, s, &p));
@@ -237,7 +237,7 @@ TEST(a_failing_rewrite_leaves_nothing)
 	char *dir;
 	loom_store *s = open_copy("delta/simple_table", &dir);
 	compact_params p;
-	loom_op_result out;
+	loom_op_result out = LOOM_OP_RESULT_INIT;
 	char path[4096];
 	int before;
 	REQUIRE(s != NULL);
@@ -252,7 +252,7 @@ TEST(a_failing_rewrite_leaves_nothing)
 		fwrite("XXXXXXXX", 1, 8, f);
 		fclose(f);
 	}
-	memset(&out, 0, sizeof(out));
+	loom_op_result_init(&out, LOOM_OP_RESULT_VERSION);
 	default_params(&p, 64LL << 20);
 	CHECK(compact_run(&out, s, &p) < 0);
 	CHECK_INT(latest_version(s), 4);
@@ -274,7 +274,7 @@ TEST(older_options_versions_are_accepted)
 	size_t v2 = offsetof(loom_compact_opts, commit_every);
 	void *o1 = malloc(v1), *o2 = malloc(v2);
 	loom_compact_opts full = LOOM_COMPACT_OPTS_INIT, bad = LOOM_COMPACT_OPTS_INIT;
-	loom_op_result out;
+	loom_op_result out = LOOM_OP_RESULT_INIT;
 	REQUIRE(s != NULL && o1 && o2);
 	/* the older structs: the first v1 / v2 bytes of a current one */
 	full.dry_run = 1;
@@ -283,7 +283,7 @@ TEST(older_options_versions_are_accepted)
 	full.version = 2;
 	memcpy(o2, &full, v2);
 	CHECK_OK(loom_compact_opts_check(o1));
-	memset(&out, 0, sizeof(out));
+	loom_op_result_init(&out, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(loom_compact(&out, dir, NULL, o1, NULL));
 	CHECK_INT(loom_op_result_metric(&out, "filesRemoved.totalFiles", -1), 5);
 	loom_op_result_free(&out);

@@ -37,7 +37,7 @@ static int replay_dir(const char *dir, int *files)
 	while ((e = readdir(d)) != NULL) {
 		loom_parquet_file f;
 		size_t total = 0;
-		loom_parquet_cat_opts opt = { NULL, -1 };
+		loom_parquet_cat_opts opt = LOOM_PARQUET_CAT_OPTS_INIT;
 		int rc;
 		if (e->d_name[0] == '.' || e->d_type == DT_DIR)
 			continue;

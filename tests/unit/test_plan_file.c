@@ -108,7 +108,7 @@ TEST(options_reach_the_maintainer)
 		                               rec_zorder, NULL, NULL, NULL };
 	loom_plan *plan = NULL;
 	loom_spec_list *l = NULL;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	const loom_spec *s;
 	CHECK_OK(load(&plan, "steps:\n"
 	                     "  s:\n"
@@ -117,7 +117,7 @@ TEST(options_reach_the_maintainer)
 	                     "      z_order_by: {columns: [x, y], target_size: 1GiB}\n"));
 	CHECK_OK(loom_step_resolve(&l, loom_plan_step_at(plan, 0), NULL, NULL));
 	s = loom_spec_list_at(l, 0);
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(loom_op_execute(&r, loom_spec_op_at(s, 0), &m, "/x", NULL, NULL));
 	CHECK_INT(seen_v.retention_hours, 12);
 	CHECK_INT(seen_v.dry_run, 0);
@@ -207,14 +207,14 @@ TEST(compact_op_copies_its_filters)
 	char a[16] = "day=2024-01-01", b[16] = "region=eu";
 	const char *filters[2] = { a, b };
 	loom_op *op = NULL;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	o.partition_filters = filters;
 	o.n_partition_filters = 2;
 	CHECK_OK(loom_op_compact(&op, &o));
 	memset(a, 'x', sizeof(a) - 1);
 	memset(b, 'y', sizeof(b) - 1);
 	filters[0] = filters[1] = NULL;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(loom_op_execute(&r, op, &m, "/x", NULL, NULL));
 	CHECK_STR(seen_filters[0], "day=2024-01-01");
 	CHECK_STR(seen_filters[1], "region=eu");

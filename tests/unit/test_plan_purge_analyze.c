@@ -61,7 +61,7 @@ TEST(ops_copy_their_options_and_dispatch)
 	loom_purge_opts p = LOOM_PURGE_OPTS_INIT;
 	loom_analyze_opts a = LOOM_ANALYZE_OPTS_INIT;
 	loom_op *op = NULL, *op2 = NULL;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	memset(&S, 0, sizeof(S));
 	p.partition_filters = fv;
 	p.n_partition_filters = 1;
@@ -75,7 +75,7 @@ TEST(ops_copy_their_options_and_dispatch)
 	CHECK_STR(loom_op_name(op2), "analyze");
 	strcpy(f, "zz");      /* the ops hold copies */
 	strcpy(col, "zz");
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	CHECK_OK(loom_op_execute(&r, op, &V2, "/t", NULL, NULL));
 	CHECK_STR(S.filter, "d=1");
 	CHECK_INT(S.dry_run, 1);

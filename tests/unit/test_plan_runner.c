@@ -526,7 +526,7 @@ static int t_locate(const loom_table_location **out, const char *ref, void *payl
 	if (strncmp(ref, "raw.", 4) != 0)
 		return loom_error_set(LOOM_EIO, LOOM_ERRCLASS_USER, "locator backend down");
 	snprintf(l->uris[i], sizeof(l->uris[i]), "%s/raw/%s", lake_root, ref + 4);
-	memset(&l->locs[i], 0, sizeof(l->locs[i]));
+	loom_table_location_init(&l->locs[i], LOOM_TABLE_LOCATION_VERSION);
 	l->locs[i].uri = l->uris[i];
 	l->locs[i].storage_options = l->opts;
 	l->locs[i].n_storage_options = 1;
@@ -796,7 +796,7 @@ static int checkpointed_resolve(loom_spec_list *out, const loom_config *cfg, voi
 	size_t i, start = loom_spec_list_count(out);
 	LOOM_TRY(loom_decl_resolve(out, c->inner, cfg));
 	for (i = start; i < loom_spec_list_count(out); i++)
-		LOOM_TRY(loom_spec_add_op(loom_spec_list_at(out, i), c->op));
+		LOOM_TRY(loom_spec_add_op(loom_spec_list_at(out, i), loom_op_ref(c->op)));
 	return 0;
 }
 

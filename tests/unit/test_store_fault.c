@@ -247,10 +247,10 @@ TEST(commit_with_an_unknown_outcome)
 
 static int compact_under(const char *dir, const char *plan)
 {
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	loom_compact_opts o;
 	int rc;
-	memset(&r, 0, sizeof(r));
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
 	loom_compact_opts_init(&o, LOOM_COMPACT_OPTS_VERSION);
 	if (loom_fault_configure(plan) < 0)
 		return -100;

@@ -160,7 +160,9 @@ def schema_members(config: Any, prefix: str) -> list[str]:
     try:
         check(lib.loom_op_new(byref(op), b"resolve", _NOOP, None,
                               _capi.null_fn(_capi.FREE_PAYLOAD_FN)))
-        check(lib.loom_decl_add_op(d, op))
+        rc = lib.loom_decl_add_op(d, op)
+        op = _capi.loom_op_p()   # the declaration took it over, added or not
+        check(rc)
         check(lib.loom_spec_list_new(byref(specs)))
         check(lib.loom_decl_resolve(specs, d, config.handle))
         return [_capi.text(lib.loom_spec_table_ref(lib.loom_spec_list_at(specs, i))) or ""
@@ -277,10 +279,7 @@ class Run:
         `add`; on failure `target` is released with `free`."""
         try:
             for spec in specs:
-                op = self.c_op(spec)
-                rc = add(target, op)
-                lib.loom_op_free(op)   # `target` holds its own reference
-                check(rc)
+                check(add(target, self.c_op(spec)))   # `target` takes the op over
         except BaseException:
             free(target)
             raise

@@ -12,6 +12,7 @@
 #include "loom/metrics.h"
 #include "ops/analyze/analyze.h"
 #include "ops/location.h"
+#include "ops/opts.h"
 #include "ops/pipeline/pipeline.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -187,14 +188,12 @@ done:
 LOOM_EXTERN(int) loom_analyze(loom_op_result *out, const char *uri, const loom_table_location *loc,
                               const loom_analyze_opts *opts, const loom_cancel *cancel)
 {
-	const loom_analyze_opts defaults = LOOM_ANALYZE_OPTS_INIT;
+	loom_analyze_opts o;
 	analyze_params p;
 
-	if (!opts)
-		opts = &defaults;
-	LOOM_TRY(loom_analyze_opts_check(opts));
+	LOOM_TRY(ops_analyze_opts_read(&o, opts));
 	memset(&p, 0, sizeof(p));
-	p.opts = opts;
+	p.opts = &o;
 	p.loc = loc;
 	p.cancel = cancel;
 	return ops_table_run(out, uri, loc, "analyze", analyze_run, &p, &p.secrets);

@@ -10,6 +10,7 @@
 #include "delta/protocol.h"
 #include "ops/compact/cluster.h"
 #include "ops/location.h"
+#include "ops/opts.h"
 #include "ops/pipeline/pipeline.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -161,11 +162,8 @@ void compact_params_from_opts(compact_params *p, const loom_compact_opts *opts,
 	p->common.cancel = cancel;
 	p->progress = opts->progress;
 	p->progress_ctx = opts->progress_ctx;
-	/* fields of later versions only where the caller's struct has them */
-	if (opts->version >= 2)
-		p->copy_row_group_min_size = opts->copy_row_group_min_size;
-	if (opts->version >= 3)
-		p->common.commit_every = opts->commit_every;
+	p->copy_row_group_min_size = opts->copy_row_group_min_size;
+	p->common.commit_every = opts->commit_every;
 }
 
 static int compact_on_table(loom_op_result *out, loom_store *store, void *params)
@@ -176,12 +174,10 @@ static int compact_on_table(loom_op_result *out, loom_store *store, void *params
 LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_table_location *loc,
                               const loom_compact_opts *opts, const loom_cancel *cancel)
 {
-	const loom_compact_opts defaults = LOOM_COMPACT_OPTS_INIT;
+	loom_compact_opts o;
 	compact_params p;
 
-	if (!opts)
-		opts = &defaults;
-	LOOM_TRY(loom_compact_opts_check(opts));
-	compact_params_from_opts(&p, opts, loc, cancel);
+	LOOM_TRY(ops_compact_opts_read(&o, opts));
+	compact_params_from_opts(&p, &o, loc, cancel);
 	return ops_table_run(out, uri, loc, "compact", compact_on_table, &p, &p.common.secrets);
 }

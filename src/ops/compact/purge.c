@@ -20,6 +20,7 @@
 #include "loom/metrics.h"
 #include "ops/compact/compact.h"
 #include "ops/location.h"
+#include "ops/opts.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -120,18 +121,16 @@ static int purge_run(loom_op_result *out, loom_store *store, void *params)
 LOOM_EXTERN(int) loom_purge(loom_op_result *out, const char *uri, const loom_table_location *loc,
                             const loom_purge_opts *opts, const loom_cancel *cancel)
 {
-	const loom_purge_opts defaults = LOOM_PURGE_OPTS_INIT;
+	loom_purge_opts o;
 	compact_params p;
 
-	if (!opts)
-		opts = &defaults;
-	LOOM_TRY(loom_purge_opts_check(opts));
+	LOOM_TRY(ops_purge_opts_read(&o, opts));
 	memset(&p, 0, sizeof(p));
-	p.target_size = opts->target_size;
-	p.common.dry_run = opts->dry_run;
+	p.target_size = o.target_size;
+	p.common.dry_run = o.dry_run;
 	p.common.loc = loc;
 	p.common.cancel = cancel;
-	p.partition_filters = opts->partition_filters;
-	p.n_partition_filters = opts->n_partition_filters;
+	p.partition_filters = o.partition_filters;
+	p.n_partition_filters = o.n_partition_filters;
 	return ops_table_run(out, uri, loc, "purge", purge_run, &p, &p.common.secrets);
 }

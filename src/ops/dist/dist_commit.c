@@ -7,6 +7,7 @@
 #include "ops/dist/dist.h"
 #include "ops/location.h"
 #include "ops/optimize/optimize.h"
+#include "ops/opts.h"
 #include "ops/zorder/zorder.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -266,6 +267,7 @@ LOOM_EXTERN(int) loom_dist_commit(loom_op_result *out, const char *plan_json,
 	int rc;
 	if (!out || (n_results && !results))
 		return OPS_ERR(LOOM_EINVAL, "commit: no result record or results given");
+	LOOM_TRY(ops_result_check(out));
 	LOOM_TRY(dist_plan_parse(&p, plan_json));
 	if ((rc = ops_table_open(&t, p.table, loc, "commit plan to")) == 0) {
 		rc = commit_plan(out, &p, results, n_results, t.store, loc, &t.secrets);

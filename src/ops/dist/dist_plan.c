@@ -12,6 +12,7 @@
 #include "ops/dist/dist.h"
 #include "ops/location.h"
 #include "ops/optimize/optimize.h"
+#include "ops/opts.h"
 #include "ops/zorder/zorder.h"
 #include "ops/zorder/zorder_range.h"
 #include "util/alloc.h"
@@ -135,17 +136,15 @@ LOOM_EXTERN(int) loom_dist_plan_compact(char **plan_json, const char *uri,
                                         const loom_table_location *loc,
                                         const loom_compact_opts *opts, size_t units)
 {
-	const loom_compact_opts defaults = LOOM_COMPACT_OPTS_INIT;
+	loom_compact_opts o;
 	ops_table t;
 	int rc;
 	if (!plan_json || !uri)
 		return OPS_ERR(LOOM_EINVAL, "plan compaction: no table or output given");
 	*plan_json = NULL;
-	if (!opts)
-		opts = &defaults;
-	LOOM_TRY(loom_compact_opts_check(opts));
+	LOOM_TRY(ops_compact_opts_read(&o, opts));
 	LOOM_TRY(ops_table_open(&t, uri, loc, "plan compaction of"));
-	rc = plan_compact(plan_json, uri, t.store, loc, opts, units);
+	rc = plan_compact(plan_json, uri, t.store, loc, &o, units);
 	return ops_table_close(&t, rc, "plan compaction of");
 }
 
@@ -268,14 +267,15 @@ LOOM_EXTERN(int) loom_dist_plan_zorder(char **plan_json, const char *uri,
                                        const loom_table_location *loc,
                                        const loom_zorder_opts *opts, size_t units)
 {
+	loom_zorder_opts o;
 	ops_table t;
 	int rc;
 	if (!plan_json || !uri)
 		return OPS_ERR(LOOM_EINVAL, "plan Z-order: no table or output given");
 	*plan_json = NULL;
-	LOOM_TRY(loom_zorder_opts_check(opts));
+	LOOM_TRY(ops_zorder_opts_read(&o, opts));
 	LOOM_TRY(ops_table_open(&t, uri, loc, "plan Z-order of"));
-	rc = plan_zorder(plan_json, uri, t.store, loc, opts, units);
+	rc = plan_zorder(plan_json, uri, t.store, loc, &o, units);
 	return ops_table_close(&t, rc, "plan Z-order of");
 }
 

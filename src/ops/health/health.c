@@ -13,29 +13,21 @@
 #include "util/error.h"
 #include "util/hashmap.h"
 #include "util/percent.h"
+#include "util/versioned.h"
 
 #define DEFAULT_TARGET (128LL << 20)
 #define HERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
 
-LOOM_EXTERN(int) loom_health_policy_init(loom_health_policy *p, unsigned int version)
-{
-	const loom_health_policy d = LOOM_HEALTH_POLICY_INIT;
-	if (!p || version != LOOM_HEALTH_POLICY_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "loom_health_policy_init: unknown version %u", version);
-	*p = d;
-	return 0;
-}
+/* The policy's versions (util/versioned.h). */
+LOOM_VERSIONS(policy_versions, loom_health_policy, LOOM_HEALTH_POLICY_VERSION,
+              LOOM_HEALTH_POLICY_INIT, sizeof(loom_health_policy));
 
-LOOM_EXTERN(int) loom_health_policy_check(const loom_health_policy *p)
+LOOM_VERSIONED_INIT_FN(health_policy, policy_versions)
+
+/* The values of a current-version policy. */
+static int check_policy(const loom_health_policy *p)
 {
 	const char *bad = NULL;
-	if (!p)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "health policy: NULL");
-	if (p->version != LOOM_HEALTH_POLICY_VERSION)
-		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN,
-		                "health policy: version %u; initialise it with LOOM_HEALTH_POLICY_INIT",
-		                p->version);
 	if (p->target_size < 0)
 		bad = "target_size must be >= 0 (0: the table's)";
 	else if (p->min_small_files < 2)
@@ -57,6 +49,22 @@ LOOM_EXTERN(int) loom_health_policy_check(const loom_health_policy *p)
 	else if (p->min_files_without_stats < 0)
 		bad = "min_files_without_stats must be >= 0 (0: never)";
 	return bad ? loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "health policy: %s", bad) : 0;
+}
+
+/* A caller's policy of any known version (NULL: the defaults) as a
+ * current-version one, checked. */
+static int read_policy(loom_health_policy *out, const loom_health_policy *in)
+{
+	LOOM_TRY(loom_versioned_read(&policy_versions, out, in));
+	return check_policy(out);
+}
+
+LOOM_EXTERN(int) loom_health_policy_check(const loom_health_policy *p)
+{
+	loom_health_policy c;
+	if (!p)
+		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "health policy: NULL");
+	return read_policy(&c, p);
 }
 
 const char *health_keep(loom_health *h, const char *s)
@@ -374,7 +382,7 @@ LOOM_EXTERN(int) loom_health_load(loom_health **out, const char *uri,
                                    const loom_table_location *loc,
                                    const loom_health_policy *policy)
 {
-	const loom_health_policy defaults = LOOM_HEALTH_POLICY_INIT;
+	loom_health_policy p;
 	loom_health *h;
 	ops_table t;
 	int rc;
@@ -382,19 +390,17 @@ LOOM_EXTERN(int) loom_health_load(loom_health **out, const char *uri,
 	if (!out || !uri)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_OPS, "loom_health_load: NULL argument");
 	*out = NULL;
-	if (!policy)
-		policy = &defaults;
-	LOOM_TRY(loom_health_policy_check(policy));
+	LOOM_TRY(read_policy(&p, policy));
 	if (!(h = loom_calloc(1, sizeof(*h))))
 		return HERR(LOOM_ENOMEM, "out of memory");
-	h->policy = *policy;
+	h->policy = p;
 	h->policy.zorder_columns = NULL;   /* borrowed for the call only */
 	h->policy.n_zorder_columns = 0;
 	if ((rc = ops_table_open(&t, uri, loc, "health")) < 0) {
 		loom_health_free(h);
 		return rc;
 	}
-	rc = compute(h, t.store, uri, loc, policy->zorder_columns, policy->n_zorder_columns);
+	rc = compute(h, t.store, uri, loc, p.zorder_columns, p.n_zorder_columns);
 	if (rc == 0)
 		rc = health_advise(h);
 	rc = ops_table_close(&t, rc, "health");

@@ -134,7 +134,7 @@ static json_t *advice_json(const loom_health *h)
 }
 
 LOOM_EXTERN(int) loom_health_to_json(char **out, const loom_health *h, const char *shown_uri,
-                                     int what)
+                                     unsigned int what)
 {
 	json_t *o;
 	char *text;

@@ -131,9 +131,8 @@ void health_log_scan_dispose(health_log_scan *s)
 int health_expired_logs(loom_health_table *t, const char *uri, const loom_table_location *loc)
 {
 	loom_cleanup_logs_opts o = LOOM_CLEANUP_LOGS_OPTS_INIT;
-	loom_op_result r;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
 	int rc;
-	memset(&r, 0, sizeof(r));
 	o.dry_run = 1;
 	rc = loom_cleanup_logs(&r, uri, loc, &o, NULL);
 	if (rc == LOOM_EUNSUPPORTED) {

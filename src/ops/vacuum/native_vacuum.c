@@ -3,6 +3,7 @@
 
 #include "loom/ops.h"
 #include "ops/location.h"
+#include "ops/opts.h"
 #include "ops/vacuum/vacuum.h"
 #include "util/error.h"
 
@@ -14,17 +15,15 @@ static int vacuum_on_store(loom_op_result *out, loom_store *store, void *params)
 LOOM_EXTERN(int) loom_vacuum(loom_op_result *out, const char *uri, const loom_table_location *loc,
                              const loom_vacuum_opts *opts, const loom_cancel *cancel)
 {
-	const loom_vacuum_opts defaults = LOOM_VACUUM_OPTS_INIT;
+	loom_vacuum_opts o;
 	vacuum_params p;
 
-	if (!opts)
-		opts = &defaults;
-	LOOM_TRY(loom_vacuum_opts_check(opts));
+	LOOM_TRY(ops_vacuum_opts_read(&o, opts));
 	memset(&p, 0, sizeof(p));
-	p.retention_hours = opts->retention_hours;
-	p.dry_run = opts->dry_run;
-	p.full = opts->full;
-	p.retention_check = opts->retention_check;
+	p.retention_hours = o.retention_hours;
+	p.dry_run = o.dry_run;
+	p.full = o.full;
+	p.retention_check = o.retention_check;
 	p.cancel = cancel;
 	if (loc) {
 		p.commit_metadata = loc->commit;

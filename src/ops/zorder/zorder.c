@@ -3,6 +3,7 @@
  * and curve, sample each partition's keys (reader -> sampler), then
  * rewrite it in curve order (reader -> sorter -> writer) and commit
  * (ops/optimize/optimize.h). The stages are in ops/zorder/zorder_stages.h. */
+#include "ops/opts.h"
 #include "ops/zorder/zorder.h"
 
 #include <jansson.h>
@@ -433,8 +434,7 @@ void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, con
 	p->memory_budget = opts->memory_budget;
 	p->temp_dir = opts->temp_dir;
 	p->spill_limit = opts->spill_limit;
-	if (opts->version >= 2) /* a version 1 struct ends before it */
-		p->common.commit_every = opts->commit_every;
+	p->common.commit_every = opts->commit_every;
 	p->common.loc = loc;
 }
 
@@ -446,10 +446,11 @@ static int zorder_on_store(loom_op_result *out, loom_store *store, void *params)
 LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
                              const loom_zorder_opts *opts, const loom_cancel *cancel)
 {
+	loom_zorder_opts o;
 	zorder_params p;
 
-	LOOM_TRY(loom_zorder_opts_check(opts));
-	zorder_params_from_opts(&p, opts, loc);
+	LOOM_TRY(ops_zorder_opts_read(&o, opts));
+	zorder_params_from_opts(&p, &o, loc);
 	p.common.cancel = cancel;
 	return ops_table_run(out, uri, loc, "z-order", zorder_on_store, &p, &p.common.secrets);
 }
