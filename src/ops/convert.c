@@ -297,32 +297,21 @@ static int footer_stats(const pq_reader *r, const delta_stats_opts *so, loom_buf
 		delta_stats_leaf_from_schema(dl, s, l);
 		k = pq_cmp_kind_of(dl->node);
 		for (g = 0; g < m->num_row_groups; g++) {
-			const pq_row_group *rg = &m->row_groups[g];
 			const pq_column_meta *cm;
 			const pq_statistics *sts;
 			const uint8_t *mn, *mx;
 			size_t mnl, mxl;
-			if (rg->num_rows == 0)
+			if (m->row_groups[g].num_rows == 0)
 				continue;
-			if (l >= rg->num_columns || !rg->columns[l].has_meta_data || !rg->columns[l].meta.has_statistics) {
+			if (!(cm = pq_chunk_stats(&m->row_groups[g], l))) {
 				minmax_ok = 0;
 				nulls = -1;
 				break;
 			}
-			cm = &rg->columns[l].meta;
 			sts = &cm->statistics;
 			if (nulls >= 0)
 				nulls = sts->has_null_count ? nulls + sts->null_count : -1;
-			mn = sts->min_value.ptr;
-			mnl = sts->min_value.len;
-			mx = sts->max_value.ptr;
-			mxl = sts->max_value.len;
-			if ((!mn || !mx) && pq_cmp_legacy_ok(k) && sts->min.ptr && sts->max.ptr) {
-				mn = sts->min.ptr;
-				mnl = sts->min.len;
-				mx = sts->max.ptr;
-				mxl = sts->max.len;
-			}
+			pq_stats_min_max(sts, pq_cmp_legacy_ok(k), &mn, &mnl, &mx, &mxl);
 			if (!mn || !mx) {
 				/* an all-null chunk has no min/max and needs none */
 				if (!(sts->has_null_count && sts->null_count == cm->num_values))

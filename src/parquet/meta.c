@@ -569,6 +569,29 @@ void pq_file_meta_free(pq_file_meta *m)
 	loom_free(m);
 }
 
+/* ---- what decoded statistics say ---- */
+
+const pq_column_meta *pq_chunk_stats(const pq_row_group *rg, size_t col)
+{
+	if (col >= rg->num_columns || !rg->columns[col].has_meta_data || !rg->columns[col].meta.has_statistics)
+		return NULL;
+	return &rg->columns[col].meta;
+}
+
+void pq_stats_min_max(const pq_statistics *s, int legacy, const uint8_t **mn, size_t *mnl, const uint8_t **mx,
+                      size_t *mxl)
+{
+	const pq_bytes *lo = &s->min_value, *hi = &s->max_value;
+	if ((!lo->ptr || !hi->ptr) && legacy && s->min.ptr && s->max.ptr) {
+		lo = &s->min;
+		hi = &s->max;
+	}
+	*mn = lo->ptr;
+	*mnl = lo->len;
+	*mx = hi->ptr;
+	*mxl = hi->len;
+}
+
 /* ---- page headers ---- */
 
 static int rd_data_page_header(pq_tr *t, loom_arena *a, void *obj)

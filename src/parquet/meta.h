@@ -117,6 +117,15 @@ typedef struct pq_file_meta {
  * is owned by the caller (pq_file_meta_free). */
 int pq_file_meta_decode(pq_file_meta **out, const void *p, size_t len,
                         uint64_t base_off, const char *ctx);
+
+/* The metadata of column chunk `col` of a row group when it carries
+ * statistics, else NULL. */
+const pq_column_meta *pq_chunk_stats(const pq_row_group *rg, size_t col);
+/* The min and max statistics give: min_value/max_value, else (`legacy`:
+ * the caller knows the deprecated fields' signed order is the column's)
+ * min/max. *mn and *mx NULL when they give none. */
+void pq_stats_min_max(const pq_statistics *s, int legacy, const uint8_t **mn, size_t *mnl, const uint8_t **mx,
+                      size_t *mxl);
 void pq_file_meta_free(pq_file_meta *m);
 
 typedef struct pq_page_header {

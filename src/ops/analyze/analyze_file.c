@@ -78,16 +78,7 @@ static int footer_value_ok(const pq_leaf *lf, pq_cmp_kind k, const pq_statistics
                            size_t *mnl, const uint8_t **mx, size_t *mxl)
 {
 	size_t width = pq_value_width(lf->type, lf->type_length);
-	*mn = sts->min_value.ptr;
-	*mnl = sts->min_value.len;
-	*mx = sts->max_value.ptr;
-	*mxl = sts->max_value.len;
-	if ((!*mn || !*mx) && (k == PQ_CMP_I32 || k == PQ_CMP_I64) && sts->min.ptr && sts->max.ptr) {
-		*mn = sts->min.ptr;
-		*mnl = sts->min.len;
-		*mx = sts->max.ptr;
-		*mxl = sts->max.len;
-	}
+	pq_stats_min_max(sts, k == PQ_CMP_I32 || k == PQ_CMP_I64, mn, mnl, mx, mxl);
 	if (!*mn || !*mx)
 		return 0;
 	if ((sts->has_is_min_value_exact && !sts->is_min_value_exact) ||
@@ -106,19 +97,16 @@ static void from_footer(leaf_work *w, const pq_file_meta *m, const pq_leaf *lf, 
 	size_t g;
 	w->nulls = 0;
 	for (g = 0; g < m->num_row_groups && !w->scan; g++) {
-		const pq_row_group *rg = &m->row_groups[g];
 		const pq_column_meta *cm;
 		const pq_statistics *sts;
 		const uint8_t *mn, *mx;
 		size_t mnl, mxl;
-		if (rg->num_rows == 0)
+		if (m->row_groups[g].num_rows == 0)
 			continue;
-		if (w->file_leaf >= rg->num_columns || !rg->columns[w->file_leaf].has_meta_data ||
-		    !rg->columns[w->file_leaf].meta.has_statistics) {
+		if (!(cm = pq_chunk_stats(&m->row_groups[g], w->file_leaf))) {
 			w->scan = 1;
 			break;
 		}
-		cm = &rg->columns[w->file_leaf].meta;
 		sts = &cm->statistics;
 		if (!sts->has_null_count) {
 			w->scan = 1;
