@@ -105,23 +105,8 @@ int azure_send(azure_store *s, azure_call *c, http_response *resp)
 	in.content_length = sends_body(&c->req) ? c->req.body_len : 0;
 	if ((rc = azure_auth_authorization(s->auth, &in, &auth)) < 0)
 		goto done;
-	if (auth.size) {
-		headers[n].key = "Authorization";
-		headers[n++].value = auth.ptr;
-	}
-	c->req.url = url.ptr;
-	c->req.headers = headers;
-	c->req.n_headers = n;
-	c->req.target = s->container;
-	if (!c->req.key)
-		c->req.key = c->key ? blob.ptr : NULL;
-	rc = http_send(s->http, &c->req, resp);
-	/* borrowed pointers end here; azure_status_error names the blob again */
-	c->req.url = NULL;
-	c->req.headers = NULL;
-	c->req.n_headers = 0;
-	if (c->req.key == blob.ptr)
-		c->req.key = NULL;
+	rc = http_call_send(s->h.http, c, url.ptr, headers, n, auth.size ? auth.ptr : NULL,
+	                    s->container, c->key ? blob.ptr : NULL, resp);
 done:
 	loom_buf_dispose(&blob);
 	loom_buf_dispose(&path);
@@ -141,7 +126,7 @@ int azure_status_error(azure_store *s, azure_call *c, const http_response *resp,
 		key = blob.ptr;
 	c->req.target = s->container;
 	c->req.key = key;
-	rc = http_status_error(s->http, &c->req, resp, code);
+	rc = http_status_error(s->h.http, &c->req, resp, code);
 	if (c->req.key == blob.ptr)
 		c->req.key = NULL;
 	loom_buf_dispose(&blob);
@@ -168,13 +153,8 @@ static int write_mem(void *ctx, uint64_t offset, const void *data, size_t len)
 /* "bytes 0-99/1234": the total size. */
 static int content_range_size(const http_response *r, uint64_t *size)
 {
-	char v[128];
-	const char *slash;
-	if (!http_header(r, "Content-Range", v, sizeof(v)) || !(slash = strchr(v, '/')) ||
-	    slash[1] < '0' || slash[1] > '9')
-		return 0;
-	*size = strtoull(slash + 1, NULL, 10);
-	return 1;
+	uint64_t first;
+	return http_content_range(r, &first, size);
 }
 
 /* GET bytes [offset, offset + len) into dst. *nread the count; *size the
@@ -370,20 +350,12 @@ static int azure_put(loom_store *st, const char *key, const void *data, size_t l
 
 /* ---- the store ---------------------------------------------------------------- */
 
-static int azure_stats(loom_store *st, loom_store_stats *out)
-{
-	store_counters_read(&((azure_store *)st)->counters, out);
-	return 0;
-}
-
 static void azure_free(loom_store *st)
 {
 	azure_store *s = (azure_store *)st;
 	azure_auth_free(s->auth);
 	part_pool_dispose(&s->blocks);
-	http_client_free(s->http);
-	http_client_free(s->token_http);
-	loom_secrets_dispose(&s->secrets);
+	http_store_dispose(&s->h);
 	loom_free(s->account);
 	loom_free(s->account_url);
 	loom_free(s->service_url);
@@ -534,15 +506,27 @@ static int setup(azure_store *s, const char *uri, const store_config *cfg, azure
 	if (*u->path)
 		strcat(s->prefix, "/");
 	LOOM_TRY(setup_endpoint(s, cfg, u, s->endpoint, emulator, allow_http, shown));
-	LOOM_TRY(store_config_secrets(cfg, &s->secrets));
+	LOOM_TRY(store_config_secrets(cfg, &s->h.secrets));
 	LOOM_TRY(setup_upload(s, cfg));
-	LOOM_TRY(retry_policy_from_config(&s->retry, cfg));
 	/* the credentials first: the clients copy the secrets they mask */
-	LOOM_TRY(azure_auth_new(&s->auth, cfg, s->account, emulator, u->query, &s->secrets));
-	LOOM_TRY(http_clients_new(&s->http, &s->token_http, cfg, &labels, &s->secrets, &s->counters));
-	azure_auth_set_http(s->auth, s->token_http);
+	LOOM_TRY(azure_auth_new(&s->auth, cfg, s->account, emulator, u->query, &s->h.secrets));
+	LOOM_TRY(http_store_connect(&s->h, cfg, &labels));
+	azure_auth_set_http(s->auth, s->h.token_http);
 	return 0;
 }
+
+static const loom_store AZURE_METHODS = {
+	.read_range = azure_read_range,
+	.stat = azure_stat,
+	.put = azure_put,
+	.writer_open = azure_writer_open,
+	.list = azure_list,
+	.remove = azure_remove,
+	.free = azure_free,
+	.read_tail = azure_read_tail,
+	.remove_many = azure_remove_many,
+	.key_of = azure_key_of,
+};
 
 int store_azure_open(loom_store **out, const char *uri, const store_config *cfg)
 {
@@ -553,34 +537,15 @@ int store_azure_open(loom_store **out, const char *uri, const store_config *cfg)
 	*out = NULL;
 	if (!(s = loom_calloc(1, sizeof(*s))))
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
-	store_counters_init(&s->counters);
+	http_store_init(&s->h);
 	atomic_init(&s->batch_unsupported, 0);
 	memset(&u, 0, sizeof(u));
 	rc = setup(s, uri, cfg, &u);
 	azure_uri_dispose(&u);
-	if (rc != 0) {
-		if (rc < 0)
-			loom_secrets_mask_error(&s->secrets);
-		azure_free(&s->base);
-		return rc == AZURE_URI_NOT_AZURE ? STORE_OPEN_DECLINED : rc;
-	}
-	s->base.version = LOOM_STORE_VERSION;
-	s->base.name = "azure";
-	s->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ |
-	                LOOM_STORE_CAP_REQUEST_READS;
-	s->base.read_range = azure_read_range;
-	s->base.stat = azure_stat;
-	s->base.put = azure_put;
-	s->base.writer_open = azure_writer_open;
-	s->base.list = azure_list;
-	s->base.remove = azure_remove;
-	s->base.remove_empty_dir = NULL;
-	s->base.free = azure_free;
-	s->base.root = s->root_uri;
-	s->base.read_tail = azure_read_tail;
-	s->base.remove_many = azure_remove_many;
-	s->base.key_of = azure_key_of;
-	s->base.stats = azure_stats;
-	*out = &s->base;
+	if (rc != 0)
+		return http_store_open_failed(&s->h, azure_free,
+		                              rc == AZURE_URI_NOT_AZURE ? STORE_OPEN_DECLINED : rc);
+	http_store_methods(&s->h, &AZURE_METHODS, "azure", s->root_uri);
+	*out = &s->h.base;
 	return 0;
 }

@@ -368,23 +368,13 @@ static int shared_key(const azure_auth *a, const azure_sign_input *in, loom_buf 
 /* token_fetch_fn: POST the form for a new token. */
 static int fetch_token(void *ctx, char **token, int64_t *lifetime_ms)
 {
-	static const loom_kv headers[] = { { "Content-Type", "application/x-www-form-urlencoded" } };
 	azure_auth *a = ctx;
 	http_request rq = HTTP_REQUEST_INIT;
 	http_response rs = HTTP_RESPONSE_INIT;
 	char what[300];
 	int rc;
 
-	rq.method = "POST";
-	rq.url = a->token_url;
-	rq.headers = headers;
-	rq.n_headers = 1;
-	rq.body = a->token_form.ptr;
-	rq.body_len = a->token_form.size;
-	rq.max_body = 1 << 20;
-	rq.idempotent = 1; /* asking again for a token changes nothing */
-	rq.kind = LOOM_STORE_REQ_OTHER;
-	rq.target = a->tenant;
+	token_form_request(&rq, a->token_url, a->tenant, a->token_form.ptr, a->token_form.size);
 	if ((rc = http_send(a->http, &rq, &rs)) == 0 && rs.status != 200)
 		rc = http_status_error(a->http, &rq, &rs,
 		                       rs.status == 400 || rs.status == 401 || rs.status == 403 ? LOOM_EPERM : 0);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "store/http/http.h"
+#include "store/http/http_store.h"
 #include "store/http/part_pool.h"
 #include "store/backend.h"
 #include "util/buf.h"
@@ -126,7 +127,8 @@ int azure_auth_authorization(azure_auth *a, const azure_sign_input *in, loom_buf
 /* ---- the store (azure.c) ------------------------------------------------- */
 
 typedef struct azure_store {
-	loom_store base;
+	http_store h;           /* first: the store, clients, secrets, counters,
+	                         * retry policy for sub-requests retried by hand */
 	char *account;
 	char *account_url;      /* requests go to <account_url>/<container>/<blob> */
 	char *service_url;      /* its "scheme://authority" */
@@ -137,11 +139,6 @@ typedef struct azure_store {
 	azure_uri_hints hints;  /* how key_of reads locations */
 	char *endpoint;         /* hints.endpoint's storage */
 	azure_auth *auth;
-	http_client *http;
-	http_client *token_http;  /* "tenant" in messages */
-	loom_secrets secrets;
-	store_counters counters;
-	retry_policy retry;       /* for sub-requests retried by hand (batches) */
 	uint64_t block_size;      /* writer: Put Block size */
 	unsigned int upload_parallel; /* writer: blocks in flight */
 	part_pool blocks;         /* writer: block buffers, reused */

@@ -315,7 +315,7 @@ int azure_key_of(loom_store *st, const char *location, const char **key)
 	*key = NULL;
 	{
 		char shown[512];
-		loom_secrets_mask(&s->secrets, location, shown, sizeof(shown));
+		loom_secrets_mask(&s->h.secrets, location, shown, sizeof(shown));
 		return loom_err(LOOM_ENOTFOUND, LOOM_ERRCLASS_STORE, "%s is not inside the table root %s",
 		                shown, s->root_uri);
 	}

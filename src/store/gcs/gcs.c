@@ -95,28 +95,14 @@ int gcs_send(gcs_store *s, gcs_call *c, http_response *resp)
 		goto done;
 	for (i = 0; i < c->n_headers; i++)
 		headers[n++] = c->headers[i];
-	if (auth.size) {
-		headers[n].key = "Authorization";
-		headers[n++].value = auth.ptr;
-	}
-	c->req.url = url.ptr;
-	c->req.headers = headers;
-	c->req.n_headers = n;
-	c->req.target = s->bucket;
-	if (!c->req.key)
-		c->req.key = c->key ? object.ptr : NULL;
-	rc = http_send(s->http, &c->req, resp);
-	if (c->req.key == object.ptr)
-		c->req.key = NULL; /* freed below; gcs_status_error names it again */
+	rc = http_call_send(s->h.http, c, url.ptr, headers, n, auth.size ? auth.ptr : NULL, s->bucket,
+	                    c->key ? object.ptr : NULL, resp);
 done:
 	if (auth.ptr)
 		memset(auth.ptr, 0, auth.size);
 	loom_buf_dispose(&auth);
 	loom_buf_dispose(&object);
 	loom_buf_dispose(&url);
-	c->req.url = NULL;
-	c->req.headers = NULL;
-	c->req.n_headers = 0;
 	return rc;
 }
 
@@ -128,7 +114,7 @@ int gcs_status_error(gcs_store *s, gcs_call *c, const http_response *resp, int c
 	if (!saved && c->key && gcs_object_name(s, c->key, &object) == 0)
 		c->req.key = object.ptr;
 	c->req.target = s->bucket;
-	rc = http_status_error(s->http, &c->req, resp, code);
+	rc = http_status_error(s->h.http, &c->req, resp, code);
 	c->req.key = saved;
 	loom_buf_dispose(&object);
 	return rc;
@@ -158,19 +144,6 @@ static int write_mem(void *ctx, uint64_t offset, const void *data, size_t len)
 	return 0;
 }
 
-/* "bytes 0-99/1234": the first byte and the total size. */
-static int content_range(const http_response *r, uint64_t *first, uint64_t *size)
-{
-	char v[128];
-	const char *slash;
-	if (!http_header(r, "Content-Range", v, sizeof(v)) || !(slash = strchr(v, '/')) ||
-	    slash[1] < '0' || slash[1] > '9')
-		return 0;
-	*first = strncmp(v, "bytes ", 6) == 0 ? strtoull(v + 6, NULL, 10) : 0;
-	*size = strtoull(slash + 1, NULL, 10);
-	return 1;
-}
-
 /* GET with `range` ("bytes=a-b" or "bytes=-n") into dst[len]. *first gets
  * the object offset of dst[0], *nread the count, *size the object's size.
  * `offset` is what the range asked for (UINT64_MAX: a suffix). */
@@ -197,7 +170,7 @@ static int get_media(gcs_store *s, const char *key, const char *range, uint64_t 
 		goto done;
 	if (r.status == 206) {
 		uint64_t want;
-		if (!content_range(&r, first, size)) {
+		if (!http_content_range(&r, first, size)) {
 			rc = loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
 			              "GET bucket \"%s\" object \"%s%s\": a 206 answer without Content-Range",
 			              s->bucket, s->prefix, key);
@@ -233,7 +206,7 @@ static int get_media(gcs_store *s, const char *key, const char *range, uint64_t 
 		/* the object is shorter than the range's start (or empty) */
 		uint64_t f;
 		*first = offset;
-		if (!content_range(&r, &f, size))
+		if (!http_content_range(&r, &f, size))
 			*size = UINT64_MAX; /* unknown */
 	} else {
 		rc = gcs_status_error(s, &c, &r, 0);
@@ -393,20 +366,12 @@ static int gcs_key_of(loom_store *st, const char *location, const char **key)
 
 /* ---- the store -------------------------------------------------------------------------- */
 
-static int gcs_stats(loom_store *st, loom_store_stats *out)
-{
-	store_counters_read(&((gcs_store *)st)->counters, out);
-	return 0;
-}
-
 static void gcs_free(loom_store *st)
 {
 	gcs_store *s = (gcs_store *)st;
 	gcs_auth_free(s->auth);
 	part_pool_dispose(&s->chunks);
-	http_client_free(s->http);
-	http_client_free(s->token_http);
-	loom_secrets_dispose(&s->secrets);
+	http_store_dispose(&s->h);
 	loom_free(s->bucket);
 	loom_free(s->prefix);
 	loom_free(s->root_uri);
@@ -510,17 +475,29 @@ static int setup(gcs_store *s, const char *uri, const store_config *cfg)
 {
 	static const http_client_labels labels = { "bucket", "object", "token endpoint" };
 	int no_auth;
-	LOOM_TRY(store_config_secrets(cfg, &s->secrets));
+	LOOM_TRY(store_config_secrets(cfg, &s->h.secrets));
 	LOOM_TRY(parse_uri(s, uri, cfg));
 	LOOM_TRY(setup_base(s, cfg, &no_auth));
 	LOOM_TRY(setup_upload(s, cfg));
-	LOOM_TRY(retry_policy_from_config(&s->retry, cfg));
 	/* the credentials first: the clients copy the secrets they mask */
-	LOOM_TRY(gcs_auth_new(&s->auth, cfg, no_auth, &s->secrets));
-	LOOM_TRY(http_clients_new(&s->http, &s->token_http, cfg, &labels, &s->secrets, &s->counters));
-	gcs_auth_set_http(s->auth, s->token_http);
+	LOOM_TRY(gcs_auth_new(&s->auth, cfg, no_auth, &s->h.secrets));
+	LOOM_TRY(http_store_connect(&s->h, cfg, &labels));
+	gcs_auth_set_http(s->auth, s->h.token_http);
 	return 0;
 }
+
+static const loom_store GCS_METHODS = {
+	.read_range = gcs_read_range,
+	.stat = gcs_stat,
+	.put = gcs_put,
+	.writer_open = gcs_writer_open,
+	.list = gcs_list,
+	.remove = gcs_remove,
+	.free = gcs_free,
+	.read_tail = gcs_read_tail,
+	.remove_many = gcs_remove_many,
+	.key_of = gcs_key_of,
+};
 
 int store_gcs_open(loom_store **out, const char *uri, const store_config *cfg)
 {
@@ -530,30 +507,11 @@ int store_gcs_open(loom_store **out, const char *uri, const store_config *cfg)
 	*out = NULL;
 	if (!(s = loom_calloc(1, sizeof(*s))))
 		return OOM();
-	store_counters_init(&s->counters);
+	http_store_init(&s->h);
 	atomic_init(&s->batch_unsupported, 0);
-	if ((rc = setup(s, uri, cfg)) < 0) {
-		loom_secrets_mask_error(&s->secrets);
-		gcs_free(&s->base);
-		return rc;
-	}
-	s->base.version = LOOM_STORE_VERSION;
-	s->base.name = "gcs";
-	s->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ |
-	               LOOM_STORE_CAP_REQUEST_READS;
-	s->base.read_range = gcs_read_range;
-	s->base.stat = gcs_stat;
-	s->base.put = gcs_put;
-	s->base.writer_open = gcs_writer_open;
-	s->base.list = gcs_list;
-	s->base.remove = gcs_remove;
-	s->base.remove_empty_dir = NULL;
-	s->base.free = gcs_free;
-	s->base.root = s->root_uri;
-	s->base.read_tail = gcs_read_tail;
-	s->base.remove_many = gcs_remove_many;
-	s->base.key_of = gcs_key_of;
-	s->base.stats = gcs_stats;
-	*out = &s->base;
+	if ((rc = setup(s, uri, cfg)) < 0)
+		return http_store_open_failed(&s->h, gcs_free, rc);
+	http_store_methods(&s->h, &GCS_METHODS, "gcs", s->root_uri);
+	*out = &s->h.base;
 	return 0;
 }

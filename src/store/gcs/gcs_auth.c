@@ -394,32 +394,21 @@ static int make_jwt(gcs_auth *a, int64_t now_s, loom_buf *jwt)
 
 static int token_request(gcs_auth *a, loom_buf *form, http_request *rq)
 {
-	static const loom_kv form_headers[] = { { "Content-Type", "application/x-www-form-urlencoded" } };
 	static const loom_kv md_headers[] = { { "Metadata-Flavor", "Google" } };
-	rq->url = a->token_uri;
-	rq->max_body = 1 << 20;
-	rq->idempotent = 1; /* asking again for a token changes nothing */
-	rq->kind = LOOM_STORE_REQ_OTHER;
-	rq->target = a->token_uri;
 	if (a->kind == GCS_AUTH_METADATA) {
+		token_form_request(rq, a->token_uri, a->token_uri, NULL, 0);
 		rq->method = "GET";
 		rq->headers = md_headers;
-		rq->n_headers = 1;
 		return 0;
 	}
-	rq->method = "POST";
-	rq->headers = form_headers;
-	rq->n_headers = 1;
 	if (a->kind == GCS_AUTH_AUTHORIZED_USER) {
-		rq->body = a->form.ptr;
-		rq->body_len = a->form.size;
+		token_form_request(rq, a->token_uri, a->token_uri, a->form.ptr, a->form.size);
 		return 0;
 	}
 	LOOM_TRY(loom_buf_puts(form, "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer"
 	                             "&assertion="));
 	LOOM_TRY(make_jwt(a, loom_clock_wall_ms(loom_clock_system()) / 1000, form));
-	rq->body = form->ptr;
-	rq->body_len = form->size;
+	token_form_request(rq, a->token_uri, a->token_uri, form->ptr, form->size);
 	return 0;
 }
 

@@ -121,6 +121,6 @@ static const batch_delete_ops GCS_DELETES = {
 int gcs_remove_many(loom_store *st, const char *const *keys, size_t n, int *results)
 {
 	gcs_store *s = (gcs_store *)st;
-	batch_delete b = { &GCS_DELETES, st, &s->retry, &s->counters, &s->batch_unsupported };
+	batch_delete b = { &GCS_DELETES, st, &s->h.retry, &s->h.counters, &s->batch_unsupported };
 	return batch_delete_many(&b, keys, n, results);
 }

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "store/http/http.h"
+#include "store/http/http_store.h"
 #include "store/http/part_pool.h"
 #include "store/backend.h"
 #include "util/buf.h"
@@ -62,17 +63,13 @@ int gcs_auth_header(gcs_auth *a, loom_buf *out);
 /* ---- the store (gcs.c) ------------------------------------------------------ */
 
 typedef struct gcs_store {
-	loom_store base;
+	http_store h;             /* first: the store, clients, secrets, counters,
+	                           * retry policy for chunks and batches */
 	char *bucket;
 	char *prefix;             /* "" or "t/" ... "/": the root inside the bucket */
 	char *root_uri;           /* for messages: gs://bucket/path */
 	char *base_url;           /* "https://storage.googleapis.com" or an emulator's */
 	gcs_auth *auth;
-	http_client *http;
-	http_client *token_http;  /* "token endpoint" in messages */
-	loom_secrets secrets;
-	store_counters counters;
-	retry_policy retry;       /* resumable chunks and batches, retried by hand */
 	uint64_t chunk_size;      /* resumable upload chunk (multiple of 256 KiB) */
 	uint64_t list_page;       /* maxResults of a listing page (1,000) */
 	part_pool chunks;         /* writer: chunk buffers, reused */

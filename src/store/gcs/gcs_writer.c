@@ -265,14 +265,14 @@ static int send_chunk(gcs_writer *w, int last)
 			}
 			return rc;
 		}
-		if (attempt >= w->s->retry.max_attempts)
+		if (attempt >= w->s->h.retry.max_attempts)
 			return rc < 0 ? rc : loom_err(LOOM_ETRANSIENT, LOOM_ERRCLASS_STORE,
 			                              "PUT bucket \"%s\" object \"%s%s\": the resumable upload "
 			                              "made no progress after %u attempts", w->s->bucket,
 			                              w->s->prefix, w->key, attempt);
 		/* failed: wait, then ask the session what it holds */
-		store_count_retry(&w->s->counters);
-		retry_sleep_ms(retry_delay_ms(&w->s->retry, attempt));
+		store_count_retry(&w->s->h.counters);
+		retry_sleep_ms(retry_delay_ms(&w->s->h.retry, attempt));
 		if (last && published_by_us(w)) {
 			loom_error_clear();
 			return 0;

@@ -53,3 +53,28 @@ void http_call_dispose(http_call *c)
 	free_fields(c->headers, c->n_headers);
 	c->n_params = c->n_headers = 0;
 }
+
+int http_call_send(http_client *http, http_call *c, const char *url, loom_kv *headers, size_t n,
+                   const char *auth, const char *target, const char *key, http_response *resp)
+{
+	int rc;
+	if (auth && *auth) {
+		headers[n].key = "Authorization";
+		headers[n++].value = auth;
+	}
+	c->req.url = url;
+	c->req.headers = headers;
+	c->req.n_headers = n;
+	c->req.target = target;
+	if (!c->req.key)
+		c->req.key = key;
+	rc = http_send(http, &c->req, resp);
+	/* borrowed pointers end here; the backend's status error names the
+	 * key again */
+	c->req.url = NULL;
+	c->req.headers = NULL;
+	c->req.n_headers = 0;
+	if (c->req.key == key)
+		c->req.key = NULL;
+	return rc;
+}

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -64,22 +65,6 @@ void http_client_opts_fail_fast(http_client_opts *o, int64_t stall_timeout_ms)
 	o->connect_timeout_ms = 1000;
 	o->stall_timeout_ms = stall_timeout_ms;
 	o->retry.max_attempts = 2;
-}
-
-int http_clients_new(http_client **http, http_client **token_http, const store_config *cfg,
-                     const http_client_labels *labels, const loom_secrets *secrets,
-                     store_counters *counters)
-{
-	http_client_opts o;
-	LOOM_TRY(http_client_opts_from_config(&o, cfg));
-	o.target_label = labels->target;
-	o.key_label = labels->key;
-	o.secrets = secrets;
-	o.counters = counters;
-	LOOM_TRY(http_client_new(http, &o));
-	o.target_label = labels->token_target;
-	o.key_label = NULL;
-	return http_client_new(token_http, &o);
 }
 
 int http_client_new(http_client **out, const http_client_opts *o)
@@ -655,4 +640,16 @@ void http_response_dispose(http_response *r)
 	r->status = 0;
 	r->body_bytes = 0;
 	r->attempts = 0;
+}
+
+int http_content_range(const http_response *r, uint64_t *first, uint64_t *size)
+{
+	char v[128];
+	const char *slash;
+	if (!http_header(r, "Content-Range", v, sizeof(v)) || !(slash = strchr(v, '/')) ||
+	    slash[1] < '0' || slash[1] > '9')
+		return 0;
+	*first = strncmp(v, "bytes ", 6) == 0 ? strtoull(v + 6, NULL, 10) : 0;
+	*size = strtoull(slash + 1, NULL, 10);
+	return 1;
 }

@@ -63,21 +63,6 @@ void http_client_opts_default(http_client_opts *o);
 void http_client_opts_fail_fast(http_client_opts *o, int64_t stall_timeout_ms);
 
 int http_client_new(http_client **out, const http_client_opts *o);
-/* What a store's messages call its parts ("container", "blob") and the
- * service its tokens come from ("tenant"). */
-typedef struct http_client_labels {
-	const char *target;
-	const char *key;
-	const char *token_target;
-} http_client_labels;
-
-/* A store's two clients from its options: `http` for its requests (counted
- * in `counters`) and `token_http` for its credential's token requests;
- * both mask `secrets`. */
-int http_clients_new(http_client **http, http_client **token_http, const store_config *cfg,
-                     const http_client_labels *labels, const loom_secrets *secrets,
-                     store_counters *counters);
-
 /* Close every pooled connection. No request may be in flight. */
 void http_client_free(http_client *c);
 
@@ -142,6 +127,11 @@ int http_status_error(http_client *c, const http_request *req, const http_respon
  * out[cap] with surrounding blanks trimmed: 1 found, 0 absent. */
 int http_header(const http_response *r, const char *name, char *out, size_t cap);
 
+/* A response's Content-Range, "bytes FIRST-LAST/SIZE" or "bytes * /SIZE"
+ * (no space): 1 with *first (0 for '*') and *size, 0 when it has none or
+ * no size. */
+int http_content_range(const http_response *r, uint64_t *first, uint64_t *size);
+
 /* The service's error code and message of an error response: the XML
  * Error/Code and Error/Message, an x-ms-error-code header, or a JSON
  * {"error": ..., "error_description"/"message": ...}. "" when none. */
@@ -177,5 +167,12 @@ void http_call_init(http_call *c, const char *method, const char *key, loom_stor
 int http_call_param(http_call *c, const char *name, const char *value);
 int http_call_header(http_call *c, const char *name, const char *value);
 void http_call_dispose(http_call *c);
+/* Send `c` with `http` to `url` (encoded, the query included) with
+ * headers[0..n) - room for one more: an Authorization header when `auth`
+ * is not empty - naming `target` and, unless the call names its own,
+ * `key` in messages. The borrowed pointers are cleared after. What
+ * http_send returns. */
+int http_call_send(http_client *http, http_call *c, const char *url, loom_kv *headers, size_t n,
+                   const char *auth, const char *target, const char *key, http_response *resp);
 
 #endif

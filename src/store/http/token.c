@@ -60,6 +60,22 @@ int token_cache_bearer(token_cache *t, token_fetch_fn fetch, void *ctx, loom_buf
 	return rc;
 }
 
+void token_form_request(http_request *rq, const char *url, const char *target, const void *form,
+                        size_t len)
+{
+	static const loom_kv headers[] = { { "Content-Type", "application/x-www-form-urlencoded" } };
+	rq->method = "POST";
+	rq->url = url;
+	rq->headers = headers;
+	rq->n_headers = 1;
+	rq->body = form;
+	rq->body_len = len;
+	rq->max_body = 1 << 20;
+	rq->idempotent = 1; /* asking again for a token changes nothing */
+	rq->kind = LOOM_STORE_REQ_OTHER;
+	rq->target = target;
+}
+
 int token_from_answer(const http_response *rs, const char *what, char **token,
                       int64_t *lifetime_ms)
 {

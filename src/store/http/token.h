@@ -30,6 +30,12 @@ void token_cache_dispose(token_cache *t);
  * when there is no token yet or it is due for refresh. */
 int token_cache_bearer(token_cache *t, token_fetch_fn fetch, void *ctx, loom_buf *out);
 
+/* A token request: POST `form` (application/x-www-form-urlencoded) to
+ * `url`, idempotent, counted as LOOM_STORE_REQ_OTHER, an answer of at
+ * most 1 MiB kept; `target` names the endpoint in messages. */
+void token_form_request(http_request *rq, const char *url, const char *target, const void *form,
+                        size_t len);
+
 /* A token endpoint's JSON answer {"access_token": "...", "expires_in": N}
  * (N seconds, a number or a string of one; one hour when absent): the
  * token and its lifetime in ms. LOOM_EIO "<what> has no access_token". */

@@ -128,7 +128,7 @@ int s3_send(s3_store *s, const s3_call *call, http_response *resp)
 	rq.kind = call->kind;
 	rq.target = s->bucket;
 	rq.key = call->key ? call->key : call->shown_key;
-	rc = http_send(s->http, &rq, resp);
+	rc = http_send(s->h.http, &rq, resp);
 done:
 	loom_buf_dispose(&path);
 	loom_buf_dispose(&url);
@@ -147,7 +147,7 @@ int s3_status_error(s3_store *s, const s3_call *call, const http_response *resp,
 	rq.method = call->method;
 	rq.target = s->bucket;
 	rq.key = call->key ? call->key : call->shown_key;
-	return http_status_error(s->http, &rq, resp, code);
+	return http_status_error(s->h.http, &rq, resp, code);
 }
 
 /* ---- reads --------------------------------------------------------------- */
@@ -164,12 +164,8 @@ static long status_of(const http_response *r)
 /* "bytes FIRST-LAST/SIZE" or "bytes * /SIZE": the size, or -1. */
 static int64_t content_range_size(const http_response *r)
 {
-	char v[128];
-	const char *slash;
-	if (!http_header(r, "Content-Range", v, sizeof(v)) || !(slash = strchr(v, '/')) ||
-	    !isdigit((unsigned char)slash[1]))
-		return -1;
-	return strtoll(slash + 1, NULL, 10);
+	uint64_t first, size;
+	return http_content_range(r, &first, &size) ? (int64_t)size : -1;
 }
 
 static int64_t content_length(const http_response *r)
@@ -368,7 +364,7 @@ static int s3_read_tail(loom_store *st, const char *key, size_t len, void *dst, 
 static int holds_bytes(s3_store *s, const char *key, const void *data, size_t len)
 {
 	loom_buf got = LOOM_BUF_INIT;
-	int rc = loom_store_read_all(&s->base, key, &got);
+	int rc = loom_store_read_all(&s->h.base, key, &got);
 	if (rc == 0)
 		rc = got.size == len && (len == 0 || memcmp(got.ptr, data, len) == 0);
 	else if (rc == LOOM_ENOTFOUND)
@@ -403,7 +399,7 @@ int s3_put_object(s3_store *s, const char *key, const void *data, size_t len, un
 	call.kind = LOOM_STORE_REQ_PUT;
 	for (attempt = 1;; attempt++) {
 		char code[64], msg[8];
-		int transient, again = attempt < s->retry.max_attempts;
+		int transient, again = attempt < s->h.retry.max_attempts;
 		http_response_dispose(&resp);
 		rc = s3_send(s, &call, &resp);
 		if (rc == 0 && resp.status == 200)
@@ -422,7 +418,7 @@ int s3_put_object(s3_store *s, const char *key, const void *data, size_t len, un
 		if (rc == 0 && resp.status == 409 && strcmp(code, "ConditionalRequestConflict") == 0 &&
 		    again) {
 			/* two writers raced for the key and neither won yet */
-			retry_sleep_ms(retry_delay_ms(&s->retry, attempt));
+			retry_sleep_ms(retry_delay_ms(&s->h.retry, attempt));
 			continue;
 		}
 		if (rc == 0 && (resp.status == 412 || resp.status == 409)) {
@@ -442,7 +438,7 @@ int s3_put_object(s3_store *s, const char *key, const void *data, size_t len, un
 		}
 		if (transient && again) {
 			loom_error_clear();
-			retry_sleep_ms(retry_delay_ms(&s->retry, attempt));
+			retry_sleep_ms(retry_delay_ms(&s->h.retry, attempt));
 			continue;
 		}
 		if (rc == 0)
@@ -514,12 +510,6 @@ static int s3_key_of(loom_store *st, const char *location, const char **key)
 	return S3_ERR(LOOM_ENOTFOUND, "%.400s is outside the table root %s", location, s->root_uri);
 }
 
-static int s3_stats(loom_store *st, loom_store_stats *out)
-{
-	store_counters_read(&((s3_store *)st)->counters, out);
-	return 0;
-}
-
 static void s3_free(loom_store *st)
 {
 	s3_store *s = (s3_store *)st;
@@ -528,9 +518,8 @@ static void s3_free(loom_store *st)
 	loom_threadpool_free(s->uploads);
 	pthread_mutex_destroy(&s->pool_lock);
 	part_pool_dispose(&s->parts);
-	http_client_free(s->http);
+	http_store_dispose(&s->h);
 	s3_creds_dispose(&s->creds);
-	loom_secrets_dispose(&s->secrets);
 	loom_free(s->bucket);
 	loom_free(s->prefix);
 	loom_free(s->root_uri);
@@ -648,15 +637,15 @@ static int set_endpoint(s3_store *s, const char *endpoint, int allow_http, int v
 
 static int configure(s3_store *s, const char *uri, const store_config *cfg)
 {
+	static const http_client_labels labels = { "bucket", NULL, NULL };
 	const char *region, *endpoint;
 	loom_buf dflt = LOOM_BUF_INIT;
 	int allow_http, virtual_hosted, rc;
 	uint64_t conc;
-	http_client_opts o;
 
 	LOOM_TRY(parse_uri(s, uri));
-	LOOM_TRY(store_config_secrets(cfg, &s->secrets));
-	LOOM_TRY(s3_creds_resolve(&s->creds, cfg, &s->secrets));
+	LOOM_TRY(store_config_secrets(cfg, &s->h.secrets));
+	LOOM_TRY(s3_creds_resolve(&s->creds, cfg, &s->h.secrets));
 	region = store_opt(cfg, "AWS_REGION", NULL);
 	if (!region)
 		region = store_opt(cfg, "AWS_DEFAULT_REGION", NULL);
@@ -688,13 +677,23 @@ static int configure(s3_store *s, const char *uri, const store_config *cfg)
 	rc = set_endpoint(s, endpoint, allow_http, virtual_hosted, uri);
 	loom_buf_dispose(&dflt);
 	LOOM_TRY(rc);
-	LOOM_TRY(http_client_opts_from_config(&o, cfg));
-	s->retry = o.retry;
-	o.target_label = "bucket";
-	o.secrets = &s->secrets;
-	o.counters = &s->counters;
-	return http_client_new(&s->http, &o);
+	return http_store_connect(&s->h, cfg, &labels);
 }
+
+static const loom_store S3_METHODS = {
+	.read_range = s3_read_range,
+	.stat = s3_stat,
+	.put = s3_put,
+	.writer_open = s3_writer_open,
+	.list = s3_list,
+	.remove = s3_remove,
+	.free = s3_free,
+	.read_tail = s3_read_tail,
+	.remove_many = s3_remove_many,
+	.key_of = s3_key_of,
+	.list_uploads = s3_list_uploads,
+	.abort_upload = s3_abort_upload_key,
+};
 
 int store_s3_open(loom_store **out, const char *uri, const store_config *cfg)
 {
@@ -704,32 +703,11 @@ int store_s3_open(loom_store **out, const char *uri, const store_config *cfg)
 	*out = NULL;
 	if (!s)
 		return S3_ERR(LOOM_ENOMEM, "out of memory");
-	store_counters_init(&s->counters);
+	http_store_init(&s->h);
 	pthread_mutex_init(&s->pool_lock, NULL);
-	if ((rc = configure(s, uri, cfg)) < 0) {
-		loom_secrets_mask_error(&s->secrets);
-		s3_free(&s->base);
-		return rc;
-	}
-	s->base.version = LOOM_STORE_VERSION;
-	s->base.name = "s3";
-	s->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ |
-	                LOOM_STORE_CAP_REQUEST_READS;
-	s->base.read_range = s3_read_range;
-	s->base.stat = s3_stat;
-	s->base.put = s3_put;
-	s->base.writer_open = s3_writer_open;
-	s->base.list = s3_list;
-	s->base.remove = s3_remove;
-	s->base.remove_empty_dir = NULL; /* no directories on S3 */
-	s->base.free = s3_free;
-	s->base.root = s->root_uri;
-	s->base.read_tail = s3_read_tail;
-	s->base.remove_many = s3_remove_many;
-	s->base.key_of = s3_key_of;
-	s->base.stats = s3_stats;
-	s->base.list_uploads = s3_list_uploads;
-	s->base.abort_upload = s3_abort_upload_key;
-	*out = &s->base;
+	if ((rc = configure(s, uri, cfg)) < 0)
+		return http_store_open_failed(&s->h, s3_free, rc);
+	http_store_methods(&s->h, &S3_METHODS, "s3", s->root_uri);
+	*out = &s->h.base;
 	return 0;
 }

@@ -8,13 +8,15 @@
 #include <pthread.h>
 
 #include "store/http/http.h"
+#include "store/http/http_store.h"
 #include "store/http/part_pool.h"
 #include "store/s3/s3_creds.h"
 #include "store/backend.h"
 #include "util/threadpool.h"
 
 typedef struct s3_store {
-	loom_store base;
+	http_store h;           /* first: the store, client, secrets, counters,
+	                         * retry policy (no token client) */
 	char *bucket;
 	char *prefix;           /* the root's key prefix: "" or "t/sub/" */
 	char *root_uri;         /* "s3://bucket/t/sub", for messages */
@@ -26,10 +28,6 @@ typedef struct s3_store {
 	int unsigned_payload;   /* AWS_UNSIGNED_PAYLOAD: no SHA-256 of bodies */
 	uint64_t part_size;     /* multipart part size */
 	unsigned int part_concurrency; /* parts in flight per writer */
-	http_client *http;
-	store_counters counters;
-	loom_secrets secrets;
-	retry_policy retry;
 	pthread_mutex_t pool_lock;
 	loom_threadpool *uploads; /* part uploads, started on first use */
 	part_pool parts;        /* multipart part buffers (part_size + 1: loom_buf's NUL) */

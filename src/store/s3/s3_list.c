@@ -275,7 +275,7 @@ static int on_delete_xml(void *ctx, const char *path, const char *text, size_t l
 			d->first_rc = S3_ERR(rc, "DELETE bucket \"%s\" key \"%s\": %s%s%s", d->s->bucket,
 			                     d->key.ptr, code, d->msg.size ? ": " : "",
 			                     d->msg.ptr ? d->msg.ptr : "");
-			loom_secrets_mask_error(&d->s->secrets);
+			loom_secrets_mask_error(&d->s->h.secrets);
 			loom_err_copy(&d->first);
 		}
 	}
@@ -323,7 +323,7 @@ static int delete_batch(s3_store *s, const char *const *keys, size_t n, int *res
 		if (unsendable) { /* on its own, by a single DELETE */
 			body.size = mark;
 			body.ptr[mark] = '\0';
-			if ((results[i] = s->base.remove(&s->base, keys[i])) < 0 && d.first_rc == 0) {
+			if ((results[i] = s->h.base.remove(&s->h.base, keys[i])) < 0 && d.first_rc == 0) {
 				d.first_rc = results[i];
 				loom_err_copy(&d.first);
 			}

@@ -329,7 +329,7 @@ static int complete_upload(s3_writer *w)
 			/* completed by an attempt whose answer was lost (ours, or
 			 * one curl repeated on a dead reused connection)? */
 			loom_store_entry e;
-			rc = w->s->base.stat(&w->s->base, w->key, &e);
+			rc = w->s->h.base.stat(&w->s->h.base, w->key, &e);
 			if (rc == 0 && e.size != w->total)
 				rc = S3_ERR(LOOM_EIO, "POST bucket \"%s\" key \"%s\": the upload vanished and the "
 				            "object has %llu bytes, not %llu", w->s->bucket, w->obj,
@@ -346,12 +346,12 @@ static int complete_upload(s3_writer *w)
 		                          &code);
 		if (has_error != 1)
 			break;
-		if (attempt >= w->s->retry.max_attempts) {
+		if (attempt >= w->s->h.retry.max_attempts) {
 			rc = S3_ERR(LOOM_ETRANSIENT, "POST bucket \"%s\" key \"%s\": CompleteMultipartUpload "
 			            "failed (%s), after %u attempts", w->s->bucket, w->obj, code.ptr, sent);
 			break;
 		}
-		retry_sleep_ms(retry_delay_ms(&w->s->retry, attempt));
+		retry_sleep_ms(retry_delay_ms(&w->s->h.retry, attempt));
 	}
 	loom_buf_dispose(&body);
 	loom_buf_dispose(&code);
