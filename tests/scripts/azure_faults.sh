@@ -22,19 +22,13 @@ ROUNDS="${LOOM_AZ_FAULT_ROUNDS:-3}"
 azurite_start
 direct="$AZURE_STORAGE_ENDPOINT"
 
-base="$TEST_TMP/base"
-NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
-  node "$TOOLS/gen_small_files.cjs" "$base" 2 48 7000
-azblob upload "$base" faults/t
 uri=az://faults/t
-expect "convert on Azure" "$LOOM_BIN" convert "$uri" --partition-by p,q > /dev/null
-azblob download faults/t "$TEST_TMP/d0"
-oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
-fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
-expect "the converted table has its rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
+up() { azblob upload "$1" faults/t; }
+down() { azblob download faults/t "$1"; }
+source "$TOOLS/fault_ops.sh"
+fault_table "$uri" up down
 
 PROXY_UPSTREAM="${AZURITE_URL#http://}" PROXY_FLAVOR=azure
-source "$TOOLS/fault_ops.sh"
 on_exit stop_proxy
 
 # loom through the proxy, with short backoffs so the test stays quick

@@ -36,19 +36,13 @@ ROUNDS="${LOOM_GCS_FAULT_ROUNDS:-3}"
 gcs_start
 unset STORAGE_EMULATOR_HOST  # loom goes through the proxy (an endpoint: no auth)
 
-base="$TEST_TMP/base"
-NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
-  node "$TOOLS/gen_small_files.cjs" "$base" 2 48 7000
-gcsc upload "$base" faults/t
 uri=gs://faults/t
-expect "convert on GCS" env GOOGLE_STORAGE_ENDPOINT="$GCS_URL" "$LOOM_BIN" convert "$uri" --partition-by p,q > /dev/null
-gcsc download faults/t "$TEST_TMP/d0"
-oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
-fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
-expect "the converted table has its rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
+up() { gcsc upload "$1" faults/t; }
+down() { gcsc download faults/t "$1"; }
+source "$TOOLS/fault_ops.sh"
+fault_table "$uri" up down GOOGLE_STORAGE_ENDPOINT="$GCS_URL"
 
 PROXY_UPSTREAM="${GCS_URL#http://}" PROXY_FLAVOR=gcs
-source "$TOOLS/fault_ops.sh"
 on_exit stop_proxy
 
 # loom through the proxy, with short backoffs so the test stays quick

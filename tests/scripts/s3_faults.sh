@@ -19,20 +19,13 @@ SEED0="${LOOM_S3_FAULT_SEED:-0}"   # seeds of the rounds: SEED0 + 1, 2, ...
 [ "${LOOM_FIXTURE_SAMPLE:-1}" -gt 1 ] && ROUNDS=1
 
 bucket=$(s3_new_bucket faults) || { fail "cannot create a bucket"; finish; exit 1; }
-base="$TEST_TMP/base"
-NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
-  node "$TOOLS/gen_small_files.cjs" "$base" 2 48 7000
-expect "upload the Parquet files" s3_upload "$base" "s3://$bucket/t"
 uri="s3://$bucket/t"
-# convert on S3 (no faults yet): the table the rest works on
-expect "convert on S3" "$LOOM_BIN" convert "$uri" --partition-by p,q > /dev/null
-s3_download "$uri" "$TEST_TMP/d0"
-oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
-fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
-expect "the converted table has rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
+up() { s3_upload "$1" "$uri"; }
+down() { s3_download "$uri" "$1"; }
+source "$TOOLS/fault_ops.sh"
+fault_table "$uri" up down
 
 PROXY_UPSTREAM="127.0.0.1:$RGW_PORT" PROXY_FLAVOR=s3
-source "$TOOLS/fault_ops.sh"
 trap 'stop_proxy; [ -n "$s3_own_rgw" ] && bash "$RGW_SH" stop "$s3_own_rgw" > /dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 # loom through the proxy, with short backoffs so the test stays quick

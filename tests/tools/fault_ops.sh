@@ -9,7 +9,29 @@
 #   run_op WHAT ARGS...   `loom ARGS` through via_proxy: it completes, or
 #                         fails (exit 1) with an error matching $CLEAR
 #                         (never a crash); counts n, ok and failed
+#   fault_table URI UP DOWN [ENV=V...]
+#                         the table the faults work on: 48 files of 7,000
+#                         rows in two partition levels (gen_small_files.cjs)
+#                         put on the server by the test's own client
+#                         (`UP LOCAL_DIR`), made a Delta table by `loom
+#                         convert` (ENV set for it) with no faults yet, fetched
+#                         back (`DOWN LOCAL_DIR` into $TEST_TMP/d0) and
+#                         fingerprinted by the oracle: sets fp0
 proxy_pid=""
+
+fault_table() {
+  local uri=$1 up=$2 down=$3
+  shift 3
+  local base="$TEST_TMP/base"
+  NODE_PATH="${LOOM_ORACLE_NODE_PATH:-$LOOM_SOURCE_DIR/build/oracle-deps/node_modules}" \
+    node "$TOOLS/gen_small_files.cjs" "$base" 2 48 7000
+  expect "upload the Parquet files" "$up" "$base"
+  expect "convert ${uri%%://*}://" env "$@" "$LOOM_BIN" convert "$uri" --partition-by p,q > /dev/null
+  "$down" "$TEST_TMP/d0"
+  oracle fingerprint "$TEST_TMP/d0" > "$TEST_TMP/fp0.json"
+  fp0=$(jsq "$TEST_TMP/fp0.json" 'd.hash + "/" + d.rows')
+  expect "the converted table has its rows" jsq --assert "$TEST_TMP/fp0.json" 'd.rows === 48 * 7000'
+}
 start_proxy() {
   stop_proxy
   rm -f "$TEST_TMP/proxy.port"
