@@ -39,11 +39,37 @@ static void parallel_worker(void *arg)
 	}
 }
 
-int loom_parallel_for(size_t n, size_t threads, loom_index_fn fn, void *ctx, int *results)
+/* The threads beyond the caller's: tasks of a group on `pool`, or workers
+ * of a short-lived pool. Either way the calling thread works too, so
+ * queueing that fails is no failure: the calls then run here. */
+static void parallel_spread(parallel_run *r, loom_threadpool *pool, size_t threads)
 {
-	loom_threadpool *pool = NULL;
-	parallel_run r;
+	loom_threadpool *own = NULL;
+	loom_taskgroup g;
 	size_t t;
+
+	if (threads > r->n)
+		threads = r->n;
+	if (pool) {
+		loom_taskgroup_init(&g, pool);
+		for (t = 1; t < threads; t++)
+			loom_taskgroup_run(&g, parallel_worker, r);
+		parallel_worker(r);
+		loom_taskgroup_wait(&g);
+		return;
+	}
+	if (threads > 1 && loom_threadpool_new(&own, threads - 1) == 0)
+		for (t = 1; t < threads; t++)
+			if (loom_threadpool_submit(own, parallel_worker, r) < 0)
+				break;
+	parallel_worker(r);
+	loom_threadpool_free(own);
+}
+
+int loom_parallel_for_on(loom_threadpool *pool, size_t n, size_t threads, loom_index_fn fn,
+                         void *ctx, int *results)
+{
+	parallel_run r;
 
 	if (n == 0)
 		return 0;
@@ -56,16 +82,12 @@ int loom_parallel_for(size_t n, size_t threads, loom_index_fn fn, void *ctx, int
 	atomic_init(&r.next, 0);
 	if (pthread_mutex_init(&r.lock, NULL) != 0)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "cannot create a mutex");
-	if (threads > n)
-		threads = n;
-	/* the calling thread works too, so a pool that cannot start is no
-	 * failure: the calls then run here, one after another */
-	if (threads > 1 && loom_threadpool_new(&pool, threads - 1) == 0)
-		for (t = 1; t < threads; t++)
-			if (loom_threadpool_submit(pool, parallel_worker, &r) < 0)
-				break;
-	parallel_worker(&r);
-	loom_threadpool_free(pool);
+	parallel_spread(&r, pool, threads);
 	pthread_mutex_destroy(&r.lock);
 	return r.first_failed < n ? loom_err_raise(&r.first) : 0;
+}
+
+int loom_parallel_for(size_t n, size_t threads, loom_index_fn fn, void *ctx, int *results)
+{
+	return loom_parallel_for_on(NULL, n, threads, fn, ctx, results);
 }

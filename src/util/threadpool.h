@@ -51,6 +51,11 @@ typedef int (*loom_index_fn)(void *ctx, size_t index);
  * Returns 0, or the error of the failing call with the lowest index,
  * raised again on this thread (the same error whatever the timing). */
 int loom_parallel_for(size_t n, size_t threads, loom_index_fn fn, void *ctx, int *results);
+/* The same on the threads of `pool` (NULL: a short-lived pool of its
+ * own), `threads` counting the caller's: for callers whose threads come
+ * are already someone's (the rewrite pipeline's, from the CPU budget). */
+int loom_parallel_for_on(loom_threadpool *pool, size_t n, size_t threads, loom_index_fn fn,
+                         void *ctx, int *results);
 
 /* Online CPUs (at least 1). */
 size_t loom_cpu_count(void);

@@ -230,16 +230,16 @@ static int add_lines(void *ctx, int64_t version, int64_t winners_hwm, loom_buf *
 			continue;
 		for (j = 0; j < ac->units[i].result.num_files; j++) {
 			const pipe_output *o = &ac->units[i].result.files[j];
-			delta_add_spec a;
-			memset(&a, 0, sizeof(a));
-			a.path_raw = o->path_raw;
-			a.partition_values = like->partition_values;
-			a.num_partition_values = like->num_partition_values;
-			a.size = o->size;
-			a.modification_time = o->modification_time;
-			a.stats = o->stats;
-			a.tag_key = ac->job->tag_key;
-			a.tag_value = ac->job->tag_value;
+			delta_add_spec a = {
+				.path_raw = o->path_raw,
+				.partition_values = like->partition_values,
+				.num_partition_values = like->num_partition_values,
+				.size = o->size,
+				.modification_time = o->modification_time,
+				.stats = o->stats,
+				.tag_key = ac->job->tag_key,
+				.tag_value = ac->job->tag_value,
+			};
 			if (ac->job->clustering_provider) {
 				delta_kv *zt = ac->zcube_tags;
 				zt[0].key = "ZCUBE_ID";
@@ -525,11 +525,12 @@ static int commit_pending(partial_run *pr)
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory committing finished units");
 		goto done;
 	}
-	memset(&sub, 0, sizeof(sub));
-	sub.target = plan->target;
-	sub.read_version = plan->read_version;
-	sub.considered = plan->considered;
-	sub.partitions = plan->partitions;
+	sub = (compact_plan){
+		.target = plan->target,
+		.read_version = plan->read_version,
+		.considered = plan->considered,
+		.partitions = plan->partitions,
+	};
 	for (k = 0; k < n; k++) {
 		const pipe_unit *u = &pr->units[pr->pending[k]];
 		us[k] = *u; /* a view: the results stay the unit's */
@@ -613,22 +614,22 @@ static int execute_partial(loom_op_result *out, loom_store *store, const delta_s
                            const compact_plan *plan, pipe_exec *x, pipe_unit *units, size_t nunits,
                            const optimize_job *job, pipe_progress_fn progress, void *progress_ctx)
 {
-	partial_run pr;
+	partial_run pr = {
+		.store = store,
+		.snap = snap,
+		.plan = plan,
+		.units = units,
+		.job = job,
+		.totals.version = -1,
+		.progress = progress,
+		.progress_ctx = progress_ctx,
+		.pending = loom_calloc(nunits + 1, sizeof(size_t)),
+		.settled = loom_calloc(nunits + 1, 1),
+	};
 	loom_error run_err;
 	size_t i, left = 0;
 	int rc;
 
-	memset(&pr, 0, sizeof(pr));
-	pr.store = store;
-	pr.snap = snap;
-	pr.plan = plan;
-	pr.units = units;
-	pr.job = job;
-	pr.totals.version = -1;
-	pr.progress = progress;
-	pr.progress_ctx = progress_ctx;
-	pr.pending = loom_calloc(nunits + 1, sizeof(*pr.pending));
-	pr.settled = loom_calloc(nunits + 1, 1);
 	if (!pr.pending || !pr.settled || pthread_mutex_init(&pr.lock, NULL) != 0) {
 		loom_free(pr.pending);
 		loom_free(pr.settled);

@@ -522,74 +522,56 @@ typedef struct run_state {
 	pipe_unit *units;
 	size_t n, workers_per_unit;
 	int64_t memory_per_unit;
-	atomic_size_t next;
 	atomic_size_t done;
 	atomic_int failed;
 	pipe_progress_fn progress;
 	void *progress_ctx;
 } run_state;
 
-static void run_one(run_state *s, pipe_unit *u)
+/* One unit, or its knock-on stop once another has failed. */
+static int run_one(void *ctx, size_t i)
 {
+	run_state *s = ctx;
+	pipe_unit *u = &s->units[i];
 	if (atomic_load(&s->failed)) {
 		u->rc = LOOM_ECANCELLED;
 		loom_err(LOOM_ECANCELLED, LOOM_ERRCLASS_OPS, "stopped after another unit of work failed");
 		loom_err_copy(&u->err);
-		return;
+		return u->rc;
 	}
 	u->rc = run_unit(s->x, u, s->workers_per_unit, s->memory_per_unit);
 	if (u->rc < 0) {
 		loom_err_copy(&u->err);
 		atomic_store(&s->failed, 1);
-		return;
+		return u->rc;
 	}
 	if (s->progress)
 		s->progress(s->progress_ctx, u, atomic_fetch_add(&s->done, 1) + 1, s->n);
-}
-
-/* A worker taking units until none is left. */
-static void unit_worker(void *arg)
-{
-	run_state *s = arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&s->next, 1);
-		if (i >= s->n)
-			return;
-		run_one(s, &s->units[i]);
-	}
+	return 0;
 }
 
 int pipe_exec_run(pipe_exec *x, pipe_unit *units, size_t n, pipe_progress_fn progress,
                   void *progress_ctx)
 {
-	run_state s;
+	/* enough units for every worker: each runs units alone, one after
+	 * another; fewer: one at a time here, with every worker */
+	const int spread = n >= x->workers && x->workers > 1;
+	run_state s = {
+		.x = x,
+		.units = units,
+		.n = n,
+		.workers_per_unit = spread ? 1 : x->workers,
+		.memory_per_unit = spread ? x->memory / (int64_t)x->workers : x->memory,
+		.progress = progress,
+		.progress_ctx = progress_ctx,
+	};
 	size_t i;
-	memset(&s, 0, sizeof(s));
-	s.x = x;
-	s.units = units;
-	s.n = n;
-	s.progress = progress;
-	s.progress_ctx = progress_ctx;
-	atomic_init(&s.next, 0);
+	int rc;
 	atomic_init(&s.done, 0);
 	atomic_init(&s.failed, 0);
-	if (n >= x->workers && x->workers > 1) {
-		loom_taskgroup g;
-		s.workers_per_unit = 1;
-		s.memory_per_unit = x->memory / (int64_t)x->workers;
-		loom_taskgroup_init(&g, x->pool);
-		/* the waiting thread helps, so one task fewer than workers keeps
-		 * exactly `workers` units running */
-		for (i = 0; i + 1 < x->workers; i++)
-			loom_taskgroup_run(&g, unit_worker, &s);
-		unit_worker(&s);
-		loom_taskgroup_wait(&g);
-	} else {
-		s.workers_per_unit = x->workers;
-		s.memory_per_unit = x->memory;
-		for (i = 0; i < n; i++)
-			run_one(&s, &units[i]);
-	}
+	rc = loom_parallel_for_on(x->pool, n, spread ? x->workers : 1, run_one, &s, NULL);
+	if (rc == 0)
+		return 0;
 	/* the first real failure (not a knock-on stop) is the one to report */
 	for (i = 0; i < n; i++)
 		if (units[i].rc < 0 && units[i].rc != LOOM_ECANCELLED)
@@ -597,5 +579,5 @@ int pipe_exec_run(pipe_exec *x, pipe_unit *units, size_t n, pipe_progress_fn pro
 	for (i = 0; i < n; i++)
 		if (units[i].rc < 0)
 			return loom_err_raise(&units[i].err);
-	return 0;
+	return rc;
 }
