@@ -1,8 +1,9 @@
 /* fuzz_delta_actions.c - commit lines (and V2 JSON checkpoint lines)
- * through both action parsers: the jansson one and the fast path for
- * add/remove lines (src/delta/actions_fast.c). Differential: whenever the
- * fast path accepts a line, the full parser must accept it too and agree on
- * every field the fast path fills. */
+ * through both action parsers: the jansson one and the fast paths for
+ * add/remove lines and for commitInfo lines (src/delta/actions_fast.c).
+ * Differential: whenever a fast path accepts a line, the full parser must
+ * accept it too and agree on the action and every field the fast path
+ * fills. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			loom_buf id = LOOM_BUF_INIT;
 			(void)delta_dv_unique_id(&full.u.file.dv, &id);
 			loom_buf_dispose(&id);
+		}
+		delta_parse_scratch_reset(&fast_scratch);
+		if (delta_action_commit_info_fast(p, len, &fast_scratch) == 1) {
+			if (rc < 0)
+				fprintf(stderr, "full parser: %s\n", loom_error_last()->message);
+			AGREE(rc == 0, "whether the commitInfo line is valid");
+			AGREE(full.type == DELTA_ACT_COMMIT_INFO, "the commitInfo action type");
 		}
 		json_decref(root);
 		(void)delta_stats_num_records(p, len);

@@ -161,6 +161,13 @@ int delta_action_parse_line(const char *line, size_t len, const char *where,
 int delta_action_parse_fast(const char *line, size_t len, const char *where,
                             delta_parse_scratch *scratch, delta_action *out);
 
+/* Fast check of a line holding exactly one commitInfo action, for a
+ * reader that does not use its contents: 1 when the line is that and
+ * valid JSON throughout (checked without building a tree), 0 when it is
+ * anything else or unusual (then parse it with delta_action_parse_line),
+ * or a negative code. Uses scratch memory. */
+int delta_action_commit_info_fast(const char *line, size_t len, delta_parse_scratch *scratch);
+
 /* Parse an action object whose type is already known (`name` = "add",
  * "remove", ...) from JSON value `obj`. Same error rules. */
 int delta_action_parse_object(const char *name, json_t *obj, const char *where,

@@ -449,39 +449,65 @@ static int file_obj(fp *f, int is_add, delta_file *out)
 	return 1;
 }
 
+/* Point `f` at a NUL-terminated copy of the line in scratch memory (str()
+ * unescapes in place), from byte `from` on. */
+static int fp_on_copy(fp *f, const char *line, size_t len, size_t from, delta_parse_scratch *sc)
+{
+	char *copy = loom_arena_alloc(&sc->arena, len + 1);
+	if (!copy)
+		return LOOM_ENOMEM;
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	f->p = copy + from;
+	f->end = copy + len;
+	f->arena = &sc->arena;
+	return 0;
+}
+
+/* The line's object closes here, and nothing but blanks follows. */
+static int line_closes(fp *f)
+{
+	ws(f);
+	if (f->p >= f->end || *f->p != '}')
+		return 0;
+	f->p++;
+	ws(f);
+	return f->p == f->end;
+}
+
 int delta_action_parse_fast(const char *line, size_t len, const char *where,
                             delta_parse_scratch *sc, delta_action *out)
 {
 	fp f;
-	char *copy, *k;
+	char *k;
 	int is_add, first = 1;
 
 	/* cheap rejection: only lines starting with {"add" / {"remove" */
 	if (len < 10 || line[0] != '{' ||
 	    (memcmp(line, "{\"add\":", 7) != 0 && memcmp(line, "{\"remove\":", 10) != 0))
 		return 0;
-	copy = loom_arena_alloc(&sc->arena, len + 1);
-	if (!copy)
+	if (fp_on_copy(&f, line, len, 1, sc) < 0)
 		return LOOM_ENOMEM;
-	memcpy(copy, line, len);
-	copy[len] = '\0';
-	f.p = copy + 1;
-	f.end = copy + len;
-	f.arena = &sc->arena;
 	if (member(&f, &first, &k) != 1)
 		return 0;
 	is_add = strcmp(k, "add") == 0;
 	memset(out, 0, sizeof(*out));
-	if (!file_obj(&f, is_add, &out->u.file))
-		return 0;
-	ws(&f);
-	if (f.p >= f.end || *f.p != '}')
-		return 0;
-	f.p++;
-	ws(&f);
-	if (f.p != f.end)
+	if (!file_obj(&f, is_add, &out->u.file) || !line_closes(&f))
 		return 0;
 	out->type = is_add ? DELTA_ACT_ADD : DELTA_ACT_REMOVE;
 	LOOM_TRY(delta_file_make_key(&out->u.file, sc, where));
 	return 1;
+}
+
+int delta_action_commit_info_fast(const char *line, size_t len, delta_parse_scratch *sc)
+{
+	static const char head[] = "{\"commitInfo\":";
+	fp f;
+
+	if (len < sizeof(head) || memcmp(line, head, sizeof(head) - 1) != 0)
+		return 0;
+	if (fp_on_copy(&f, line, len, sizeof(head) - 1, sc) < 0)
+		return LOOM_ENOMEM;
+	ws(&f);
+	return f.p < f.end && *f.p == '{' && skip(&f, 1) && line_closes(&f);
 }

@@ -2,12 +2,14 @@
  * the replay on object stores.
  *
  * On a store whose every read is a request (LOOM_STORE_CAP_REQUEST_READS:
- * S3, Azure), replaying 1,000 commits one GET at a time waits for 1,000
- * round trips in a row. A fetcher reads the files in the order the replay
- * takes them, LOG_FETCH_THREADS at a time, in windows of at most
- * LOG_FETCH_WINDOW_FILES files and LOG_FETCH_WINDOW_BYTES listed bytes
- * (at least one file), so memory stays bounded however long the log. On
- * other stores no fetcher is made and the replay reads each file itself. */
+ * S3, Azure, GCS), replaying 100,000 commits one GET at a time waits for
+ * 100,000 round trips in a row. A fetcher keeps LOG_FETCH_THREADS reads
+ * in flight, in the order the replay takes the files, on a sliding
+ * window: at most LOG_FETCH_AHEAD_FILES files and LOG_FETCH_AHEAD_BYTES
+ * listed bytes (at least one file) fetched and not yet taken, so memory
+ * stays bounded however long the log, and a file taken frees its place
+ * for the next read at once (no pause at window boundaries). On other
+ * stores no fetcher is made and the replay reads each file itself. */
 #ifndef LOOM_DELTA_LOG_FETCH_H
 #define LOOM_DELTA_LOG_FETCH_H
 
@@ -16,9 +18,9 @@
 #include "delta/log_listing.h"
 #include "util/buf.h"
 
-#define LOG_FETCH_THREADS 16
-#define LOG_FETCH_WINDOW_FILES 64
-#define LOG_FETCH_WINDOW_BYTES (64u << 20)
+#define LOG_FETCH_THREADS 32
+#define LOG_FETCH_AHEAD_FILES 256
+#define LOG_FETCH_AHEAD_BYTES (64u << 20)
 
 typedef struct delta_log_fetch delta_log_fetch;
 
@@ -33,7 +35,7 @@ int delta_log_fetch_new(delta_log_fetch **out, loom_store *store,
  * store's error, when its file's turn comes. */
 int delta_log_fetch_take(delta_log_fetch *f, size_t i, loom_buf *out);
 
-/* Wait for requests in flight and free. NULL is fine. */
+/* Stop fetching, wait for the reads in flight and free. NULL is fine. */
 void delta_log_fetch_free(delta_log_fetch *f);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "delta/last_checkpoint.h"
+#include "delta/log_list_split.h"
 #include "store/client.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -22,39 +23,6 @@ const char *delta_checkpoint_kind_name(delta_checkpoint_kind k)
 	case DELTA_CKPT_V2_PARQUET: return "v2-parquet";
 	default: return "none";
 	}
-}
-
-typedef struct list_ctx {
-	delta_log_listing *l;
-	int rc;
-} list_ctx;
-
-static int on_entry(const loom_store_entry *e, void *payload)
-{
-	list_ctx *c = payload;
-	const char *base;
-	delta_log_file f;
-
-	if (e->is_dir)
-		return 0;
-	base = strrchr(e->key, '/');
-	base = base ? base + 1 : e->key;
-	memset(&f, 0, sizeof(f));
-	if (!delta_log_name_parse(base, strlen(base), &f.name))
-		return 0;
-	f.key = loom_strdup(e->key);
-	if (!f.key) {
-		c->rc = LOOM_ENOMEM;
-		return 1;
-	}
-	f.size = e->size;
-	f.mtime_ms = e->mtime_ms;
-	if (loom_vec_push(&c->l->files, &f) < 0) {
-		loom_free(f.key);
-		c->rc = LOOM_ENOMEM;
-		return 1;
-	}
-	return 0;
 }
 
 static int kind_rank(delta_checkpoint_kind k)
@@ -201,7 +169,6 @@ int delta_log_list_from(loom_store *store, int64_t from_version,
 
 static int list_once(loom_store *store, int64_t from_version, delta_log_listing *out)
 {
-	list_ctx c = { out, 0 };
 	size_t i, n, vstart;
 	char start_after[64];
 	int rc;
@@ -219,10 +186,7 @@ static int list_once(loom_store *store, int64_t from_version, delta_log_listing 
 		delta_log_format_version(from_version - 1, vv);
 		snprintf(start_after, sizeof(start_after), DELTA_LOG_DIR "%s.~", vv);
 	}
-	rc = store->list(store, DELTA_LOG_DIR, from_version > 0 ? start_after : NULL, 0,
-	                 on_entry, &c);
-	if (c.rc < 0)
-		rc = c.rc;
+	rc = delta_log_list_files(store, from_version > 0 ? start_after : NULL, &out->files);
 	if (rc < 0) {
 		delta_log_listing_dispose(out);
 		return loom_err_wrap("listing " DELTA_LOG_DIR);
@@ -285,12 +249,9 @@ static int list_once(loom_store *store, int64_t from_version, delta_log_listing 
 
 void delta_log_listing_dispose(delta_log_listing *l)
 {
-	size_t i;
 	if (!l)
 		return;
-	for (i = 0; i < l->files.len; i++)
-		loom_free(((delta_log_file *)loom_vec_at(&l->files, i))->key);
-	loom_vec_dispose(&l->files);
+	delta_log_files_dispose(&l->files);
 	loom_vec_dispose(&l->checkpoints);
 }
 

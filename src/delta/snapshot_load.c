@@ -73,6 +73,13 @@ static int oom(void)
 	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory during log replay");
 }
 
+/* Does the replay keep the commitInfo of the file being read? */
+static int wants_commit_info(const replay *r)
+{
+	return !r->in_checkpoint && !r->in_compaction && r->cur_version == r->snap->version &&
+	       !r->snap->commit_info;
+}
+
 /* The reconciliation step for one action (newest first: first seen wins). */
 static int replay_action(void *ctx, const delta_action *a)
 {
@@ -140,8 +147,7 @@ static int replay_action(void *ctx, const delta_action *a)
 	case DELTA_ACT_COMMIT_INFO:
 		/* only the commit file of the snapshot version has it
 		 * (checkpoints and compactions drop commitInfo) */
-		if (!r->in_checkpoint && !r->in_compaction && r->cur_version == s->version &&
-		    !s->commit_info) {
+		if (wants_commit_info(r)) {
 			char *text = json_dumps(a->json, JSON_COMPACT | JSON_PRESERVE_ORDER);
 			json_t *ict = json_object_get(a->json, "inCommitTimestamp");
 			if (!text)
@@ -195,10 +201,9 @@ static int split_lines(const char *p, size_t n, loom_vec *spans)
 {
 	size_t i = 0;
 	while (i < n) {
-		size_t e = i;
+		const char *nl = memchr(p + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - p) : n;
 		line_span sp;
-		while (e < n && p[e] != '\n')
-			e++;
 		sp.off = i;
 		sp.len = e - i;
 		if (sp.len && p[i + sp.len - 1] == '\r')
@@ -248,6 +253,15 @@ static int replay_json_file(replay *r, const char *key, int reverse,
 		if (blank(b.ptr + sp->off, sp->len))
 			continue;
 		nonblank++;
+		/* commitInfo counts only in the snapshot version's commit: in
+		 * every other it is checked as JSON, and skipped */
+		if (!wants_commit_info(r) &&
+		    (rc = delta_action_commit_info_fast(b.ptr + sp->off, sp->len, &r->sc)) != 0) {
+			if (rc == 1)
+				rc = 0;
+			delta_parse_scratch_reset(&r->sc);
+			continue;
+		}
 		snprintf(where, sizeof(where), "%s line %zu", key, li + 1);
 		rc = delta_action_parse_fast(b.ptr + sp->off, sp->len, where, &r->sc, &act);
 		if (rc == 0)

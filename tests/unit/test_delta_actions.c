@@ -143,6 +143,46 @@ TEST(repeated_map_keys_keep_the_last_value)
 	delta_parse_scratch_dispose(&s);
 }
 
+/* commitInfo lines the replay does not keep are checked without a tree:
+ * taken only when jansson takes them as a commitInfo too. */
+TEST(commit_info_fast_check)
+{
+	static const char *const taken[] = {
+		"{\"commitInfo\":{\"timestamp\":1,\"operation\":\"WRITE\",\"operationParameters\":"
+		"{\"mode\":\"Append\",\"partitionBy\":\"[\\\"d\\\"]\"},\"isBlindAppend\":true,"
+		"\"metrics\":[1,2.5,-3e10,null,false],\"x\":{}}}",
+		"{\"commitInfo\": { \"a\" : [ ] } } ",
+	};
+	static const char *const declined[] = {
+		"{\"commitInfo\":{\"a\":1},\"add\":{}}",   /* two actions */
+		"{\"commitInfo\":[]}",                      /* not an object */
+		"{\"commitInfo\":{\"a\":01}}",              /* not JSON */
+		"{\"commitInfo\":{\"a\":\"\\u0000\"}}",    /* NUL: jansson decides */
+		"{\"commitInfo\":{\"a\":\"caf\xc3\xa9\"}}", /* UTF-8: jansson checks it */
+		"{\"commitInfo\":{\"a\":1}",                /* cut short */
+		"{\"add\":{\"path\":\"p\",\"partitionValues\":{},\"size\":1}}",
+	};
+	size_t i;
+	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		delta_parse_scratch s;
+		delta_action a;
+		json_t *root = NULL;
+		delta_parse_scratch_init(&s);
+		CHECK_INT(delta_action_commit_info_fast(taken[i], strlen(taken[i]), &s), 1);
+		CHECK_OK(delta_action_parse_line(taken[i], strlen(taken[i]), "t", &s, &root, &a));
+		CHECK_INT(a.type, DELTA_ACT_COMMIT_INFO);
+		json_decref(root);
+		delta_parse_scratch_dispose(&s);
+	}
+	for (i = 0; i < sizeof(declined) / sizeof(declined[0]); i++) {
+		delta_parse_scratch s;
+		delta_parse_scratch_init(&s);
+		if (delta_action_commit_info_fast(declined[i], strlen(declined[i]), &s) != 0)
+			TEST_FAIL_AT("commitInfo fast check took line %zu: %s", i, declined[i]);
+		delta_parse_scratch_dispose(&s);
+	}
+}
+
 TEST(stats_num_records_scanner)
 {
 	const char *s1 = "{\"minValues\":{\"numRecords\":5,\"a\":\"}\"},\"numRecords\":42}";
@@ -160,6 +200,7 @@ int main(void)
 	RUN(fast_path_agrees_with_jansson);
 	RUN(fast_path_declines_unusual_lines);
 	RUN(repeated_map_keys_keep_the_last_value);
+	RUN(commit_info_fast_check);
 	RUN(stats_num_records_scanner);
 	return test_summary();
 }
