@@ -322,7 +322,10 @@ static void lane_task_run(void *arg)
 	lane_task *t = arg;
 	pipe_unit *u = t->ur->u;
 	pipe_writer pw;
-	unit_writer(t->ur, &pw, &t->res, 0); /* the lanes are the parallelism */
+	/* with several workers, column-parallel encoding too: a lane that
+	 * runs on after the others finished gets their threads instead of
+	 * running alone on one core */
+	unit_writer(t->ur, &pw, &t->res, t->ur->workers > 1);
 	for (;;) {
 		const pq_batch *b = NULL;
 		if ((t->rc = u->ops->pull(u->stage, t->lane, &b)) < 0 || !b)

@@ -33,6 +33,7 @@ typedef struct zlane {
 	pq_batch out[2];             /* alternate: the writer may still hold
 	                                the previous one */
 	int out_i, emitting;
+	int finished;                /* counted in zsorter.lanes_done */
 	size_t emit_pos, chunk;
 	size_t range, range_end;     /* ranges left to this lane */
 	void *scratch;               /* spill read buffer */
@@ -411,6 +412,14 @@ static int load_next_range(zsorter *s, zlane *L)
 	return 0;
 }
 
+/* Whether this is the only lane still emitting: its gather may then take
+ * the threads the finished lanes left, so a late lane does not run alone
+ * on one core while the others idle. */
+static int alone(zsorter *s)
+{
+	return __atomic_load_n(&s->lanes_done, __ATOMIC_RELAXED) + 1 >= s->nlanes;
+}
+
 static int sorter_pull(void *st, size_t lane, const pq_batch **out)
 {
 	zsorter *s = st;
@@ -422,8 +431,13 @@ static int sorter_pull(void *st, size_t lane, const pq_batch **out)
 		if (!L->emitting) {
 			if (s->overflow)
 				LOOM_TRY(load_next_range(s, L));
-			if (!L->acc.columns || L->acc.num_rows == 0)
+			if (!L->acc.columns || L->acc.num_rows == 0) {
+				if (!L->finished) {
+					L->finished = 1;
+					__atomic_add_fetch(&s->lanes_done, 1, __ATOMIC_RELAXED);
+				}
 				return 0; /* every row of this lane emitted */
+			}
 			LOOM_TRY(start_emit(s, L));
 		}
 		if (L->emit_pos < L->acc.num_rows) {
@@ -433,7 +447,7 @@ static int sorter_pull(void *st, size_t lane, const pq_batch **out)
 				n = L->chunk;
 			pq_batch_clear(o);
 			LOOM_TRY(zg_gather_pool(o, &L->acc, &L->ix, L->idx + L->emit_pos, n,
-			                        s->nlanes > 1 ? NULL : s->gather_pool));
+			                        alone(s) ? s->gather_pool : NULL));
 			L->emit_pos += n;
 			*out = o;
 			return 0;

@@ -74,6 +74,8 @@ typedef struct zsorter {
 	size_t nwork;
 	struct zlane *lane;
 	size_t nlanes, nlane_max;
+	size_t lanes_done;           /* lanes that emitted their last row (atomic):
+	                                the last one left gathers on the pool */
 	int failed;                  /* flushing the stages failed */
 	loom_error fail_err;
 } zsorter;
