@@ -14,6 +14,7 @@
 
 #include "store/azure/azure_int.h"
 #include "store/http/encode.h"
+#include "store/http/http_writer.h"
 #include "store/http/xml.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -30,14 +31,9 @@ typedef struct block_task {
 } block_task;
 
 struct azure_writer {
-	loom_store_writer base;
+	http_writer h;             /* first; its parts: s->blocks */
 	azure_store *s;
-	char *key;
-	unsigned int flags;
 	char id_base[40];          /* random per upload: block ids never clash */
-	uint8_t *cur;              /* the block being filled (from s->blocks) */
-	int pooled;                /* counted among s->blocks' writers */
-	size_t cur_len;
 	size_t n_blocks;           /* blocks handed to the pool */
 	loom_threadpool *pool;
 	pthread_mutex_t lock;
@@ -64,7 +60,7 @@ static int put_block(azure_writer *w, size_t index, const uint8_t *data, size_t 
 	loom_buf id = LOOM_BUF_INIT;
 	int rc;
 
-	http_call_init(&c, "PUT", w->key, LOOM_STORE_REQ_PUT);
+	http_call_init(&c, "PUT", w->h.key, LOOM_STORE_REQ_PUT);
 	c.req.body = data;
 	c.req.body_len = len;
 	c.req.idempotent = 1; /* the same id with the same bytes */
@@ -112,8 +108,9 @@ static int block_failure(azure_writer *w)
 }
 
 /* Hand the filled block to the pool, waiting while enough are in flight. */
-static int submit_block(azure_writer *w)
+static int submit_block(http_writer *hw)
 {
+	azure_writer *w = (azure_writer *)hw;
 	block_task *t;
 	int rc;
 	if (!w->pool)
@@ -127,10 +124,10 @@ static int submit_block(azure_writer *w)
 	pthread_mutex_unlock(&w->lock);
 	t->w = w;
 	t->index = w->n_blocks++;
-	t->data = w->cur;
-	t->len = w->cur_len;
-	w->cur = NULL;
-	w->cur_len = 0;
+	t->data = hw->cur;
+	t->len = hw->cur_len;
+	hw->cur = NULL;
+	hw->cur_len = 0;
 	if ((rc = loom_threadpool_submit(w->pool, run_block, t)) < 0) {
 		pthread_mutex_lock(&w->lock);
 		w->in_flight--;
@@ -141,25 +138,12 @@ static int submit_block(azure_writer *w)
 	return rc;
 }
 
+/* An earlier block's failure stops the writer at once. */
 static int writer_write(loom_store_writer *base, const void *data, size_t len)
 {
 	azure_writer *w = (azure_writer *)base;
-	const uint8_t *p = data;
-	size_t bs = (size_t)w->s->block_size;
 	LOOM_TRY(block_failure(w));
-	while (len) {
-		size_t n;
-		if (!w->cur && !(w->cur = part_pool_take(&w->s->blocks)))
-			return LOOM_ENOMEM; /* the pool said so */
-		n = bs - w->cur_len < len ? bs - w->cur_len : len;
-		memcpy(w->cur + w->cur_len, p, n);
-		w->cur_len += n;
-		p += n;
-		len -= n;
-		if (w->cur_len == bs)
-			LOOM_TRY(submit_block(w));
-	}
-	return 0;
+	return http_writer_append(&w->h, data, len);
 }
 
 static void writer_free(azure_writer *w)
@@ -170,11 +154,7 @@ static void writer_free(azure_writer *w)
 	}
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->done);
-	part_pool_give(&w->s->blocks, w->cur);
-	if (w->pooled)
-		part_pool_writer_close(&w->s->blocks); /* after every block is back */
-	loom_free(w->key);
-	loom_free(w);
+	http_writer_free(&w->h); /* after every block is back */
 }
 
 /* A committed block list of this upload is there (a retried create-only
@@ -199,7 +179,7 @@ static int committed_by_us(azure_writer *w)
 	http_response r = HTTP_RESPONSE_INIT;
 	loom_buf id = LOOM_BUF_INIT;
 	find_block f = { NULL, 0 };
-	http_call_init(&c, "GET", w->key, LOOM_STORE_REQ_GET);
+	http_call_init(&c, "GET", w->h.key, LOOM_STORE_REQ_GET);
 	if (block_id(w, 0, &id) == 0 && http_call_param(&c, "comp", "blocklist") == 0 &&
 	    http_call_param(&c, "blocklisttype", "committed") == 0 && azure_send(w->s, &c, &r) == 0 &&
 	    r.status == 200) {
@@ -228,7 +208,7 @@ static int put_block_list(azure_writer *w)
 	}
 	if (rc == 0)
 		rc = loom_buf_puts(&xml, "</BlockList>\n");
-	http_call_init(&c, "PUT", w->key, LOOM_STORE_REQ_OTHER);
+	http_call_init(&c, "PUT", w->h.key, LOOM_STORE_REQ_OTHER);
 	c.req.body = xml.ptr;
 	c.req.body_len = xml.size;
 	c.req.idempotent = 1; /* a create-only retry that finds our blocks is checked below */
@@ -236,12 +216,12 @@ static int put_block_list(azure_writer *w)
 		rc = http_call_param(&c, "comp", "blocklist");
 	if (rc == 0)
 		rc = http_call_header(&c, "Content-Type", "application/xml");
-	if (rc == 0 && (w->flags & LOOM_PUT_IF_ABSENT))
+	if (rc == 0 && (w->h.flags & LOOM_PUT_IF_ABSENT))
 		rc = http_call_header(&c, "If-None-Match", "*");
 	if (rc == 0)
 		rc = azure_send(w->s, &c, &r);
 	if (rc == 0 && r.status != 201) {
-		if ((w->flags & LOOM_PUT_IF_ABSENT) && (r.status == 409 || r.status == 412)) {
+		if ((w->h.flags & LOOM_PUT_IF_ABSENT) && (r.status == 409 || r.status == 412)) {
 			if (!committed_by_us(w)) /* as azure_put_blob: curl may have resent it */
 				rc = azure_status_error(w->s, &c, &r, LOOM_EEXISTS);
 		} else {
@@ -261,10 +241,12 @@ static int writer_commit(loom_store_writer *base)
 	int rc = 0;
 	if (w->n_blocks == 0) {
 		/* it fits one block: one Put Blob */
-		rc = azure_put_blob(w->s, w->key, w->cur ? w->cur : (const uint8_t *)"", w->cur_len, w->flags);
+		size_t len;
+		const void *bytes = http_writer_held(&w->h, &len);
+		rc = azure_put_blob(w->s, w->h.key, bytes, len, w->h.flags);
 	} else {
-		if (w->cur_len)
-			rc = submit_block(w);
+		if (w->h.cur_len)
+			rc = submit_block(&w->h);
 		loom_threadpool_wait(w->pool);
 		if (rc == 0)
 			rc = block_failure(w);
@@ -280,39 +262,37 @@ static void writer_abort(loom_store_writer *base)
 	writer_free((azure_writer *)base);
 }
 
+static const http_writer_kind azure_writer_kind = {
+	.size = sizeof(azure_writer),
+	.methods = { writer_write, writer_commit, writer_abort },
+	.send_part = submit_block,
+};
+
 int azure_writer_open(loom_store *st, const char *key, unsigned int flags, loom_store_writer **out)
 {
 	azure_store *s = (azure_store *)st;
+	http_writer *hw;
 	azure_writer *w;
-	char id_base[33];
+	int rc;
 
 	*out = NULL;
-	LOOM_TRY(loom_store_check_key(key, "write"));
-	LOOM_TRY(loom_uuid_v4_hex(id_base));
-	if (!(w = loom_calloc(1, sizeof(*w))))
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
+	LOOM_TRY(http_writer_open(&hw, &azure_writer_kind, key, flags, &s->blocks));
+	w = (azure_writer *)hw;
+	if ((rc = loom_uuid_v4_hex(w->id_base)) < 0) {
+		http_writer_free(hw);
+		return rc;
+	}
 	if (pthread_mutex_init(&w->lock, NULL) != 0) {
-		loom_free(w);
+		http_writer_free(hw);
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "cannot create a mutex");
 	}
 	if (pthread_cond_init(&w->done, NULL) != 0) {
 		pthread_mutex_destroy(&w->lock);
-		loom_free(w);
+		http_writer_free(hw);
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "cannot create a condition variable");
 	}
 	w->s = s;
-	w->flags = flags;
 	w->failed_index = SIZE_MAX;
-	if (!(w->key = loom_strdup(key))) {
-		writer_free(w);
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
-	}
-	memcpy(w->id_base, id_base, sizeof(id_base));
-	part_pool_writer_open(&s->blocks);
-	w->pooled = 1;
-	w->base.write = writer_write;
-	w->base.commit = writer_commit;
-	w->base.abort = writer_abort;
-	*out = &w->base;
+	*out = &hw->base;
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "store/gcs/gcs_int.h"
+#include "store/http/http_writer.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/uuid.h"
@@ -80,18 +81,11 @@ done:
 /* ---- the writer -------------------------------------------------------------------- */
 
 typedef struct gcs_writer {
-	loom_store_writer base;
+	http_writer h;        /* first; whole: one media upload; parts: s->chunks */
 	gcs_store *s;
-	char *key;
-	unsigned int flags;
-	int whole;            /* create-only _delta_log/ key: one media upload */
-	loom_buf all;         /* whole: every byte */
-	uint8_t *cur;         /* the chunk being filled (from s->chunks) */
-	size_t cur_len;
-	uint64_t offset;      /* object offset of cur[0] */
+	uint64_t offset;      /* object offset of h.cur[0] */
 	char *session;        /* the resumable session URL, once opened */
 	char upload_id[40];   /* our id in the object's metadata */
-	int pooled;
 } gcs_writer;
 
 static int open_session(gcs_writer *w)
@@ -103,15 +97,15 @@ static int open_session(gcs_writer *w)
 	char loc[4096];
 	int rc;
 
-	gcs_call_init(&c, "POST", GCS_API_UPLOAD, w->key, LOOM_STORE_REQ_OTHER);
-	rc = gcs_object_name(s, w->key, &object);
+	gcs_call_init(&c, "POST", GCS_API_UPLOAD, w->h.key, LOOM_STORE_REQ_OTHER);
+	rc = gcs_object_name(s, w->h.key, &object);
 	if (rc == 0)
 		rc = loom_buf_printf(&body, "{\"metadata\":{\"loom-upload\":\"%s\"}}", w->upload_id);
 	if (rc == 0)
 		rc = http_call_param(&c, "uploadType", "resumable");
 	if (rc == 0)
 		rc = http_call_param(&c, "name", object.ptr);
-	if (rc == 0 && (w->flags & LOOM_PUT_IF_ABSENT))
+	if (rc == 0 && (w->h.flags & LOOM_PUT_IF_ABSENT))
 		rc = http_call_param(&c, "ifGenerationMatch", "0");
 	if (rc == 0)
 		rc = http_call_header(&c, "Content-Type", "application/json; charset=UTF-8");
@@ -124,7 +118,7 @@ static int open_session(gcs_writer *w)
 	c.req.idempotent = 1; /* another session: the first one just expires */
 	if ((rc = gcs_send(s, &c, &r)) < 0)
 		goto done;
-	if (r.status == 412 && (w->flags & LOOM_PUT_IF_ABSENT)) {
+	if (r.status == 412 && (w->h.flags & LOOM_PUT_IF_ABSENT)) {
 		rc = gcs_status_error(s, &c, &r, LOOM_EEXISTS);
 	} else if (r.status != 200 && r.status != 201) {
 		rc = gcs_status_error(s, &c, &r, 0);
@@ -176,7 +170,7 @@ static int session_put(gcs_writer *w, uint64_t from, uint64_t end, uint64_t tota
 		         (unsigned long long)(end - 1), size);
 	gcs_call_init(&c, "PUT", NULL, NULL, from == end ? LOOM_STORE_REQ_OTHER : LOOM_STORE_REQ_PUT);
 	c.url = w->session;
-	c.req.body = w->cur + (from - w->offset);
+	c.req.body = w->h.cur + (from - w->offset);
 	c.req.body_len = (size_t)(end - from);
 	c.req.idempotent = 0; /* resumed by hand below, from what the session holds */
 	c.req.key = NULL;
@@ -184,7 +178,7 @@ static int session_put(gcs_writer *w, uint64_t from, uint64_t end, uint64_t tota
 	if (rc == 0) {
 		char *shown = NULL;
 		loom_buf object = LOOM_BUF_INIT;
-		if (gcs_object_name(w->s, w->key, &object) == 0)
+		if (gcs_object_name(w->s, w->h.key, &object) == 0)
 			shown = object.ptr;
 		c.req.key = shown;
 		rc = gcs_send(w->s, &c, r);
@@ -213,17 +207,17 @@ static int published_by_us(gcs_writer *w)
 	char id[64];
 	int ours;
 	loom_err_copy(&failure);
-	ours = gcs_get_metadata(w->s, w->key, &e, NULL, id, sizeof(id)) == 0 &&
+	ours = gcs_get_metadata(w->s, w->h.key, &e, NULL, id, sizeof(id)) == 0 &&
 	       strcmp(id, w->upload_id) == 0;
 	loom_err_restore(&failure);
 	return ours;
 }
 
-/* Send cur[0, cur_len) as the chunk at w->offset; `last`: it ends the
+/* Send h.cur[0, h.cur_len) as the chunk at w->offset; `last`: it ends the
  * object. Resumes after failures, bounded by the retry policy. */
 static int send_chunk(gcs_writer *w, int last)
 {
-	uint64_t end = w->offset + w->cur_len, from = w->offset;
+	uint64_t end = w->offset + w->h.cur_len, from = w->offset;
 	uint64_t total = last ? end : UINT64_MAX;
 	unsigned int attempt;
 	int rc = 0;
@@ -238,7 +232,7 @@ static int send_chunk(gcs_writer *w, int last)
 			http_response_dispose(&r);
 			return last ? 0 : loom_err(LOOM_EIO, LOOM_ERRCLASS_STORE,
 			                           "PUT bucket \"%s\" object \"%s%s\": the resumable upload "
-			                           "ended before its last chunk", w->s->bucket, w->s->prefix, w->key);
+			                           "ended before its last chunk", w->s->bucket, w->s->prefix, w->h.key);
 		}
 		if (rc == 0 && r.status == 308) {
 			uint64_t have = persisted(&r);
@@ -269,7 +263,7 @@ static int send_chunk(gcs_writer *w, int last)
 			return rc < 0 ? rc : loom_err(LOOM_ETRANSIENT, LOOM_ERRCLASS_STORE,
 			                              "PUT bucket \"%s\" object \"%s%s\": the resumable upload "
 			                              "made no progress after %u attempts", w->s->bucket,
-			                              w->s->prefix, w->key, attempt);
+			                              w->s->prefix, w->h.key, attempt);
 		/* failed: wait, then ask the session what it holds */
 		store_count_retry(&w->s->h.counters);
 		retry_sleep_ms(retry_delay_ms(&w->s->h.retry, attempt));
@@ -299,34 +293,13 @@ static int send_chunk(gcs_writer *w, int last)
 	}
 }
 
-static int write_whole(gcs_writer *w, const void *data, size_t len)
+/* A full chunk and more bytes: it is not the last, send it. */
+static int send_full_chunk(http_writer *hw)
 {
-	return loom_buf_put(&w->all, data, len);
-}
-
-static int writer_write(loom_store_writer *base, const void *data, size_t len)
-{
-	gcs_writer *w = (gcs_writer *)base;
-	const uint8_t *p = data;
-	size_t cs = (size_t)w->s->chunk_size;
-	if (w->whole)
-		return write_whole(w, data, len);
-	while (len) {
-		size_t n;
-		if (w->cur_len == cs) {
-			/* a full chunk and more bytes: it is not the last, send it */
-			LOOM_TRY(send_chunk(w, 0));
-			w->offset += w->cur_len;
-			w->cur_len = 0;
-		}
-		if (!w->cur && !(w->cur = part_pool_take(&w->s->chunks)))
-			return LOOM_ENOMEM; /* the pool said so */
-		n = cs - w->cur_len < len ? cs - w->cur_len : len;
-		memcpy(w->cur + w->cur_len, p, n);
-		w->cur_len += n;
-		p += n;
-		len -= n;
-	}
+	gcs_writer *w = (gcs_writer *)hw;
+	LOOM_TRY(send_chunk(w, 0));
+	w->offset += hw->cur_len;
+	hw->cur_len = 0;
 	return 0;
 }
 
@@ -353,25 +326,22 @@ static void cancel_session(gcs_writer *w)
 
 static void writer_free(gcs_writer *w)
 {
-	part_pool_give(&w->s->chunks, w->cur);
-	if (w->pooled)
-		part_pool_writer_close(&w->s->chunks);
-	loom_buf_dispose(&w->all);
 	loom_free(w->session);
-	loom_free(w->key);
-	loom_free(w);
+	http_writer_free(&w->h);
 }
 
 static int writer_commit(loom_store_writer *base)
 {
 	gcs_writer *w = (gcs_writer *)base;
 	int rc;
-	if (w->whole)
-		rc = media_upload(w->s, w->key, w->all.ptr ? w->all.ptr : "", w->all.size, w->flags);
-	else if (!w->session && w->offset == 0)
-		rc = media_upload(w->s, w->key, w->cur ? (const void *)w->cur : "", w->cur_len, w->flags);
-	else if ((rc = send_chunk(w, 1)) < 0)
+	if (!w->session && w->offset == 0) {
+		/* buffered whole, or it fits one chunk: one media upload */
+		size_t len;
+		const void *bytes = http_writer_held(&w->h, &len);
+		rc = media_upload(w->s, w->h.key, bytes, len, w->h.flags);
+	} else if ((rc = send_chunk(w, 1)) < 0) {
 		cancel_session(w);
+	}
 	writer_free(w);
 	return rc;
 }
@@ -383,31 +353,30 @@ static void writer_abort(loom_store_writer *base)
 	writer_free(w);
 }
 
+static const http_writer_kind gcs_writer_kind = {
+	.size = sizeof(gcs_writer),
+	.methods = { http_writer_write, writer_commit, writer_abort },
+	.send_part = send_full_chunk,
+	.whole_log = 1,
+	.hold_full = 1,
+};
+
 int gcs_writer_open(loom_store *st, const char *key, unsigned int flags, loom_store_writer **out)
 {
 	gcs_store *s = (gcs_store *)st;
+	http_writer *hw;
 	gcs_writer *w;
-	char upload_id[33];
+	int rc;
 
 	*out = NULL;
-	LOOM_TRY(loom_store_check_key(key, "write"));
-	LOOM_TRY(loom_uuid_v4_hex(upload_id));
-	if (!(w = loom_calloc(1, sizeof(*w))))
-		return OOM();
-	memcpy(w->upload_id, upload_id, sizeof(upload_id));
-	w->s = s;
-	w->flags = flags;
-	w->whole = (flags & LOOM_PUT_IF_ABSENT) && strncmp(key, "_delta_log/", 11) == 0;
-	if (!(w->key = loom_strdup(key))) {
-		loom_free(w);
-		return OOM();
+	LOOM_TRY(http_writer_open(&hw, &gcs_writer_kind, key, flags, &s->chunks));
+	w = (gcs_writer *)hw;
+	if ((rc = loom_uuid_v4_hex(w->upload_id)) < 0) {
+		http_writer_free(hw);
+		return rc;
 	}
-	part_pool_writer_open(&s->chunks);
-	w->pooled = 1;
-	w->base.write = writer_write;
-	w->base.commit = writer_commit;
-	w->base.abort = writer_abort;
-	*out = &w->base;
+	w->s = s;
+	*out = &hw->base;
 	return 0;
 }
 

@@ -664,7 +664,7 @@ static int configure(s3_store *s, const char *uri, const store_config *cfg)
 		              "size of 5 MiB (5242880)", uri, (unsigned long long)s->part_size);
 	LOOM_TRY(store_opt_uint(cfg, "multipart_concurrency", "LOOM_MULTIPART_CONCURRENCY", 4, 64, &conc));
 	s->part_concurrency = conc ? (unsigned int)conc : 1;
-	LOOM_TRY(part_pool_init(&s->parts, (size_t)s->part_size + 1, s->part_concurrency + 1));
+	LOOM_TRY(part_pool_init(&s->parts, (size_t)s->part_size, s->part_concurrency + 1));
 	endpoint = store_opt(cfg, "AWS_ENDPOINT_URL", NULL);
 	if (!endpoint)
 		endpoint = store_opt(cfg, "AWS_ENDPOINT", NULL);

@@ -30,7 +30,7 @@ typedef struct s3_store {
 	unsigned int part_concurrency; /* parts in flight per writer */
 	pthread_mutex_t pool_lock;
 	loom_threadpool *uploads; /* part uploads, started on first use */
-	part_pool parts;        /* multipart part buffers (part_size + 1: loom_buf's NUL) */
+	part_pool parts;        /* multipart part buffers of part_size */
 } s3_store;
 
 /* One S3 request. `key` is the full object key in the bucket (NULL: a

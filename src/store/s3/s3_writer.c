@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/http/http_writer.h"
 #include "store/http/xml.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -40,14 +41,9 @@ typedef struct s3_part {
 } s3_part;
 
 typedef struct s3_writer {
-	loom_store_writer base;
+	http_writer h;         /* first; whole: one PUT at commit, whatever the size */
 	s3_store *s;
-	char *key;             /* relative to the root */
 	char *obj;             /* the object key in the bucket */
-	unsigned int flags;
-	int whole;             /* one PUT at commit, whatever the size */
-	int pooled;            /* counted among the part pool's writers */
-	loom_buf cur;          /* the part being filled */
 	uint64_t total;
 	char *upload_id;
 	int created;           /* CreateMultipartUpload was sent: twins may exist */
@@ -64,7 +60,8 @@ typedef struct s3_writer {
 typedef struct part_task {
 	s3_writer *w;
 	int number;
-	loom_buf data;
+	uint8_t *data;         /* a buffer of the part pool */
+	size_t len;
 } part_task;
 
 /* ---- requests ------------------------------------------------------------ */
@@ -204,8 +201,8 @@ static void upload_part_task(void *arg)
 		call.key = w->obj;
 		call.query = q;
 		call.n_query = 2;
-		call.body = t->data.ptr;
-		call.body_len = t->data.size;
+		call.body = t->data;
+		call.body_len = t->len;
 		call.idempotent = 1; /* a part uploaded again replaces itself */
 		call.kind = LOOM_STORE_REQ_PUT;
 		rc = s3_send(w->s, &call, &resp);
@@ -226,7 +223,7 @@ static void upload_part_task(void *arg)
 			part_failed(w);
 		http_response_dispose(&resp);
 	}
-	part_pool_give(&w->s->parts, loom_buf_detach(&t->data));
+	part_pool_give(&w->s->parts, t->data);
 	loom_free(t);
 	pthread_mutex_lock(&w->lock);
 	w->inflight--;
@@ -248,8 +245,9 @@ static int wait_parts(s3_writer *w, int max)
 }
 
 /* Hand the part buffer to the upload pool. */
-static int send_part(s3_writer *w)
+static int send_part(http_writer *hw)
 {
+	s3_writer *w = (s3_writer *)hw;
 	loom_threadpool *pool;
 	part_task *t;
 	int rc;
@@ -272,13 +270,16 @@ static int send_part(s3_writer *w)
 	w->parts[w->n_parts].etag = NULL;
 	t->w = w;
 	t->number = ++w->n_parts;
-	t->data = w->cur;
-	memset(&w->cur, 0, sizeof(w->cur));
+	t->data = hw->cur;
+	t->len = hw->cur_len;
+	hw->cur = NULL;
+	hw->cur_len = 0;
 	pthread_mutex_lock(&w->lock);
 	w->inflight++;
 	pthread_mutex_unlock(&w->lock);
 	if ((rc = loom_threadpool_submit(pool, upload_part_task, t)) < 0) {
-		w->cur = t->data;
+		hw->cur = t->data;
+		hw->cur_len = t->len;
 		loom_free(t);
 		w->n_parts--;
 		pthread_mutex_lock(&w->lock);
@@ -313,7 +314,7 @@ static int complete_upload(s3_writer *w)
 	call.query = q;
 	call.n_query = 1;
 	call.headers = h;
-	call.n_headers = (w->flags & LOOM_PUT_IF_ABSENT) ? 2 : 1;
+	call.n_headers = (w->h.flags & LOOM_PUT_IF_ABSENT) ? 2 : 1;
 	call.body = body.ptr;
 	call.body_len = body.size;
 	call.idempotent = 1;
@@ -329,7 +330,7 @@ static int complete_upload(s3_writer *w)
 			/* completed by an attempt whose answer was lost (ours, or
 			 * one curl repeated on a dead reused connection)? */
 			loom_store_entry e;
-			rc = w->s->h.base.stat(&w->s->h.base, w->key, &e);
+			rc = w->s->h.base.stat(&w->s->h.base, w->h.key, &e);
 			if (rc == 0 && e.size != w->total)
 				rc = S3_ERR(LOOM_EIO, "POST bucket \"%s\" key \"%s\": the upload vanished and the "
 				            "object has %llu bytes, not %llu", w->s->bucket, w->obj,
@@ -370,18 +371,11 @@ static void writer_release(s3_writer *w)
 	for (i = 0; i < w->n_parts; i++)
 		loom_free(w->parts[i].etag);
 	loom_free(w->parts);
-	if (w->whole)
-		loom_buf_dispose(&w->cur);
-	else
-		part_pool_give(&w->s->parts, loom_buf_detach(&w->cur));
-	if (w->pooled)
-		part_pool_writer_close(&w->s->parts); /* after every part is back */
 	loom_free(w->upload_id);
-	loom_free(w->key);
 	loom_free(w->obj);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->done);
-	loom_free(w);
+	http_writer_free(&w->h);
 }
 
 /* Abort the upload (and any twin), keeping the error being reported. */
@@ -401,47 +395,18 @@ static void abort_all(s3_writer *w)
 		loom_error_clear();
 }
 
-/* The part being filled gets a buffer of a whole part from the store's
- * pool (part_pool.h): never grown, so it goes back to the pool whole. */
-static int take_part_buffer(s3_writer *w)
-{
-	if (!(w->cur.ptr = part_pool_take(&w->s->parts)))
-		return LOOM_ENOMEM; /* the pool said so */
-	w->cur.asize = w->s->parts.size;
-	w->cur.size = 0;
-	w->cur.ptr[0] = '\0';
-	return 0;
-}
-
-static int writer_write(loom_store_writer *base, const void *data, size_t len)
-{
-	s3_writer *w = (s3_writer *)base;
-	const char *p = data;
-	while (len) {
-		size_t room = w->whole ? len : (size_t)(w->s->part_size - w->cur.size);
-		size_t n = len < room ? len : room;
-		if (!w->cur.ptr && !w->whole)
-			LOOM_TRY(take_part_buffer(w));
-		LOOM_TRY(loom_buf_put(&w->cur, p, n));
-		p += n;
-		len -= n;
-		w->total += n;
-		if (!w->whole && w->cur.size >= w->s->part_size)
-			LOOM_TRY(send_part(w));
-	}
-	return 0;
-}
-
 static int writer_commit(loom_store_writer *base)
 {
 	s3_writer *w = (s3_writer *)base;
 	int rc;
 	if (!w->upload_id) {
-		rc = s3_put_object(w->s, w->key, w->cur.ptr ? w->cur.ptr : "", w->cur.size, w->flags);
+		size_t len;
+		const void *bytes = http_writer_held(&w->h, &len);
+		rc = s3_put_object(w->s, w->h.key, bytes, len, w->h.flags);
 		writer_release(w);
 		return rc;
 	}
-	if ((w->cur.size && (rc = send_part(w)) < 0) || (rc = wait_parts(w, 0)) < 0 ||
+	if ((w->h.cur_len && (rc = send_part(&w->h)) < 0) || (rc = wait_parts(w, 0)) < 0 ||
 	    (rc = complete_upload(w)) < 0) {
 		abort_all(w);
 		writer_release(w);
@@ -460,32 +425,41 @@ static void writer_abort(loom_store_writer *base)
 	writer_release(w);
 }
 
+/* Counts the bytes: a vanished upload's object is checked against them. */
+static int writer_write(loom_store_writer *base, const void *data, size_t len)
+{
+	s3_writer *w = (s3_writer *)base;
+	LOOM_TRY(http_writer_append(&w->h, data, len));
+	w->total += len;
+	return 0;
+}
+
+static const http_writer_kind s3_writer_kind = {
+	.size = sizeof(s3_writer),
+	.methods = { writer_write, writer_commit, writer_abort },
+	.send_part = send_part,
+	.whole_log = 1,
+};
+
 int s3_writer_open(loom_store *st, const char *key, unsigned int flags, loom_store_writer **out)
 {
 	s3_store *s = (s3_store *)st;
 	loom_buf obj = LOOM_BUF_INIT;
+	http_writer *hw;
 	s3_writer *w;
 
 	*out = NULL;
-	LOOM_TRY(loom_store_check_key(key, "write"));
-	if (!(w = loom_calloc(1, sizeof(*w))))
-		return S3_ERR(LOOM_ENOMEM, "out of memory");
+	LOOM_TRY(http_writer_open(&hw, &s3_writer_kind, key, flags, &s->parts));
+	w = (s3_writer *)hw;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->done, NULL);
 	w->s = s;
-	w->flags = flags;
-	w->whole = (flags & LOOM_PUT_IF_ABSENT) && strncmp(key, "_delta_log/", 11) == 0;
-	if (!(w->key = loom_strdup(key)) || s3_object_key(s, key, &obj) < 0) {
+	if (s3_object_key(s, key, &obj) < 0) {
 		loom_buf_dispose(&obj);
 		writer_release(w);
 		return S3_ERR(LOOM_ENOMEM, "out of memory");
 	}
 	w->obj = loom_buf_detach(&obj);
-	part_pool_writer_open(&s->parts);
-	w->pooled = 1;
-	w->base.write = writer_write;
-	w->base.commit = writer_commit;
-	w->base.abort = writer_abort;
-	*out = &w->base;
+	*out = &hw->base;
 	return 0;
 }
