@@ -242,23 +242,25 @@ LOOM_VERSIONED_INIT_FN(table_props, props_versions)
 /* File `f` into the caller's info, of the caller's version. */
 static int fill_info(const delta_file *f, loom_file_info *out)
 {
-	loom_file_info info = LOOM_FILE_INFO_INIT, *o = &info;
-	o->path = f->path;
-	o->path_raw = f->path_raw;
-	o->size = f->size;
-	o->modification_time = f->modification_time;
-	o->deletion_timestamp = f->deletion_timestamp;
-	o->num_records = f->num_records;
-	o->stats = f->stats;
-	o->n_partition_values = f->num_partition_values;
-	o->partition_values = f->partition_values;
-	o->dv_storage_type = f->dv.storage_type;
-	o->dv_cardinality = f->dv.storage_type ? f->dv.cardinality : 0;
-	o->dv_path_or_inline = f->dv.path_or_inline_dv;
-	o->dv_offset = f->dv.has_offset ? f->dv.offset : -1;
-	o->dv_size_in_bytes = f->dv.size_in_bytes;
-	o->data_change = f->data_change;
-	return loom_versioned_write(&info_versions, out, out ? out->version : 0, o);
+	const loom_file_info info = {
+		.version = LOOM_FILE_INFO_VERSION,
+		.path = f->path,
+		.path_raw = f->path_raw,
+		.size = f->size,
+		.modification_time = f->modification_time,
+		.deletion_timestamp = f->deletion_timestamp,
+		.num_records = f->num_records,
+		.stats = f->stats,
+		.n_partition_values = f->num_partition_values,
+		.partition_values = f->partition_values,
+		.dv_storage_type = f->dv.storage_type,
+		.dv_cardinality = f->dv.storage_type ? f->dv.cardinality : 0,
+		.dv_path_or_inline = f->dv.path_or_inline_dv,
+		.dv_offset = f->dv.has_offset ? f->dv.offset : -1,
+		.dv_size_in_bytes = f->dv.size_in_bytes,
+		.data_change = f->data_change,
+	};
+	return loom_versioned_write(&info_versions, out, out ? out->version : 0, &info);
 }
 
 LOOM_EXTERN(size_t) loom_snapshot_file_count(const loom_snapshot *s)

@@ -1423,22 +1423,24 @@ static int fill_result(const pq_writer *w, pq_write_result *res)
 		const leaf *L = &w->leaves[i];
 		const pq_schema_node *n = &w->schema[L->schema_index];
 		pq_leaf_result *o = &res->leaves[i];
-		o->path = loom_strdup(L->path);
+		*o = (pq_leaf_result){
+			.path = loom_strdup(L->path),
+			.schema_index = L->schema_index,
+			.type = L->type,
+			.type_length = L->type_length,
+			.converted_type = derived_converted(n),
+			.logical_type = n->logical_type,
+			.scale = n->scale,
+			.precision = n->precision,
+			.max_def = L->max_def,
+			.max_rep = L->max_rep,
+			.cmp = L->cmp,
+			.null_count = L->fstats.null_count,
+			.num_values = L->fstats.num_values,
+			.has_min_max = L->fstats.has_minmax && L->cmp != PQ_CMP_NONE,
+		};
 		if (!o->path)
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PARQUET, "parquet writer: out of memory for the result");
-		o->schema_index = L->schema_index;
-		o->type = L->type;
-		o->type_length = L->type_length;
-		o->converted_type = derived_converted(n);
-		o->logical_type = n->logical_type;
-		o->scale = n->scale;
-		o->precision = n->precision;
-		o->max_def = L->max_def;
-		o->max_rep = L->max_rep;
-		o->cmp = L->cmp;
-		o->null_count = L->fstats.null_count;
-		o->num_values = L->fstats.num_values;
-		o->has_min_max = L->fstats.has_minmax && L->cmp != PQ_CMP_NONE;
 		if (o->has_min_max) {
 			o->min_len = L->fstats.min.size;
 			o->max_len = L->fstats.max.size;

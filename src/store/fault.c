@@ -475,17 +475,19 @@ int loom_fault_store_wrap(loom_store **out, loom_store *inner)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 	}
 	fs->inner = inner;
-	fs->base.version = inner->version;
-	fs->base.name = "fault";
-	fs->base.caps = inner->caps;
-	fs->base.read_range = f_read_range;
-	fs->base.stat = f_stat;
-	fs->base.put = f_put;
-	fs->base.writer_open = f_writer_open;
-	fs->base.list = f_list;
-	fs->base.remove = f_remove;
-	fs->base.remove_empty_dir = inner->remove_empty_dir ? f_remove_empty_dir : NULL;
-	fs->base.free = f_free;
+	fs->base = (loom_store){
+		.version = inner->version,
+		.name = "fault",
+		.caps = inner->caps,
+		.read_range = f_read_range,
+		.stat = f_stat,
+		.put = f_put,
+		.writer_open = f_writer_open,
+		.list = f_list,
+		.remove = f_remove,
+		.remove_empty_dir = inner->remove_empty_dir ? f_remove_empty_dir : NULL,
+		.free = f_free,
+	};
 	if (inner->version >= 2) {
 		/* a member the wrapped store lacks stays NULL: loom's helpers then
 		 * fall back to the version 1 calls, which are counted above */

@@ -713,22 +713,24 @@ LOOM_EXTERN(int) loom_store_open_local(loom_store **out, const char *root_dir)
 	}
 	loom_buf_dispose(&given);
 	store_counters_init(&ls->counters);
-	ls->base.version = LOOM_STORE_VERSION;
-	ls->base.name = "local";
-	ls->base.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ;
-	ls->base.read_range = local_read_range;
-	ls->base.stat = local_stat;
-	ls->base.put = local_put;
-	ls->base.writer_open = local_writer_open;
-	ls->base.list = local_list;
-	ls->base.remove = local_remove;
-	ls->base.remove_empty_dir = local_remove_empty_dir;
-	ls->base.free = local_free;
-	ls->base.root = ls->root_uri;
-	ls->base.read_tail = local_read_tail;
-	ls->base.remove_many = NULL; /* loom_store_remove_many calls remove per key */
-	ls->base.key_of = local_key_of;
-	ls->base.stats = local_stats;
+	ls->base = (loom_store){
+		.version = LOOM_STORE_VERSION,
+		.name = "local",
+		.caps = LOOM_STORE_CAP_ATOMIC_PUT_IF_ABSENT | LOOM_STORE_CAP_RANGED_READ,
+		.read_range = local_read_range,
+		.stat = local_stat,
+		.put = local_put,
+		.writer_open = local_writer_open,
+		.list = local_list,
+		.remove = local_remove,
+		.remove_empty_dir = local_remove_empty_dir,
+		.free = local_free,
+		.root = ls->root_uri,
+		.read_tail = local_read_tail,
+		.remove_many = NULL, /* loom_store_remove_many calls remove per key */
+		.key_of = local_key_of,
+		.stats = local_stats,
+	};
 	*out = &ls->base;
 	return 0;
 }

@@ -110,7 +110,7 @@ int compact_flavour_execute(void *ctx, loom_op_result *out, loom_store *store,
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	if ((rc = pipe_exec_new(&x, &set, p->threads, 0)) < 0)
 		goto done;
-	nunits = compact_group_units(plan, pipe_exec_workers(x), job->commit_every, units);
+	nunits = compact_group_units(plan, pipe_exec_workers(x), job->common.commit_every, units);
 	memset(&ps, 0, sizeof(ps));
 	ps.p = p;
 	ps.bytes_total = plan->bytes_in_bins;

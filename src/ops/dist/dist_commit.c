@@ -208,8 +208,8 @@ static int commit_plan(loom_op_result *out, const dist_plan *p, const char *cons
 	memset(&run, 0, sizeof(run));
 	c.p = p;
 	job.name = p->zorder ? "Z-order" : "compaction";
-	job.loc = loc;
-	job.secrets = secrets;
+	job.common.loc = loc;
+	job.common.secrets = secrets;
 	if (!(c.res = loom_calloc(p->nunits + 1, sizeof(json_t *)))) {
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory");
 		goto done;

@@ -151,7 +151,7 @@ static void build_metrics(metric_list *l, const compact_plan *plan, const optimi
 	put(l, LOOM_METRIC_PRESERVE_INSERTION_ORDER, 1, M_COMMIT);
 	put(l, LOOM_METRIC_NUM_BINS, (double)plan->num_bins, M_RESULT);
 	put(l, LOOM_METRIC_TARGET_SIZE, (double)plan->target, M_RESULT);
-	put(l, LOOM_METRIC_DRY_RUN, job->dry_run, M_RESULT);
+	put(l, LOOM_METRIC_DRY_RUN, job->common.dry_run, M_RESULT);
 	put(l, LOOM_METRIC_VERSION, (double)t->version, M_RESULT);
 }
 
@@ -160,7 +160,7 @@ static int metrics_to_result(loom_op_result *out, const metric_list *l, const op
 {
 	size_t i;
 	out->kind = LOOM_RESULT_OPTIMIZE;
-	out->dry_run = job->dry_run;
+	out->dry_run = job->common.dry_run;
 	out->num_files_added = t->added.count;
 	out->num_files_removed = t->removed.count;
 	for (i = 0; i < l->n; i++)
@@ -276,7 +276,7 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 	json_t *params = json_object(), *pred = json_array();
 	delta_commit c;
 	delta_table_props props;
-	int64_t now = loom_clock_wall_ms(job->clock);
+	int64_t now = loom_clock_wall_ms(job->common.clock);
 	size_t i, j;
 	int rc = 0;
 
@@ -341,14 +341,14 @@ static int commit(loom_store *store, const delta_snapshot *snap, const compact_p
 		json_object_set_new(tags, "delta.rowTracking.preserved", json_string("true"));
 		c.tags = tags;
 	}
-	c.clock = job->clock;
-	c.secrets = job->secrets;
-	if (job->loc) {
-		c.user_metadata = job->loc->commit;
-		c.n_user_metadata = job->loc->n_commit;
+	c.clock = job->common.clock;
+	c.secrets = job->common.secrets;
+	if (job->common.loc) {
+		c.user_metadata = job->common.loc->commit;
+		c.n_user_metadata = job->common.loc->n_commit;
 	}
-	if (job->before_commit)
-		job->before_commit(job->hook_ctx);
+	if (job->common.before_commit)
+		job->common.before_commit(job->common.hook_ctx);
 	rc = delta_commit_write(store, &c, version);
 	json_decref(c.operation_metrics);
 done:
@@ -385,7 +385,7 @@ int optimize_result_plan_only(loom_op_result *out, const compact_plan *plan, con
 	metric_list ml;
 	memset(&t, 0, sizeof(t));
 	t.version = -1;
-	if (job->dry_run)
+	if (job->common.dry_run)
 		removed_totals(plan, &t);
 	build_metrics(&ml, plan, job, &t);
 	return metrics_to_result(out, &ml, job, &t);
@@ -401,7 +401,7 @@ int optimize_commit_units(loom_op_result *out, loom_store *store, const delta_sn
 	int rc;
 	memset(&t, 0, sizeof(t));
 	t.version = -1;
-	if (loom_cancel_requested(job->cancel)) {
+	if (loom_cancel_requested(job->common.cancel)) {
 		rc = OPS_ERR(LOOM_ECANCELLED, "%s cancelled before its commit", job->name);
 		goto cleanup;
 	}
@@ -416,7 +416,7 @@ int optimize_commit_units(loom_op_result *out, loom_store *store, const delta_sn
 		goto cleanup;
 	build_metrics(&ml, plan, job, &t); /* with the version written */
 	/* log temp files an earlier, killed run left (delta/log_temps.h) */
-	delta_log_sweep_temps(store, job->clock);
+	delta_log_sweep_temps(store, job->common.clock);
 	return metrics_to_result(out, &ml, job, &t);
 cleanup:
 	/* a commit whose outcome is unknown may hold the outputs: keep them
@@ -468,7 +468,7 @@ static int check_rows(const pipe_unit *units, size_t n, const char *name)
 	return 0;
 }
 
-/* ---- partial progress (job->commit_every) ---------------------------------- */
+/* ---- partial progress (job->common.commit_every) ---------------------------------- */
 
 static void summary_merge(size_summary *dst, const size_summary *src)
 {
@@ -589,7 +589,7 @@ static void on_unit_done(void *ctx, const pipe_unit *u, size_t done, size_t tota
 	if (!pr->failed) {
 		pr->pending[pr->npending++] = (size_t)(u - pr->units);
 		pr->pending_bytes += u->bytes;
-		if (pr->pending_bytes >= pr->job->commit_every && commit_pending(pr) < 0) {
+		if (pr->pending_bytes >= pr->job->common.commit_every && commit_pending(pr) < 0) {
 			pr->failed = 1;
 			loom_err_copy(&pr->fail_err);
 		}
@@ -649,7 +649,7 @@ static int execute_partial(loom_op_result *out, loom_store *store, const delta_s
 			left++;
 		}
 	if (pr.commits > 0)
-		delta_log_sweep_temps(store, job->clock);
+		delta_log_sweep_temps(store, job->common.clock);
 	if (pr.failed)
 		rc = loom_err_raise(&pr.fail_err);
 	else if (rc == LOOM_ECANCELLED && pr.commits > 0)
@@ -672,7 +672,7 @@ int optimize_execute_commit(loom_op_result *out, loom_store *store, const delta_
                             const optimize_job *job, pipe_progress_fn progress, void *progress_ctx)
 {
 	int rc;
-	if (job->commit_every > 0)
+	if (job->common.commit_every > 0)
 		return execute_partial(out, store, snap, plan, x, units, nunits, job, progress, progress_ctx);
 	rc = pipe_exec_run(x, units, nunits, progress, progress_ctx);
 	if (rc == 0)

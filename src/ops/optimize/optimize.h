@@ -58,17 +58,32 @@ struct partition_groups;
 int compact_plan_start(compact_plan *plan, struct partition_groups *pg, const delta_snapshot *snap,
                        int64_t target, const char *const *filters, size_t n_filters, size_t max_bins);
 
+/* What every flavour's caller sets the same way (a flavour's own
+ * parameters keep these fields under the same names). */
+typedef struct optimize_common {
+	int dry_run;
+	const loom_table_location *loc;   /* may be NULL */
+	const loom_clock *clock;          /* NULL: system */
+	const loom_cancel *cancel;
+	const loom_secrets *secrets;      /* masked in commitInfo; may be NULL */
+	void (*before_commit)(void *ctx); /* test hook: right before the commit, or NULL */
+	void *hook_ctx;
+	/* Partial progress (optimize_execute_commit): 0 = one commit of every
+	 * unit at the end; > 0 = finished units committed in order of
+	 * completion once they hold this many input bytes, each commit
+	 * conflict-checked on its own; a failed or cancelled run still commits
+	 * the units it finished. Units must hold disjoint files (one unit per
+	 * bin or run of bins: not the key-range units of a distributed plan). */
+	int64_t commit_every;
+} optimize_common;
+
 /* What differs between OPTIMIZE flavours when committing and reporting. */
 typedef struct optimize_job {
 	const char *name;                 /* "compaction", "Z-order" */
 	const char *operation;            /* commitInfo.operation; NULL = "OPTIMIZE"
 	                                   * (purge: "REORG", as Spark's REORG
 	                                   * TABLE ... APPLY (PURGE)) */
-	int dry_run;
-	const loom_table_location *loc;   /* may be NULL */
-	const loom_clock *clock;          /* NULL: system */
-	const loom_cancel *cancel;
-	const loom_secrets *secrets;      /* masked in commitInfo; may be NULL */
+	optimize_common common;
 	const char *const *predicates;    /* operationParameters.predicate */
 	size_t n_predicates;
 	const char *tag_key, *tag_value;  /* set on every add, or NULL */
@@ -81,30 +96,7 @@ typedef struct optimize_job {
 	const char *clustering_provider;
 	const char *cluster_by;
 	char *const *zcube_ids;
-	/* Test hook: called right before the commit. */
-	void (*before_commit)(void *ctx);
-	void *hook_ctx;
-	/* Partial progress (optimize_execute_commit): 0 = one commit of every
-	 * unit at the end; > 0 = finished units committed in order of
-	 * completion once they hold this many input bytes, each commit
-	 * conflict-checked on its own; a failed or cancelled run still commits
-	 * the units it finished. Units must hold disjoint files (one unit per
-	 * bin or run of bins: not the key-range units of a distributed plan). */
-	int64_t commit_every;
 } optimize_job;
-
-/* What every flavour's caller sets the same way (a flavour's own
- * parameters keep these fields under the same names). */
-typedef struct optimize_common {
-	int dry_run;
-	const loom_table_location *loc;   /* may be NULL */
-	const loom_clock *clock;          /* NULL: system */
-	const loom_cancel *cancel;
-	const loom_secrets *secrets;      /* may be NULL */
-	void (*before_commit)(void *ctx); /* test hook, or NULL */
-	void *hook_ctx;
-	int64_t commit_every;             /* partial commits: see optimize_job */
-} optimize_common;
 
 /* A job named `name` (a flavour then sets its tags and parameters). */
 void optimize_job_init(optimize_job *job, const char *name, const optimize_common *c);

@@ -10,16 +10,7 @@
 
 void optimize_job_init(optimize_job *job, const char *name, const optimize_common *c)
 {
-	memset(job, 0, sizeof(*job));
-	job->name = name;
-	job->dry_run = c->dry_run;
-	job->loc = c->loc;
-	job->clock = c->clock;
-	job->cancel = c->cancel;
-	job->secrets = c->secrets;
-	job->before_commit = c->before_commit;
-	job->hook_ctx = c->hook_ctx;
-	job->commit_every = c->commit_every;
+	*job = (optimize_job){ .name = name, .common = *c };
 }
 
 int optimize_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
@@ -34,13 +25,13 @@ int optimize_run(loom_op_result *out, loom_store *store, const delta_snapshot *s
 		return rc;
 	if ((rc = optimize_gate(snap, fl->op, job->name)) < 0)
 		return rc;
-	if ((rc = fl->plan(ctx, &plan, snap, optimize_target(target_size, job->loc, snap))) < 0)
+	if ((rc = fl->plan(ctx, &plan, snap, optimize_target(target_size, job->common.loc, snap))) < 0)
 		goto done;
-	if (job->dry_run || plan.num_bins == 0) {
+	if (job->common.dry_run || plan.num_bins == 0) {
 		/* nothing to rewrite (maybe a killed run committed it already):
 		 * a real run still sweeps the log temps such a run left */
-		if (!job->dry_run)
-			delta_log_sweep_temps(store, job->clock);
+		if (!job->common.dry_run)
+			delta_log_sweep_temps(store, job->common.clock);
 		rc = optimize_result_plan_only(out, &plan, job);
 	} else {
 		rc = fl->execute(ctx, out, store, snap, &plan, job);
