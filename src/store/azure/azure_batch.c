@@ -218,6 +218,5 @@ static const batch_delete_ops AZURE_DELETES = {
 int azure_remove_many(loom_store *st, const char *const *keys, size_t n, int *results)
 {
 	azure_store *s = (azure_store *)st;
-	batch_delete b = { &AZURE_DELETES, st, &s->h.retry, &s->h.counters, &s->batch_unsupported };
-	return batch_delete_many(&b, keys, n, results);
+	return batch_delete_many(&AZURE_DELETES, &s->h, &s->batch_unsupported, keys, n, results);
 }

@@ -121,6 +121,5 @@ static const batch_delete_ops GCS_DELETES = {
 int gcs_remove_many(loom_store *st, const char *const *keys, size_t n, int *results)
 {
 	gcs_store *s = (gcs_store *)st;
-	batch_delete b = { &GCS_DELETES, st, &s->h.retry, &s->h.counters, &s->batch_unsupported };
-	return batch_delete_many(&b, keys, n, results);
+	return batch_delete_many(&GCS_DELETES, &s->h, &s->batch_unsupported, keys, n, results);
 }

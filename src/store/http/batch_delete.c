@@ -12,6 +12,16 @@
 #define PLAIN_DELETE_THREADS 8
 
 /* The failure to report: the one of the lowest key index. */
+/* One call's deletes: the store's ops, retry policy, counters, and whether
+ * the service refused batches. */
+typedef struct batch_delete {
+	const batch_delete_ops *ops;
+	loom_store *st;
+	const retry_policy *retry;
+	store_counters *counters;
+	atomic_int *unsupported;
+} batch_delete;
+
 typedef struct first_failure {
 	size_t index;        /* SIZE_MAX: none yet */
 	loom_error err;
@@ -176,8 +186,11 @@ static void remove_batch(const batch_delete *b, const char *const *keys, size_t 
 	}
 }
 
-int batch_delete_many(const batch_delete *b, const char *const *keys, size_t n, int *results)
+int batch_delete_many(const batch_delete_ops *ops, http_store *h, atomic_int *unsupported,
+                      const char *const *keys, size_t n, int *results)
 {
+	const batch_delete call = { ops, &h->base, &h->retry, &h->counters, unsupported };
+	const batch_delete *b = &call;
 	size_t max = b->ops->max_keys < BATCH_DELETE_MAX ? b->ops->max_keys : BATCH_DELETE_MAX;
 	first_failure ff;
 	size_t off, i;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "store/http/http.h"
+#include "store/http/http_store.h"
 #include "store/http/retry.h"
 #include "store/backend.h"
 
@@ -62,17 +63,10 @@ typedef struct batch_delete_ops {
 	void (*sub_error)(loom_store *st, const char *key, const batch_sub *sub);
 } batch_delete_ops;
 
-/* One store's deletes: its ops, retry policy, counters, and whether the
- * service refused batches. */
-typedef struct batch_delete {
-	const batch_delete_ops *ops;
-	loom_store *st;
-	const retry_policy *retry;
-	store_counters *counters;
-	atomic_int *unsupported;
-} batch_delete;
-
-int batch_delete_many(const batch_delete *b, const char *const *keys, size_t n, int *results);
+/* remove_many of the store `h` (its retry policy and counters) with its
+ * ops; `unsupported` remembers that the service refused batches. */
+int batch_delete_many(const batch_delete_ops *ops, http_store *h, atomic_int *unsupported,
+                      const char *const *keys, size_t n, int *results);
 
 /* A sub-response's code by its status: 0 when the backend says `done`
  * (deleted, or gone already), else 404 LOOM_ENOTFOUND, 401/403 LOOM_EPERM,
