@@ -94,6 +94,18 @@ int zg_index_build(zg_index *ix, const pq_batch *src)
 	return 0;
 }
 
+/* How far ahead (in rows) the flat gathers prefetch what they will read:
+ * the rows come in key order, so each read is random and would otherwise
+ * wait on a cache miss. A chain of loads (value index -> string offset ->
+ * bytes) is fetched link by link, each link ZG_STEP rows after the one
+ * it depends on. */
+#define ZG_STEP 16
+
+static inline size_t first_value(const uint32_t *va, uint32_t r)
+{
+	return va ? va[r] : r;
+}
+
 static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, const uint32_t *va,
                          const uint32_t *rows, size_t n)
 {
@@ -105,13 +117,24 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 		d->max_def = s->max_def;
 		d->max_rep = s->max_rep;
 	}
+	/* sizes first; this pass also fetches what the copy will read */
 	for (j = 0; j < n; j++) {
 		uint32_t r = rows[j];
-		size_t v0 = va ? va[r] : r, v1 = va ? va[r + 1] : r + 1;
+		size_t v0, v1;
+		if (va && j + 2 * ZG_STEP < n)
+			__builtin_prefetch(va + rows[j + 2 * ZG_STEP]);
+		if (j + ZG_STEP < n && s->type == PQ_BYTE_ARRAY)
+			__builtin_prefetch(s->offsets + first_value(va, rows[j + ZG_STEP]));
+		else if (j + ZG_STEP < n)
+			__builtin_prefetch(s->values + first_value(va, rows[j + ZG_STEP]) * w);
+		v0 = va ? va[r] : r;
+		v1 = va ? va[r + 1] : r + 1;
 		nlev += sl ? sl[r + 1] - sl[r] : 1;
 		nval += v1 - v0;
-		if (s->type == PQ_BYTE_ARRAY)
+		if (s->type == PQ_BYTE_ARRAY) {
 			nbytes += s->offsets[v1] - s->offsets[v0];
+			__builtin_prefetch(s->data + s->offsets[v0]);
+		}
 	}
 	if (d->num_levels + nlev > d->levels_cap && (d->max_def > 0 || d->max_rep > 0)) {
 		size_t need = d->num_levels + nlev, nc = d->levels_cap ? d->levels_cap : 64;
@@ -150,6 +173,10 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 		for (j = 0; j < n; j++) {
 			uint32_t r = rows[j];
 			size_t v0 = va ? va[r] : r;
+			if (va && j + 2 * ZG_STEP < n)
+				__builtin_prefetch(va + rows[j + 2 * ZG_STEP]);
+			if (j + ZG_STEP < n)
+				__builtin_prefetch(s->values + first_value(va, rows[j + ZG_STEP]) * w);
 			if (dd)
 				dd[j] = s->def_levels[r];
 			if (va && va[r + 1] == v0)
@@ -179,6 +206,12 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 			uint32_t r = rows[j];
 			size_t v0 = va ? va[r] : r, len, k;
 			const uint8_t *from;
+			if (va && j + 3 * ZG_STEP < n)
+				__builtin_prefetch(va + rows[j + 3 * ZG_STEP]);
+			if (j + 2 * ZG_STEP < n)
+				__builtin_prefetch(s->offsets + first_value(va, rows[j + 2 * ZG_STEP]));
+			if (j + ZG_STEP < n)
+				__builtin_prefetch(s->data + s->offsets[first_value(va, rows[j + ZG_STEP])]);
 			if (dd)
 				dd[j] = s->def_levels[r];
 			if (va && va[r + 1] == v0)
