@@ -13,8 +13,12 @@
 #ifndef LOOM_OPS_LOCATION_H
 #define LOOM_OPS_LOCATION_H
 
+#include <string.h>
+
 #include "loom/ops.h"
 #include "loom/store.h"
+#include "ops/opts.h"
+#include "util/error.h"
 #include "util/secret.h"
 
 typedef struct ops_table {
@@ -43,6 +47,33 @@ int ops_table_close(ops_table *t, int rc, const char *what);
 typedef int (*ops_table_fn)(loom_op_result *out, loom_store *store, void *params);
 int ops_table_run(loom_op_result *out, const char *uri, const loom_table_location *loc,
                   const char *what, ops_table_fn run, void *params, const loom_secrets **secrets);
+
+/* Define the public single-table operation
+ *   int loom_<name>(loom_op_result *out, const char *uri,
+ *                   const loom_table_location *loc,
+ *                   const loom_<name>_opts *opts, const loom_cancel *cancel)
+ * as every one of them runs: the caller's options of any version read and
+ * checked (ops_<name>_opts_read, ops/opts.h), `fill(&params, &read opts,
+ * loc, cancel)` on zeroed `params_type` params, then ops_table_run with
+ * `run(out, store, &params)` (typed: the macro makes its ops_table_fn),
+ * errors naming `what`, the table's secrets in params.`secrets`. The read
+ * options live until `run` returns (params may point into them). */
+#define OPS_TABLE_ENTRY(name, what, params_type, fill, run, secrets)                          \
+	static int name##_table_fn(loom_op_result *out, loom_store *store, void *params)         \
+	{                                                                                         \
+		return run(out, store, params);                                                       \
+	}                                                                                         \
+	LOOM_EXTERN(int) loom_##name(loom_op_result *out, const char *uri,                        \
+	                             const loom_table_location *loc, const loom_##name##_opts *opts, \
+	                             const loom_cancel *cancel)                                   \
+	{                                                                                         \
+		loom_##name##_opts o;                                                                 \
+		params_type p;                                                                        \
+		LOOM_TRY(ops_##name##_opts_read(&o, opts));                                           \
+		memset(&p, 0, sizeof(p));                                                             \
+		fill(&p, &o, loc, cancel);                                                            \
+		return ops_table_run(out, uri, loc, (what), name##_table_fn, &p, &p.secrets);         \
+	}
 
 /* The store options of a location (`loc` may be NULL). */
 void ops_store_options(const loom_table_location *loc, loom_store_opts *out);

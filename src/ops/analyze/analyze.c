@@ -130,10 +130,8 @@ static int fill_result(loom_op_result *out, const analyzed *a, int dry_run, int6
 	return loom_op_result_set_metric(out, LOOM_METRIC_VERSION, version);
 }
 
-/* An ops_table_fn over analyze_params. */
-static int analyze_run(loom_op_result *out, loom_store *store, void *params)
+static int analyze_run(loom_op_result *out, loom_store *store, const analyze_params *p)
 {
-	const analyze_params *p = params;
 	delta_snapshot *snap = NULL;
 	pipe_settings set;
 	analyze_columns cols;
@@ -185,16 +183,13 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_analyze(loom_op_result *out, const char *uri, const loom_table_location *loc,
-                              const loom_analyze_opts *opts, const loom_cancel *cancel)
+/* analyze_run's params over the options read (on zeroed params). */
+static void params_fill(analyze_params *p, const loom_analyze_opts *o, const loom_table_location *loc,
+                        const loom_cancel *cancel)
 {
-	loom_analyze_opts o;
-	analyze_params p;
-
-	LOOM_TRY(ops_analyze_opts_read(&o, opts));
-	memset(&p, 0, sizeof(p));
-	p.opts = &o;
-	p.loc = loc;
-	p.cancel = cancel;
-	return ops_table_run(out, uri, loc, "analyze", analyze_run, &p, &p.secrets);
+	p->opts = o;
+	p->loc = loc;
+	p->cancel = cancel;
 }
+
+OPS_TABLE_ENTRY(analyze, "analyze", analyze_params, params_fill, analyze_run, secrets)

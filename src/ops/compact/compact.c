@@ -166,18 +166,4 @@ void compact_params_from_opts(compact_params *p, const loom_compact_opts *opts,
 	p->common.commit_every = opts->commit_every;
 }
 
-static int compact_on_table(loom_op_result *out, loom_store *store, void *params)
-{
-	return compact_run(out, store, params);
-}
-
-LOOM_EXTERN(int) loom_compact(loom_op_result *out, const char *uri, const loom_table_location *loc,
-                              const loom_compact_opts *opts, const loom_cancel *cancel)
-{
-	loom_compact_opts o;
-	compact_params p;
-
-	LOOM_TRY(ops_compact_opts_read(&o, opts));
-	compact_params_from_opts(&p, &o, loc, cancel);
-	return ops_table_run(out, uri, loc, "compact", compact_on_table, &p, &p.common.secrets);
-}
+OPS_TABLE_ENTRY(compact, "compact", compact_params, compact_params_from_opts, compact_run, common.secrets)

@@ -87,8 +87,8 @@ int compact_flavour_execute(void *ctx, loom_op_result *out, loom_store *store, c
 /* The whole operation on the table in `store`. */
 int compact_run(loom_op_result *out, loom_store *store, const compact_params *p);
 
-/* The parameters of the public options (of any version the library
- * accepts); secrets left unset. */
+/* The parameters of the public options, read (ops/opts.h); secrets left
+ * unset. */
 void compact_params_from_opts(compact_params *p, const loom_compact_opts *opts,
                               const loom_table_location *loc, const loom_cancel *cancel);
 

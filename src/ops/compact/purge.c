@@ -92,10 +92,8 @@ static int report_fill(loom_op_result *out, const purge_report *r)
 	return loom_op_result_set_metric(out, LOOM_METRIC_NUM_ROWS_PURGED, r->rows);
 }
 
-/* An ops_table_fn over compact_params. */
-static int purge_run(loom_op_result *out, loom_store *store, void *params)
+static int purge_run(loom_op_result *out, loom_store *store, const compact_params *p)
 {
-	const compact_params *p = params;
 	delta_snapshot *snap = NULL;
 	purge_report rep;
 	optimize_job job;
@@ -118,19 +116,17 @@ static int purge_run(loom_op_result *out, loom_store *store, void *params)
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_purge(loom_op_result *out, const char *uri, const loom_table_location *loc,
-                            const loom_purge_opts *opts, const loom_cancel *cancel)
+/* purge_run's compaction params from the purge options read (on zeroed
+ * params). */
+static void params_fill(compact_params *p, const loom_purge_opts *o, const loom_table_location *loc,
+                        const loom_cancel *cancel)
 {
-	loom_purge_opts o;
-	compact_params p;
-
-	LOOM_TRY(ops_purge_opts_read(&o, opts));
-	memset(&p, 0, sizeof(p));
-	p.target_size = o.target_size;
-	p.common.dry_run = o.dry_run;
-	p.common.loc = loc;
-	p.common.cancel = cancel;
-	p.partition_filters = o.partition_filters;
-	p.n_partition_filters = o.n_partition_filters;
-	return ops_table_run(out, uri, loc, "purge", purge_run, &p, &p.common.secrets);
+	p->target_size = o->target_size;
+	p->common.dry_run = o->dry_run;
+	p->common.loc = loc;
+	p->common.cancel = cancel;
+	p->partition_filters = o->partition_filters;
+	p->n_partition_filters = o->n_partition_filters;
 }
+
+OPS_TABLE_ENTRY(purge, "purge", compact_params, params_fill, purge_run, common.secrets)

@@ -21,6 +21,30 @@
 
 #define OPS_ERR(code, ...) loom_err((code), LOOM_ERRCLASS_OPS, __VA_ARGS__)
 
+/* Define the public planner
+ *   int loom_dist_plan_<name>(char **plan_json, const char *uri,
+ *                             const loom_table_location *loc,
+ *                             const loom_<name>_opts *opts, size_t units)
+ * as both run: the arguments checked (*plan_json NULL from there on), the
+ * options read (ops_<name>_opts_read), then `planner(plan_json, uri, store,
+ * loc, &read opts, units)` on the table's store, an error wrapped "plan
+ * <what> of <uri>:" and masked (ops/location.h). */
+#define PLANNER_ENTRY(name, what, planner)                                                     \
+	LOOM_EXTERN(int) loom_dist_plan_##name(char **plan_json, const char *uri,                \
+	                                       const loom_table_location *loc,                 \
+	                                       const loom_##name##_opts *opts, size_t units)    \
+	{                                                                                        \
+		loom_##name##_opts o;                                                                \
+		ops_table t;                                                                         \
+		if (!plan_json || !uri)                                                              \
+			return OPS_ERR(LOOM_EINVAL, "plan " what ": no table or output given");          \
+		*plan_json = NULL;                                                                   \
+		LOOM_TRY(ops_##name##_opts_read(&o, opts));                                          \
+		LOOM_TRY(ops_table_open(&t, uri, loc, "plan " what " of"));                          \
+		return ops_table_close(&t, planner(plan_json, uri, t.store, loc, &o, units),         \
+		                       "plan " what " of");                                          \
+	}
+
 /* A Z-order partition gets one key-range unit per this many bytes of its
  * files when the caller names no unit count. */
 #define DIST_ZORDER_UNIT_BYTES (1024LL * 1024 * 1024)
@@ -132,21 +156,7 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_dist_plan_compact(char **plan_json, const char *uri,
-                                        const loom_table_location *loc,
-                                        const loom_compact_opts *opts, size_t units)
-{
-	loom_compact_opts o;
-	ops_table t;
-	int rc;
-	if (!plan_json || !uri)
-		return OPS_ERR(LOOM_EINVAL, "plan compaction: no table or output given");
-	*plan_json = NULL;
-	LOOM_TRY(ops_compact_opts_read(&o, opts));
-	LOOM_TRY(ops_table_open(&t, uri, loc, "plan compaction of"));
-	rc = plan_compact(plan_json, uri, t.store, loc, &o, units);
-	return ops_table_close(&t, rc, "plan compaction of");
-}
+PLANNER_ENTRY(compact, "compaction", plan_compact)
 
 /* ---- Z-order ------------------------------------------------------------------ */
 
@@ -190,7 +200,7 @@ static int plan_zorder(char **out, const char *uri, loom_store *store, const loo
 	int rc;
 
 	memset(&plan, 0, sizeof(plan));
-	zorder_params_from_opts(&zp, opts, loc);
+	zorder_params_from_opts(&zp, opts, loc, NULL);
 	zp.common.dry_run = 0;
 	LOOM_TRY(zrun_init(&run, &zp));
 	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
@@ -263,21 +273,7 @@ done:
 	return rc;
 }
 
-LOOM_EXTERN(int) loom_dist_plan_zorder(char **plan_json, const char *uri,
-                                       const loom_table_location *loc,
-                                       const loom_zorder_opts *opts, size_t units)
-{
-	loom_zorder_opts o;
-	ops_table t;
-	int rc;
-	if (!plan_json || !uri)
-		return OPS_ERR(LOOM_EINVAL, "plan Z-order: no table or output given");
-	*plan_json = NULL;
-	LOOM_TRY(ops_zorder_opts_read(&o, opts));
-	LOOM_TRY(ops_table_open(&t, uri, loc, "plan Z-order of"));
-	rc = plan_zorder(plan_json, uri, t.store, loc, &o, units);
-	return ops_table_close(&t, rc, "plan Z-order of");
-}
+PLANNER_ENTRY(zorder, "Z-order", plan_zorder)
 
 LOOM_EXTERN(int) loom_dist_unit_count(size_t *units, const char *plan_json)
 {

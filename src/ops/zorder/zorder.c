@@ -422,7 +422,8 @@ int zorder_run(loom_op_result *out, loom_store *store, const zorder_params *p)
 	return rc;
 }
 
-void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc)
+void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc,
+                             const loom_cancel *cancel)
 {
 	memset(p, 0, sizeof(*p));
 	p->columns = opts->columns;
@@ -436,21 +437,7 @@ void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, con
 	p->spill_limit = opts->spill_limit;
 	p->common.commit_every = opts->commit_every;
 	p->common.loc = loc;
+	p->common.cancel = cancel;
 }
 
-static int zorder_on_store(loom_op_result *out, loom_store *store, void *params)
-{
-	return zorder_run(out, store, params);
-}
-
-LOOM_EXTERN(int) loom_zorder(loom_op_result *out, const char *uri, const loom_table_location *loc,
-                             const loom_zorder_opts *opts, const loom_cancel *cancel)
-{
-	loom_zorder_opts o;
-	zorder_params p;
-
-	LOOM_TRY(ops_zorder_opts_read(&o, opts));
-	zorder_params_from_opts(&p, &o, loc);
-	p.common.cancel = cancel;
-	return ops_table_run(out, uri, loc, "z-order", zorder_on_store, &p, &p.common.secrets);
-}
+OPS_TABLE_ENTRY(zorder, "z-order", zorder_params, zorder_params_from_opts, zorder_run, common.secrets)

@@ -59,8 +59,10 @@ typedef struct zorder_stage_params {
 int zorder_stages_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
                       const zorder_stage_params *zp, const compact_plan *plan, const optimize_job *job);
 
-/* The parameters of the public options (cancel and secrets left unset). */
-void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc);
+/* The parameters of the public options, read (ops/opts.h); secrets left
+ * unset. */
+void zorder_params_from_opts(zorder_params *p, const loom_zorder_opts *opts, const loom_table_location *loc,
+                             const loom_cancel *cancel);
 
 /* ---- the steps, for a plan run elsewhere (ops/dist/dist.h) ---------------------- */
 
