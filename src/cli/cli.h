@@ -93,13 +93,31 @@ void cli_table_release(cli_table *t);
 
 #define CLI_MAX_FILTERS 32
 
+/* A verb's own options, tried before the shared ones on every argument:
+ * CLI_ARG_TAKEN when argv[*i] is one of them (*i moved past its value),
+ * the exit status after a bad value (said why), CLI_ARG_OTHER when it is
+ * none of them. `ctx` is what the verb gave with it (its options). */
+#define CLI_ARG_TAKEN (-1)
+#define CLI_ARG_OTHER (-2)
+typedef int (*cli_verb_option)(void *ctx, int argc, char **argv, int *i);
+
+/* The library planner of a verb that plans too (--plan-out), with its
+ * options. */
+typedef int (*cli_table_planner)(char **plan, const cli_table *t, void *opts, size_t units);
+
 /* The arguments every table verb takes: --help, --config FILE, --json and
- * the one TABLE; and the options several verbs share, taken only by a verb
- * that turns them on (points them at its own option fields, or sets the
- * flag) before parsing. */
+ * the one TABLE; the verb's own options (`option`); and the options several
+ * verbs share, taken only by a verb that turns them on (points them at its
+ * own option fields, or sets the flag) before parsing. */
 typedef struct cli_table_args {
 	const char *verb;                 /* "vacuum" */
 	void (*usage)(FILE *out);
+	cli_verb_option option;           /* NULL: the verb has none */
+	void *option_ctx;
+	/* After the arguments, with a TABLE given and before it is resolved:
+	 * the verb's checks of its options together (0 or an exit status after
+	 * saying why); NULL: none. */
+	int (*check)(void *ctx);
 	const char *table;
 	const char *config;
 	int json;
@@ -110,23 +128,25 @@ typedef struct cli_table_args {
 	                                     whose default is a dry run) */
 	int64_t *target_size;             /* --target-size SIZE */
 	int64_t *commit_every;            /* --commit-every SIZE */
-	int partitions;                   /* --partition K=V, repeatable: */
+	/* --partition K=V, repeatable, into filters; with any, the verb's
+	 * fields get them */
+	const char *const **partition_filters;
+	size_t *n_partition_filters;
 	const char *filters[CLI_MAX_FILTERS];
 	size_t n_filters;
-	int plans;                        /* --plan-out FILE and --units N: */
+	cli_table_planner planner;        /* --plan-out FILE and --units N: */
 	const char *plan_out;
 	size_t units;
 } cli_table_args;
-#define CLI_TABLE_ARGS(name, usage_fn) { .verb = (name), .usage = (usage_fn) }
-
-/* argv[*i] after the verb's own options: CLI_ARG_TAKEN when it was one of
- * the shared arguments (*i moved past its value), else the exit status to
- * return at once (--help printed: CLI_EXIT_OK; an unknown option or a
- * second table: CLI_EXIT_USAGE, said why). */
-#define CLI_ARG_TAKEN (-1)
-int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i);
-/* After the arguments: the usage without a TABLE, else cli_table_resolve. */
-int cli_table_args_end(cli_table_args *a, cli_table *t);
+/* The arguments of verb `name`, whose own options `option_fn` fills `ctx`
+ * (NULL, NULL: none). */
+#define CLI_TABLE_ARGS(name, usage_fn, option_fn, ctx) \
+	{ .verb = (name), .usage = (usage_fn), .option = (option_fn), .option_ctx = (ctx) }
+/* The same for a verb whose default is a dry run (--dry-run / --no-dry-run
+ * set `opts`->dry_run), its own options filling `opts`. */
+#define CLI_DRY_RUN_ARGS(name, usage_fn, option_fn, opts)                                  \
+	{ .verb = (name), .usage = (usage_fn), .option = (option_fn), .option_ctx = (opts), \
+	  .dry_run = &(opts)->dry_run, .no_dry_run = 1 }
 
 /* The value of a size option (--target-size 128MiB): CLI_EXIT_OK with
  * *out > 0, or CLI_EXIT_USAGE after saying why. */
@@ -149,15 +169,13 @@ typedef void (*cli_result_printer)(const char *verb, const char *shown, const lo
 /* The printer of the OPTIMIZE verbs (compact, zorder): one JSON line with
  * `json`, else the human summary. */
 void cli_print_optimize(const char *verb, const char *shown, const loom_op_result *r, int json);
-/* Run `op` under a Ctrl-C cancel token, print its error (exit 2 for
- * LOOM_EINVAL, else 1) or its result; release the result and `t`. */
-int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *opts, cli_result_printer print);
-
-/* --plan-out: plan with `planner`, write the plan to `plan_out` and say so;
- * releases `t`. */
-typedef int (*cli_table_planner)(char **plan, const cli_table *t, void *opts, size_t units);
-int cli_table_plan(cli_table *t, const cli_table_args *a, cli_table_planner planner, void *opts, size_t units,
-                   const char *plan_out);
+/* A single-table verb from its arguments to its exit status: each
+ * argument to the verb's own options, then to the shared ones; TABLE
+ * resolved (cli_table_resolve); then, with --plan-out, the plan written
+ * (a->planner), else `op` run under a Ctrl-C cancel token and its error
+ * (exit 2 for LOOM_EINVAL, else 1) or its result (`print`) printed. */
+int cli_table_main(cli_table_args *a, int argc, char **argv, cli_table_op op, void *opts,
+                   cli_result_printer print);
 /* Defines `name`, the cli_table_planner of a library planner called
  * call(plan, uri, location, opts, units) (loom_dist_plan_compact...). */
 #define CLI_TABLE_PLANNER(name, call)                                          \
@@ -165,10 +183,6 @@ int cli_table_plan(cli_table *t, const cli_table_args *a, cli_table_planner plan
 	{                                                                          \
 		return call(plan, t->uri, t->loc, opts, units);                        \
 	}
-/* The end of a verb that plans too (a->plans): with --plan-out the plan
- * (cli_table_plan), else the run (cli_table_run). */
-int cli_table_run_or_plan(cli_table *t, const cli_table_args *a, cli_table_op op, cli_table_planner planner,
-                          void *opts, cli_result_printer print);
 
 /* A cancel token that SIGINT / SIGTERM request until cli_cancel_end
  * (which restores the default handlers and frees it). NULL when it could

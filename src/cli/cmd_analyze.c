@@ -63,53 +63,56 @@ static void print_result(const char *verb, const char *shown, const loom_op_resu
 		       "answer); version %lld\n", shown, r->n_files_deleted, considered, scanned, version);
 }
 
+/* What analyze's own options fill: its options, their columns in `cols`
+ * over `list`, the copy of the last --columns they are cut from. */
+typedef struct analyze_cli {
+	loom_analyze_opts opts;
+	const char *cols[MAX_COLUMNS];
+	char *list;
+} analyze_cli;
+
+/* analyze's own options (a cli_verb_option over an analyze_cli). */
+static int analyze_option(void *ctx, int argc, char **argv, int *i)
+{
+	analyze_cli *c = ctx;
+	const char *a = argv[*i];
+	size_t nc = 0;
+	char *save = NULL, *tok;
+
+	if (strcmp(a, "--all") == 0) {
+		c->opts.all = 1;
+		return CLI_ARG_TAKEN;
+	}
+	if (strcmp(a, "--columns") != 0 || *i + 1 >= argc)
+		return CLI_ARG_OTHER;
+	free(c->list);
+	c->list = strdup(argv[++*i]);
+	for (tok = c->list ? strtok_r(c->list, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		if (nc == MAX_COLUMNS) {
+			fprintf(stderr, "loom analyze: --columns takes at most %d columns\n", MAX_COLUMNS);
+			return CLI_EXIT_USAGE;
+		}
+		c->cols[nc++] = tok;
+	}
+	if (nc == 0) {
+		fprintf(stderr, "loom analyze: --columns needs a list like a,b.c, got '%s'\n", argv[*i]);
+		return CLI_EXIT_USAGE;
+	}
+	c->opts.columns = c->cols;
+	c->opts.n_columns = nc;
+	return CLI_ARG_TAKEN;
+}
+
 CLI_TABLE_OP(run_analyze, loom_analyze)
 
 int cmd_analyze(int argc, char **argv)
 {
-	loom_analyze_opts opts = LOOM_ANALYZE_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("analyze", analyze_usage);
-	const char *cols[MAX_COLUMNS];
-	char *list = NULL;
-	size_t nc = 0;
-	cli_table table;
-	int i, rc;
+	analyze_cli c = { .opts = LOOM_ANALYZE_OPTS_INIT };
+	cli_table_args args = CLI_TABLE_ARGS("analyze", analyze_usage, analyze_option, &c);
+	int rc;
 
-	args.dry_run = &opts.dry_run;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--columns") == 0 && i + 1 < argc) {
-			char *save = NULL, *tok;
-			free(list);
-			list = strdup(argv[++i]);
-			nc = 0;
-			for (tok = list ? strtok_r(list, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
-				if (nc == MAX_COLUMNS) {
-					fprintf(stderr, "loom analyze: --columns takes at most %d columns\n", MAX_COLUMNS);
-					free(list);
-					return CLI_EXIT_USAGE;
-				}
-				cols[nc++] = tok;
-			}
-			if (nc == 0) {
-				fprintf(stderr, "loom analyze: --columns needs a list like a,b.c, got '%s'\n", argv[i]);
-				free(list);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (strcmp(a, "--all") == 0) {
-			opts.all = 1;
-		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
-			free(list);
-			return rc;
-		}
-	}
-	if ((rc = cli_table_args_end(&args, &table)) != 0) {
-		free(list);
-		return rc;
-	}
-	opts.columns = nc ? cols : NULL;
-	opts.n_columns = nc;
-	rc = cli_table_run(&table, &args, run_analyze, &opts, print_result);
-	free(list);
+	args.dry_run = &c.opts.dry_run;
+	rc = cli_table_main(&args, argc, argv, run_analyze, &c.opts, print_result);
+	free(c.list);
 	return rc;
 }

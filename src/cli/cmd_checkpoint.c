@@ -56,6 +56,47 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int64_t *o
 	return 0;
 }
 
+/* `opt N` at argv[*i], N a whole number >= 0 into *out: CLI_ARG_TAKEN,
+ * CLI_EXIT_USAGE after saying why (*out untouched), or CLI_ARG_OTHER when
+ * argv[*i] is not `opt` with a value. */
+static int count_option(const char *cmd, const char *opt, int argc, char **argv, int *i, int64_t *out)
+{
+	if (strcmp(argv[*i], opt) != 0 || *i + 1 >= argc)
+		return CLI_ARG_OTHER;
+	++*i;
+	return parse_int(cmd, opt, argv[*i], out) < 0 ? CLI_EXIT_USAGE : CLI_ARG_TAKEN;
+}
+
+/* checkpoint's own options (a cli_verb_option over a loom_checkpoint_opts). */
+static int checkpoint_option(void *ctx, int argc, char **argv, int *i)
+{
+	loom_checkpoint_opts *opts = ctx;
+	int rc = count_option("checkpoint", "--version", argc, argv, i, &opts->table_version);
+
+	if (rc != CLI_ARG_OTHER)
+		return rc;
+	rc = count_option("checkpoint", "--part-size", argc, argv, i, &opts->part_size);
+	/* after a bad value too, when no earlier --part-size set one */
+	if (rc != CLI_ARG_OTHER && opts->part_size == 0) {
+		fprintf(stderr, "loom checkpoint: --part-size must be at least 1\n");
+		return CLI_EXIT_USAGE;
+	}
+	return rc;
+}
+
+/* cleanup-logs' own options (a cli_verb_option over a
+ * loom_cleanup_logs_opts). An empty --retention-hours is refused. */
+static int cleanup_option(void *ctx, int argc, char **argv, int *i)
+{
+	loom_cleanup_logs_opts *opts = ctx;
+
+	if (strcmp(argv[*i], "--force") == 0) {
+		opts->force = 1;
+		return CLI_ARG_TAKEN;
+	}
+	return count_option("cleanup-logs", "--retention-hours", argc, argv, i, &opts->retention_hours);
+}
+
 static void print_checkpoint(const char *verb, const char *uri, const loom_op_result *r, int json)
 {
 	int64_t version, created, kind;
@@ -115,28 +156,9 @@ CLI_TABLE_OP(run_checkpoint, loom_checkpoint)
 int cmd_checkpoint(int argc, char **argv)
 {
 	loom_checkpoint_opts opts = LOOM_CHECKPOINT_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("checkpoint", checkpoint_usage);
-	cli_table table;
-	int i, rc;
+	cli_table_args args = CLI_TABLE_ARGS("checkpoint", checkpoint_usage, checkpoint_option, &opts);
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--version") == 0 && i + 1 < argc) {
-			if (parse_int("checkpoint", a, argv[++i], &opts.table_version) < 0)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--part-size") == 0 && i + 1 < argc) {
-			if (parse_int("checkpoint", a, argv[++i], &opts.part_size) < 0 || opts.part_size == 0) {
-				if (opts.part_size == 0)
-					fprintf(stderr, "loom checkpoint: --part-size must be at least 1\n");
-				return CLI_EXIT_USAGE;
-			}
-		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
-			return rc;
-		}
-	}
-	if ((rc = cli_table_args_end(&args, &table)) != 0)
-		return rc;
-	return cli_table_run(&table, &args, run_checkpoint, &opts, print_checkpoint);
+	return cli_table_main(&args, argc, argv, run_checkpoint, &opts, print_checkpoint);
 }
 
 static void print_cleanup(const char *verb, const char *uri, const loom_op_result *r, int json)
@@ -208,24 +230,7 @@ CLI_TABLE_OP(run_cleanup, loom_cleanup_logs)
 int cmd_cleanup_logs(int argc, char **argv)
 {
 	loom_cleanup_logs_opts opts = LOOM_CLEANUP_LOGS_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("cleanup-logs", cleanup_usage);
-	cli_table table;
-	int i, rc;
+	cli_table_args args = CLI_DRY_RUN_ARGS("cleanup-logs", cleanup_usage, cleanup_option, &opts);
 
-	args.dry_run = &opts.dry_run;
-	args.no_dry_run = 1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
-			if (parse_int("cleanup-logs", a, argv[++i], &opts.retention_hours) < 0)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--force") == 0) {
-			opts.force = 1;
-		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
-			return rc;
-		}
-	}
-	if ((rc = cli_table_args_end(&args, &table)) != 0)
-		return rc;
-	return cli_table_run(&table, &args, run_cleanup, &opts, print_cleanup);
+	return cli_table_main(&args, argc, argv, run_cleanup, &opts, print_cleanup);
 }

@@ -69,36 +69,35 @@ static int run_compact(loom_op_result *out, const cli_table *t, void *opts, loom
 
 CLI_TABLE_PLANNER(plan_compact, loom_dist_plan_compact)
 
+/* compact's own option (a cli_verb_option over a loom_compact_opts). */
+static int compact_option(void *ctx, int argc, char **argv, int *i)
+{
+	loom_compact_opts *opts = ctx;
+
+	if (strcmp(argv[*i], "--copy-row-group-min") != 0 || *i + 1 >= argc)
+		return CLI_ARG_OTHER;
+	if (strcasecmp(argv[++*i], "off") == 0) {
+		opts->copy_row_group_min_size = LOOM_COPY_ROW_GROUPS_OFF;
+	} else if (loom_size_parse(&opts->copy_row_group_min_size, argv[*i]) < 0 ||
+	           opts->copy_row_group_min_size <= 0) {
+		fprintf(stderr, "loom compact: --copy-row-group-min needs a size like 2MiB or off, got '%s'\n",
+		        argv[*i]);
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_ARG_TAKEN;
+}
+
 int cmd_compact(int argc, char **argv)
 {
 	loom_compact_opts opts = LOOM_COMPACT_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("compact", compact_usage);
-	cli_table table;
-	int i, rc;
+	cli_table_args args = CLI_TABLE_ARGS("compact", compact_usage, compact_option, &opts);
 
 	args.dry_run = &opts.dry_run;
 	args.target_size = &opts.target_size;
 	args.commit_every = &opts.commit_every;
-	args.partitions = 1;
-	args.plans = 1;
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--copy-row-group-min") == 0 && i + 1 < argc) {
-			if (strcasecmp(argv[++i], "off") == 0) {
-				opts.copy_row_group_min_size = LOOM_COPY_ROW_GROUPS_OFF;
-			} else if (loom_size_parse(&opts.copy_row_group_min_size, argv[i]) < 0 ||
-			           opts.copy_row_group_min_size <= 0) {
-				fprintf(stderr, "loom compact: --copy-row-group-min needs a size like 2MiB or off, got '%s'\n",
-				        argv[i]);
-				return CLI_EXIT_USAGE;
-			}
-		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
-			return rc;
-		}
-	}
-	if ((rc = cli_table_args_end(&args, &table)) != 0)
-		return rc;
+	args.partition_filters = &opts.partition_filters;
+	args.n_partition_filters = &opts.n_partition_filters;
+	args.planner = plan_compact;
 	args.status = "planning...";
-	opts.partition_filters = args.n_filters ? args.filters : NULL;
-	opts.n_partition_filters = args.n_filters;
-	return cli_table_run_or_plan(&table, &args, run_compact, plan_compact, &opts, cli_print_optimize);
+	return cli_table_main(&args, argc, argv, run_compact, &opts, cli_print_optimize);
 }

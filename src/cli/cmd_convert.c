@@ -42,51 +42,62 @@ static void print_result(const char *verb, const char *uri, const loom_op_result
 	}
 }
 
+/* What convert's own option fills: its options, the last --partition-by
+ * (`list`) and, once a TABLE is given, its columns cut in place. */
+typedef struct convert_cli {
+	loom_convert_opts opts;
+	char *list;
+	const char *pcols[MAX_PCOLS];
+} convert_cli;
+
+/* convert's own option (a cli_verb_option over a convert_cli). */
+static int convert_option(void *ctx, int argc, char **argv, int *i)
+{
+	convert_cli *c = ctx;
+	if (strcmp(argv[*i], "--partition-by") != 0 || *i + 1 >= argc)
+		return CLI_ARG_OTHER;
+	c->list = argv[++*i];
+	return CLI_ARG_TAKEN;
+}
+
+/* With a TABLE given: the columns of --partition-by, none of them empty. */
+static int convert_check(void *ctx)
+{
+	convert_cli *c = ctx;
+	char *p = c->list, *comma;
+	size_t np = 0;
+
+	if (!p)
+		return 0;
+	for (;;) {
+		if (np == MAX_PCOLS) {
+			fprintf(stderr, "loom convert: at most %d partition columns\n", MAX_PCOLS);
+			return CLI_EXIT_USAGE;
+		}
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*p) {
+			fprintf(stderr, "loom convert: --partition-by has an empty column name\n");
+			return CLI_EXIT_USAGE;
+		}
+		c->pcols[np++] = p;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	c->opts.partition_columns = c->pcols;
+	c->opts.n_partition_columns = np;
+	return 0;
+}
+
 CLI_TABLE_OP(run_convert, loom_convert)
 
 int cmd_convert(int argc, char **argv)
 {
-	loom_convert_opts copts = LOOM_CONVERT_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("convert", convert_usage);
-	const char *pcols[MAX_PCOLS];
-	char *list = NULL;
-	size_t np = 0;
-	cli_table table;
-	int i, rc;
+	convert_cli c = { .opts = LOOM_CONVERT_OPTS_INIT };
+	cli_table_args args = CLI_TABLE_ARGS("convert", convert_usage, convert_option, &c);
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--partition-by") == 0 && i + 1 < argc)
-			list = argv[++i];
-		else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN)
-			return rc;
-	}
-	if (!args.table) {
-		convert_usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if (list) {
-		char *p = list, *comma;
-		for (;;) {
-			if (np == MAX_PCOLS) {
-				fprintf(stderr, "loom convert: at most %d partition columns\n", MAX_PCOLS);
-				return CLI_EXIT_USAGE;
-			}
-			comma = strchr(p, ',');
-			if (comma)
-				*comma = '\0';
-			if (!*p) {
-				fprintf(stderr, "loom convert: --partition-by has an empty column name\n");
-				return CLI_EXIT_USAGE;
-			}
-			pcols[np++] = p;
-			if (!comma)
-				break;
-			p = comma + 1;
-		}
-	}
-	if ((rc = cli_table_args_end(&args, &table)) != 0)
-		return rc;
-	copts.partition_columns = np ? pcols : NULL;
-	copts.n_partition_columns = np;
-	return cli_table_run(&table, &args, run_convert, &copts, print_result);
+	args.check = convert_check;
+	return cli_table_main(&args, argc, argv, run_convert, &c.opts, print_result);
 }

@@ -217,6 +217,9 @@ typedef struct summary {
 	size_t dv_count;
 	int64_t dv_rows;
 	uint64_t tomb_bytes;
+	int64_t ckpt_version;        /* of the checkpoint the snapshot used; -1: none */
+	const char *ckpt_kind;
+	size_t ckpt_parts, ckpt_sidecars;
 } summary;
 
 static void summarize(const loom_snapshot *s, summary *sm)
@@ -247,15 +250,76 @@ static void summarize(const loom_snapshot *s, summary *sm)
 		if (f.size > 0)
 			sm->tomb_bytes += (uint64_t)f.size;
 	}
+	sm->ckpt_version = loom_snapshot_checkpoint_version(s);
+	sm->ckpt_kind = loom_snapshot_checkpoint_kind(s);
+	sm->ckpt_parts = loom_snapshot_checkpoint_part_count(s);
+	sm->ckpt_sidecars = loom_snapshot_checkpoint_sidecar_count(s);
+}
+
+/* The fields after "path" of the JSON object of live file i; its deleted
+ * rows too with `deleted_rows`. -1 when they cannot be read. */
+static int json_live_file(FILE *o, const loom_snapshot *s, size_t i, const loom_file_info *f, int deleted_rows)
+{
+	uint64_t *rows;
+	size_t nr, k;
+
+	fprintf(o, ",\"size\":%" PRId64 ",\"partitionValues\":", f->size);
+	json_kv_object(o, f->partition_values, f->n_partition_values);
+	fputs(",\"numRecords\":", o);
+	json_i64_or_null(o, f->num_records);
+	fputs(",\"modificationTime\":", o);
+	json_i64_or_null(o, f->modification_time);
+	json_dv(o, f, 1);
+	if (!deleted_rows || !f->dv_storage_type)
+		return 0;
+	if (loom_snapshot_deleted_rows(&rows, &nr, s, i) < 0)
+		return -1;
+	fputs(",\"deletedRows\":[", o);
+	for (k = 0; k < nr; k++)
+		fprintf(o, "%s%" PRIu64, k ? "," : "", rows[k]);
+	fputc(']', o);
+	loom_snapshot_rows_free(rows);
+	return 0;
+}
+
+/* The fields after "path" of a tombstone's JSON object (no deleted rows). */
+static int json_tombstone(FILE *o, const loom_snapshot *s, size_t i, const loom_file_info *f, int deleted_rows)
+{
+	(void)s, (void)i, (void)deleted_rows;
+	fputs(",\"size\":", o);
+	json_i64_or_null(o, f->size);
+	fputs(",\"deletionTimestamp\":", o);
+	json_i64_or_null(o, f->deletion_timestamp);
+	json_dv(o, f, 0);
+	return 0;
+}
+
+/* ,"<name>":[{"path":...,<fields>},...] over the n files `at` gives. */
+static int json_file_list(FILE *o, const loom_snapshot *s, const char *name, size_t n,
+                          int (*at)(loom_file_info *, const loom_snapshot *, size_t),
+                          int (*fields)(FILE *, const loom_snapshot *, size_t, const loom_file_info *, int),
+                          int deleted_rows)
+{
+	size_t i;
+
+	fprintf(o, ",\"%s\":[", name);
+	for (i = 0; i < n; i++) {
+		loom_file_info f = LOOM_FILE_INFO_INIT;
+		at(&f, s, i);
+		fputs(i ? ",{\"path\":" : "{\"path\":", o);
+		cli_json_string(o, f.path);
+		if (fields(o, s, i, &f, deleted_rows) < 0)
+			return -1;
+		fputc('}', o);
+	}
+	fputc(']', o);
+	return 0;
 }
 
 static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 {
 	summary sm;
 	size_t i, n;
-	const char *kind;
-	size_t parts, sidecars;
-	int64_t ck;
 	int first;
 
 	summarize(s, &sm);
@@ -295,13 +359,10 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 		fprintf(o, "%s{\"bin\":\"%s\",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
 		        i ? "," : "", bin_names[i], sm.hist_count[i], sm.hist_bytes[i]);
 	fputc(']', o);
-	ck = loom_snapshot_checkpoint_version(s);
-	kind = loom_snapshot_checkpoint_kind(s);
-	parts = loom_snapshot_checkpoint_part_count(s);
-	sidecars = loom_snapshot_checkpoint_sidecar_count(s);
-	if (ck >= 0)
+	if (sm.ckpt_version >= 0)
 		fprintf(o, ",\"checkpoint\":{\"version\":%" PRId64 ",\"kind\":\"%s\",\"parts\":%zu,"
-		        "\"sidecars\":%zu}", ck, kind, parts, sidecars);
+		        "\"sidecars\":%zu}", sm.ckpt_version, sm.ckpt_kind, sm.ckpt_parts,
+		        sm.ckpt_sidecars);
 	else
 		fputs(",\"checkpoint\":null", o);
 	fputs(",\"lastCheckpoint\":", o);
@@ -349,48 +410,11 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	}
 	fputc(']', o);
 	if (io->files || io->deleted_rows) {
-		fputs(",\"files\":[", o);
-		n = loom_snapshot_file_count(s);
-		for (i = 0; i < n; i++) {
-			loom_file_info f = LOOM_FILE_INFO_INIT;
-			loom_snapshot_file_at(&f, s, i);
-			fputs(i ? ",{\"path\":" : "{\"path\":", o);
-			cli_json_string(o, f.path);
-			fprintf(o, ",\"size\":%" PRId64 ",\"partitionValues\":", f.size);
-			json_kv_object(o, f.partition_values, f.n_partition_values);
-			fputs(",\"numRecords\":", o);
-			json_i64_or_null(o, f.num_records);
-			fputs(",\"modificationTime\":", o);
-			json_i64_or_null(o, f.modification_time);
-			json_dv(o, &f, 1);
-			if (io->deleted_rows && f.dv_storage_type) {
-				uint64_t *rows;
-				size_t nr, k;
-				if (loom_snapshot_deleted_rows(&rows, &nr, s, i) < 0)
-					return -1;
-				fputs(",\"deletedRows\":[", o);
-				for (k = 0; k < nr; k++)
-					fprintf(o, "%s%" PRIu64, k ? "," : "", rows[k]);
-				fputc(']', o);
-				loom_snapshot_rows_free(rows);
-			}
-			fputc('}', o);
-		}
-		fputs("],\"tombstoneFiles\":[", o);
-		n = loom_snapshot_tombstone_count(s);
-		for (i = 0; i < n; i++) {
-			loom_file_info f = LOOM_FILE_INFO_INIT;
-			loom_snapshot_tombstone_at(&f, s, i);
-			fputs(i ? ",{\"path\":" : "{\"path\":", o);
-			cli_json_string(o, f.path);
-			fputs(",\"size\":", o);
-			json_i64_or_null(o, f.size);
-			fputs(",\"deletionTimestamp\":", o);
-			json_i64_or_null(o, f.deletion_timestamp);
-			json_dv(o, &f, 0);
-			fputc('}', o);
-		}
-		fputc(']', o);
+		if (json_file_list(o, s, "files", loom_snapshot_file_count(s), loom_snapshot_file_at,
+		                   json_live_file, io->deleted_rows) < 0)
+			return -1;
+		json_file_list(o, s, "tombstoneFiles", loom_snapshot_tombstone_count(s),
+		               loom_snapshot_tombstone_at, json_tombstone, 0);
 	}
 	(void)first;
 	fputs("}\n", o);
@@ -400,10 +424,8 @@ static int print_json(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 {
 	summary sm;
-	size_t i, n, parts, sidecars;
-	const char *kind;
+	size_t i, n;
 	char hb[32];
-	int64_t ck;
 
 	summarize(s, &sm);
 	fprintf(o, "table:        %s\n", io->uri);
@@ -445,22 +467,19 @@ static int print_human(const loom_snapshot *s, const inspect_opts *io, FILE *o)
 	fprintf(o, "deletion vectors: %zu (%" PRId64 " rows deleted)\n", sm.dv_count, sm.dv_rows);
 	loom_size_format(hb, sizeof(hb), (int64_t)(sm.tomb_bytes));
 	fprintf(o, "tombstones:   %zu (%s)\n", loom_snapshot_tombstone_count(s), hb);
-	ck = loom_snapshot_checkpoint_version(s);
-	kind = loom_snapshot_checkpoint_kind(s);
-	parts = loom_snapshot_checkpoint_part_count(s);
-	sidecars = loom_snapshot_checkpoint_sidecar_count(s);
-	if (ck >= 0)
+	if (sm.ckpt_version >= 0)
 		fprintf(o, "checkpoint:   version %" PRId64 " (%s, %zu file%s, %zu sidecar%s), "
-		        "%zu commits after it", ck, kind, parts, parts == 1 ? "" : "s", sidecars,
-		        sidecars == 1 ? "" : "s", loom_snapshot_replayed_commit_count(s));
+		        "%zu commits after it", sm.ckpt_version, sm.ckpt_kind, sm.ckpt_parts,
+		        sm.ckpt_parts == 1 ? "" : "s", sm.ckpt_sidecars,
+		        sm.ckpt_sidecars == 1 ? "" : "s", loom_snapshot_replayed_commit_count(s));
 	else
 		fprintf(o, "checkpoint:   none used (%zu commits replayed",
 		        loom_snapshot_replayed_commit_count(s));
 	if (loom_snapshot_replayed_compaction_count(s))
-		fprintf(o, "%s%zu log compaction file%s", ck >= 0 ? " + " : ", ",
+		fprintf(o, "%s%zu log compaction file%s", sm.ckpt_version >= 0 ? " + " : ", ",
 		        loom_snapshot_replayed_compaction_count(s),
 		        loom_snapshot_replayed_compaction_count(s) == 1 ? "" : "s");
-	fputs(ck >= 0 ? "\n" : ")\n", o);
+	fputs(sm.ckpt_version >= 0 ? "\n" : ")\n", o);
 	if (loom_snapshot_last_checkpoint_hint(s) >= 0)
 		fprintf(o, "_last_checkpoint: version %" PRId64 "\n",
 		        loom_snapshot_last_checkpoint_hint(s));

@@ -74,19 +74,11 @@ CLI_TABLE_OP(run_purge, loom_purge)
 int cmd_purge(int argc, char **argv)
 {
 	loom_purge_opts opts = LOOM_PURGE_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("purge", purge_usage);
-	cli_table table;
-	int i, rc;
+	cli_table_args args = CLI_TABLE_ARGS("purge", purge_usage, NULL, NULL);
 
 	args.dry_run = &opts.dry_run;
 	args.target_size = &opts.target_size;
-	args.partitions = 1;
-	for (i = 1; i < argc; i++)
-		if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN)
-			return rc;
-	if ((rc = cli_table_args_end(&args, &table)) != 0)
-		return rc;
-	opts.partition_filters = args.n_filters ? args.filters : NULL;
-	opts.n_partition_filters = args.n_filters;
-	return cli_table_run(&table, &args, run_purge, &opts, print_result);
+	args.partition_filters = &opts.partition_filters;
+	args.n_partition_filters = &opts.n_partition_filters;
+	return cli_table_main(&args, argc, argv, run_purge, &opts, print_result);
 }

@@ -27,6 +27,31 @@ static void vacuum_usage(FILE *out)
 	        "  --json                  machine-readable output\n");
 }
 
+/* vacuum's own options (a cli_verb_option over a loom_vacuum_opts). An
+ * empty --retention-hours is 0 hours. */
+static int vacuum_option(void *ctx, int argc, char **argv, int *i)
+{
+	loom_vacuum_opts *opts = ctx;
+	const char *a = argv[*i];
+
+	if (strcmp(a, "--retention-hours") == 0 && *i + 1 < argc) {
+		char *end;
+		opts->retention_hours = strtoll(argv[++*i], &end, 10);
+		if (*end || opts->retention_hours < 0) {
+			fprintf(stderr, "loom vacuum: --retention-hours needs a whole number >= 0, got '%s'\n",
+			        argv[*i]);
+			return CLI_EXIT_USAGE;
+		}
+	} else if (strcmp(a, "--full") == 0) {
+		opts->full = 1;
+	} else if (strcmp(a, "--no-retention-check") == 0) {
+		opts->retention_check = 0;
+	} else {
+		return CLI_ARG_OTHER;
+	}
+	return CLI_ARG_TAKEN;
+}
+
 /* The incomplete multipart uploads aborted (dry: to abort): count, bytes
  * of their parts, and each one (bytes null where the store lists none). */
 static void print_uploads_json(const loom_op_result *r)
@@ -79,31 +104,7 @@ CLI_TABLE_OP(run_vacuum, loom_vacuum)
 int cmd_vacuum(int argc, char **argv)
 {
 	loom_vacuum_opts opts = LOOM_VACUUM_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("vacuum", vacuum_usage);
-	cli_table table;
-	int i, rc;
+	cli_table_args args = CLI_DRY_RUN_ARGS("vacuum", vacuum_usage, vacuum_option, &opts);
 
-	args.dry_run = &opts.dry_run;
-	args.no_dry_run = 1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--retention-hours") == 0 && i + 1 < argc) {
-			char *end;
-			opts.retention_hours = strtoll(argv[++i], &end, 10);
-			if (*end || opts.retention_hours < 0) {
-				fprintf(stderr, "loom vacuum: --retention-hours needs a whole number >= 0, got '%s'\n",
-				        argv[i]);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (strcmp(a, "--full") == 0) {
-			opts.full = 1;
-		} else if (strcmp(a, "--no-retention-check") == 0) {
-			opts.retention_check = 0;
-		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
-			return rc;
-		}
-	}
-	if ((rc = cli_table_args_end(&args, &table)) != 0)
-		return rc;
-	return cli_table_run(&table, &args, run_vacuum, &opts, print_result);
+	return cli_table_main(&args, argc, argv, run_vacuum, &opts, print_result);
 }

@@ -47,64 +47,79 @@ static void zorder_usage(FILE *out)
 }
 
 
+/* What zorder's own options fill: its options, their columns in `cols`. */
+typedef struct zorder_cli {
+	loom_zorder_opts opts;
+	const char *cols[MAX_COLUMNS];
+} zorder_cli;
+
+/* zorder's own options (a cli_verb_option over a zorder_cli). */
+static int zorder_option(void *ctx, int argc, char **argv, int *i)
+{
+	zorder_cli *z = ctx;
+	loom_zorder_opts *opts = &z->opts;
+	const char *a = argv[*i];
+	int has_value = *i + 1 < argc;
+
+	if (strcmp(a, "--columns") == 0 && has_value) {
+		char *tok, *save = NULL;
+		opts->n_columns = 0;
+		/* split in place: argv's strings are the program's to change */
+		for (tok = strtok_r(argv[++*i], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (opts->n_columns == MAX_COLUMNS) {
+				fprintf(stderr, "loom zorder: at most %d columns\n", MAX_COLUMNS);
+				return CLI_EXIT_USAGE;
+			}
+			z->cols[opts->n_columns++] = tok;
+		}
+	} else if (strcmp(a, "--temp-dir") == 0 && has_value) {
+		opts->temp_dir = argv[++*i];
+	} else if (strcmp(a, "--memory") == 0 && has_value) {
+		if (cli_size_opt("zorder", a, argv[++*i], &opts->memory_budget) != CLI_EXIT_OK)
+			return CLI_EXIT_USAGE;
+	} else if (strcmp(a, "--spill-limit") == 0 && has_value) {
+		if (cli_size_opt("zorder", a, argv[++*i], &opts->spill_limit) != CLI_EXIT_OK)
+			return CLI_EXIT_USAGE;
+	} else if (strcmp(a, "--curve") == 0 && has_value) {
+		const char *c = argv[++*i];
+		if (loom_zorder_curve_from_name(&opts->curve, c) < 0) {
+			fprintf(stderr, "loom zorder: --curve is z or hilbert, got '%s'\n", c);
+			return CLI_EXIT_USAGE;
+		}
+	} else if (strcmp(a, "--full") == 0) {
+		opts->full = 1;
+	} else {
+		return CLI_ARG_OTHER;
+	}
+	return CLI_ARG_TAKEN;
+}
+
+/* With a TABLE given, --columns is required. */
+static int zorder_check(void *ctx)
+{
+	const zorder_cli *z = ctx;
+	if (z->opts.n_columns == 0) {
+		fprintf(stderr, "loom zorder: --columns is required\n");
+		zorder_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 CLI_TABLE_OP(run_zorder, loom_zorder)
 CLI_TABLE_PLANNER(plan_zorder, loom_dist_plan_zorder)
 
 int cmd_zorder(int argc, char **argv)
 {
-	loom_zorder_opts opts = LOOM_ZORDER_OPTS_INIT;
-	cli_table_args args = CLI_TABLE_ARGS("zorder", zorder_usage);
-	const char *cols[MAX_COLUMNS];
-	size_t nc = 0;
-	cli_table table;
-	int i, rc;
+	zorder_cli z = { .opts = LOOM_ZORDER_OPTS_INIT };
+	cli_table_args args = CLI_TABLE_ARGS("zorder", zorder_usage, zorder_option, &z);
 
-	args.dry_run = &opts.dry_run;
-	args.target_size = &opts.target_size;
-	args.commit_every = &opts.commit_every;
-	args.plans = 1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--columns") == 0 && i + 1 < argc) {
-			char *tok, *save = NULL;
-			nc = 0;
-			/* split in place: argv's strings are the program's to change */
-			for (tok = strtok_r(argv[++i], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (nc == MAX_COLUMNS) {
-					fprintf(stderr, "loom zorder: at most %d columns\n", MAX_COLUMNS);
-					return CLI_EXIT_USAGE;
-				}
-				cols[nc++] = tok;
-			}
-		} else if (strcmp(a, "--temp-dir") == 0 && i + 1 < argc) {
-			opts.temp_dir = argv[++i];
-		} else if (strcmp(a, "--memory") == 0 && i + 1 < argc) {
-			if (cli_size_opt("zorder", a, argv[++i], &opts.memory_budget) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--spill-limit") == 0 && i + 1 < argc) {
-			if (cli_size_opt("zorder", a, argv[++i], &opts.spill_limit) != CLI_EXIT_OK)
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--curve") == 0 && i + 1 < argc) {
-			const char *c = argv[++i];
-			if (loom_zorder_curve_from_name(&opts.curve, c) < 0) {
-				fprintf(stderr, "loom zorder: --curve is z or hilbert, got '%s'\n", c);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (strcmp(a, "--full") == 0) {
-			opts.full = 1;
-		} else if ((rc = cli_table_arg(&args, argc, argv, &i)) != CLI_ARG_TAKEN) {
-			return rc;
-		}
-	}
-	if (args.table && nc == 0) {
-		fprintf(stderr, "loom zorder: --columns is required\n");
-		zorder_usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if ((rc = cli_table_args_end(&args, &table)) != 0)
-		return rc;
+	z.opts.columns = z.cols;
+	args.dry_run = &z.opts.dry_run;
+	args.target_size = &z.opts.target_size;
+	args.commit_every = &z.opts.commit_every;
+	args.planner = plan_zorder;
+	args.check = zorder_check;
 	args.status = "sampling, sorting and rewriting...";
-	opts.columns = cols;
-	opts.n_columns = nc;
-	return cli_table_run_or_plan(&table, &args, run_zorder, plan_zorder, &opts, cli_print_optimize);
+	return cli_table_main(&args, argc, argv, run_zorder, &z.opts, cli_print_optimize);
 }

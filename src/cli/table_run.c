@@ -1,8 +1,10 @@
 /* cli/table_run.c - what every single-table verb does the same way: the
- * arguments all of them take (--help, --config, --json, TABLE), and the run
- * of the operation itself (a Ctrl-C cancel token around it, the error or
- * the result printed, the result and the table released). A verb keeps its
- * own options, its library call and how it prints its result. */
+ * parse of its arguments (each one offered to the verb's own options, then
+ * to those all verbs take: --help, --config, --json, TABLE, and those
+ * several share), and the run of the operation itself (a Ctrl-C cancel
+ * token around it, the error or the result printed, the result and the
+ * table released) or of its planner. A verb keeps its own options, its
+ * library call and how it prints its result. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,21 +28,28 @@ static int shared_option(cli_table_args *a, int argc, char **argv, int *i)
 		rc = cli_size_opt(a->verb, arg, argv[++*i], a->target_size);
 	else if (a->commit_every && has_value && strcmp(arg, "--commit-every") == 0)
 		rc = cli_size_opt(a->verb, arg, argv[++*i], a->commit_every);
-	else if (a->partitions && has_value && strcmp(arg, "--partition") == 0)
+	else if (a->partition_filters && has_value && strcmp(arg, "--partition") == 0)
 		rc = cli_partition_opt(a->verb, argv[++*i], a->filters, &a->n_filters, CLI_MAX_FILTERS);
-	else if (a->plans && has_value && strcmp(arg, "--plan-out") == 0)
+	else if (a->planner && has_value && strcmp(arg, "--plan-out") == 0)
 		a->plan_out = argv[++*i];
-	else if (a->plans && has_value && strcmp(arg, "--units") == 0)
+	else if (a->planner && has_value && strcmp(arg, "--units") == 0)
 		rc = cli_parse_units(a->verb, argv[++*i], &a->units);
 	else
 		return 0;
 	return rc == CLI_EXIT_OK ? CLI_ARG_TAKEN : CLI_EXIT_USAGE;
 }
 
-int cli_table_arg(cli_table_args *a, int argc, char **argv, int *i)
+/* argv[*i]: CLI_ARG_TAKEN when it was the verb's own option or one of the
+ * shared arguments (*i moved past its value), else the exit status to
+ * return at once (--help printed: CLI_EXIT_OK; a bad value, an unknown
+ * option or a second table: CLI_EXIT_USAGE, said why). */
+static int table_arg(cli_table_args *a, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i];
-	int rc = shared_option(a, argc, argv, i);
+	int rc = a->option ? a->option(a->option_ctx, argc, argv, i) : CLI_ARG_OTHER;
+	if (rc != CLI_ARG_OTHER)
+		return rc;
+	rc = shared_option(a, argc, argv, i);
 	if (rc != 0)
 		return rc;
 	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -87,13 +96,27 @@ int cli_partition_opt(const char *verb, const char *value, const char **filters,
 	return CLI_EXIT_OK;
 }
 
-int cli_table_args_end(cli_table_args *a, cli_table *t)
+/* All of argv after the verb: CLI_ARG_TAKEN with TABLE resolved into t,
+ * else the exit status to return (said why; --help printed: CLI_EXIT_OK). */
+static int parse(cli_table_args *a, int argc, char **argv, cli_table *t)
 {
+	int i, rc;
+
+	for (i = 1; i < argc; i++)
+		if ((rc = table_arg(a, argc, argv, &i)) != CLI_ARG_TAKEN)
+			return rc;
 	if (!a->table) {
 		a->usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	return cli_table_resolve(t, a->verb, a->table, a->config);
+	if (a->check && (rc = a->check(a->option_ctx)) != 0)
+		return rc;
+	if (a->partition_filters && a->n_filters) {
+		*a->partition_filters = a->filters;
+		*a->n_partition_filters = a->n_filters;
+	}
+	rc = cli_table_resolve(t, a->verb, a->table, a->config);
+	return rc == 0 ? CLI_ARG_TAKEN : rc;
 }
 
 /* A failed call: its error printed, what it held released. */
@@ -104,7 +127,9 @@ static int failed(const char *verb, int rc, cli_table *t)
 	return rc == LOOM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 }
 
-int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *opts, cli_result_printer print)
+/* Run `op` under a Ctrl-C cancel token, print its error or its result;
+ * release the result and `t`. */
+static int run(cli_table *t, const cli_table_args *a, cli_table_op op, void *opts, cli_result_printer print)
 {
 	loom_op_result result = LOOM_OP_RESULT_INIT;
 	loom_cancel *cancel;
@@ -129,23 +154,29 @@ int cli_table_run(cli_table *t, const cli_table_args *a, cli_table_op op, void *
 	return CLI_EXIT_OK;
 }
 
-int cli_table_plan(cli_table *t, const cli_table_args *a, cli_table_planner planner, void *opts, size_t units,
-                   const char *plan_out)
+/* --plan-out: plan with a->planner, write the plan and say so; release
+ * `t`. */
+static int write_plan(cli_table *t, const cli_table_args *a, void *opts)
 {
 	char *plan = NULL;
-	int rc = planner(&plan, t, opts, units);
+	int rc = a->planner(&plan, t, opts, a->units);
 	if (rc < 0)
 		return failed(a->verb, rc, t);
-	rc = cli_write_plan(a->verb, t->shown, plan_out, plan, a->json);
+	rc = cli_write_plan(a->verb, t->shown, a->plan_out, plan, a->json);
 	loom_string_free(plan);
 	cli_table_release(t);
 	return rc;
 }
 
-int cli_table_run_or_plan(cli_table *t, const cli_table_args *a, cli_table_op op, cli_table_planner planner,
-                          void *opts, cli_result_printer print)
+int cli_table_main(cli_table_args *a, int argc, char **argv, cli_table_op op, void *opts,
+                   cli_result_printer print)
 {
+	cli_table t;
+	int rc = parse(a, argc, argv, &t);
+
+	if (rc != CLI_ARG_TAKEN)
+		return rc;
 	if (a->plan_out)
-		return cli_table_plan(t, a, planner, opts, a->units, a->plan_out);
-	return cli_table_run(t, a, op, opts, print);
+		return write_plan(&t, a, opts);
+	return run(&t, a, op, opts, print);
 }
