@@ -291,6 +291,7 @@ static int footer_stats(const pq_reader *r, const delta_stats_opts *so, loom_buf
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	for (l = 0; l < s->num_leaves; l++) {
 		delta_stats_leaf *dl = &leaves[l];
+		pq_value_range range = { NULL, NULL, 0, 0 };
 		pq_cmp_kind k;
 		int minmax_ok = 1;
 		int64_t nulls = 0;
@@ -299,8 +300,7 @@ static int footer_stats(const pq_reader *r, const delta_stats_opts *so, loom_buf
 		for (g = 0; g < m->num_row_groups; g++) {
 			const pq_column_meta *cm;
 			const pq_statistics *sts;
-			const uint8_t *mn, *mx;
-			size_t mnl, mxl;
+			pq_value_range v;
 			if (m->row_groups[g].num_rows == 0)
 				continue;
 			if (!(cm = pq_chunk_stats(&m->row_groups[g], l))) {
@@ -311,8 +311,8 @@ static int footer_stats(const pq_reader *r, const delta_stats_opts *so, loom_buf
 			sts = &cm->statistics;
 			if (nulls >= 0)
 				nulls = sts->has_null_count ? nulls + sts->null_count : -1;
-			pq_stats_min_max(sts, pq_cmp_legacy_ok(k), &mn, &mnl, &mx, &mxl);
-			if (!mn || !mx) {
+			pq_stats_min_max(sts, pq_cmp_legacy_ok(k), &v);
+			if (!v.min || !v.max) {
 				/* an all-null chunk has no min/max and needs none */
 				if (!(sts->has_null_count && sts->null_count == cm->num_values))
 					minmax_ok = 0;
@@ -320,25 +320,15 @@ static int footer_stats(const pq_reader *r, const delta_stats_opts *so, loom_buf
 			}
 			if (sts->has_is_max_value_exact && !sts->is_max_value_exact)
 				dl->max_exact = 0;
-			if (!dl->has_min_max) {
-				dl->has_min_max = 1;
-				dl->min = mn;
-				dl->min_len = mnl;
-				dl->max = mx;
-				dl->max_len = mxl;
-				continue;
-			}
-			if (pq_value_cmp(k, mn, mnl, dl->min, dl->min_len) < 0) {
-				dl->min = mn;
-				dl->min_len = mnl;
-			}
-			if (pq_value_cmp(k, mx, mxl, dl->max, dl->max_len) > 0) {
-				dl->max = mx;
-				dl->max_len = mxl;
-			}
+			pq_value_range_widen(&range, k, &v);
 		}
-		if (!minmax_ok || k == PQ_CMP_NONE)
-			dl->has_min_max = 0;
+		if (minmax_ok && k != PQ_CMP_NONE && range.min) {
+			dl->has_min_max = 1;
+			dl->min = range.min;
+			dl->min_len = range.min_len;
+			dl->max = range.max;
+			dl->max_len = range.max_len;
+		}
 		dl->null_count = dl->depth == s->leaves[l].depth ? nulls : -1;
 	}
 	rc = delta_stats_json(out, m->num_rows, leaves, s->num_leaves, so);

@@ -578,18 +578,17 @@ const pq_column_meta *pq_chunk_stats(const pq_row_group *rg, size_t col)
 	return &rg->columns[col].meta;
 }
 
-void pq_stats_min_max(const pq_statistics *s, int legacy, const uint8_t **mn, size_t *mnl, const uint8_t **mx,
-                      size_t *mxl)
+void pq_stats_min_max(const pq_statistics *s, int legacy, pq_value_range *r)
 {
 	const pq_bytes *lo = &s->min_value, *hi = &s->max_value;
 	if ((!lo->ptr || !hi->ptr) && legacy && s->min.ptr && s->max.ptr) {
 		lo = &s->min;
 		hi = &s->max;
 	}
-	*mn = lo->ptr;
-	*mnl = lo->len;
-	*mx = hi->ptr;
-	*mxl = hi->len;
+	r->min = lo->ptr;
+	r->min_len = lo->len;
+	r->max = hi->ptr;
+	r->max_len = hi->len;
 }
 
 /* ---- page headers ---- */

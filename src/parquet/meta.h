@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parquet/stats.h"
 #include "parquet/types.h"
 #include "util/arena.h"
 
@@ -123,9 +124,8 @@ int pq_file_meta_decode(pq_file_meta **out, const void *p, size_t len,
 const pq_column_meta *pq_chunk_stats(const pq_row_group *rg, size_t col);
 /* The min and max statistics give: min_value/max_value, else (`legacy`:
  * the caller knows the deprecated fields' signed order is the column's)
- * min/max. *mn and *mx NULL when they give none. */
-void pq_stats_min_max(const pq_statistics *s, int legacy, const uint8_t **mn, size_t *mnl, const uint8_t **mx,
-                      size_t *mxl);
+ * min/max. r->min and r->max NULL when they give none. */
+void pq_stats_min_max(const pq_statistics *s, int legacy, pq_value_range *r);
 void pq_file_meta_free(pq_file_meta *m);
 
 typedef struct pq_page_header {

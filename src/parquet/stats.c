@@ -77,6 +77,19 @@ static int cmp_decimal_bytes(const uint8_t *a, size_t alen, const uint8_t *b, si
 		return CMP3(x_, y_);              \
 	} while (0)
 
+void pq_value_range_widen(pq_value_range *r, pq_cmp_kind k, const pq_value_range *add)
+{
+	int empty = !r->min;
+	if (empty || pq_value_cmp(k, add->min, add->min_len, r->min, r->min_len) < 0) {
+		r->min = add->min;
+		r->min_len = add->min_len;
+	}
+	if (empty || pq_value_cmp(k, add->max, add->max_len, r->max, r->max_len) > 0) {
+		r->max = add->max;
+		r->max_len = add->max_len;
+	}
+}
+
 int pq_value_cmp(pq_cmp_kind k, const void *a, size_t alen, const void *b, size_t blen)
 {
 	switch (k) {

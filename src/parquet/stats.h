@@ -40,6 +40,16 @@ int pq_cmp_legacy_ok(pq_cmp_kind k);
  * sorting (Z-order, compaction). PQ_CMP_NONE compares bytes unsigned. */
 int pq_value_cmp(pq_cmp_kind k, const void *a, size_t alen, const void *b, size_t blen);
 
+/* A min and a max, PLAIN values borrowed from a footer's statistics; min
+ * NULL: no value yet. */
+typedef struct pq_value_range {
+	const uint8_t *min, *max;
+	size_t min_len, max_len;
+} pq_value_range;
+
+/* Widen `r` to take in `add` (both of its ends set), in the order k. */
+void pq_value_range_widen(pq_value_range *r, pq_cmp_kind k, const pq_value_range *add);
+
 /* A running min / max / null count. */
 typedef struct pq_stats {
 	pq_cmp_kind kind;

@@ -48,9 +48,7 @@ typedef struct leaf_work {
 	int want_minmax;     /* Delta keeps min/max for the leaf's type */
 	int scan;            /* the footer was not exact: read the column */
 	int64_t nulls;
-	const uint8_t *min, *max;  /* footer values (borrowed) */
-	size_t min_len, max_len;
-	int has_minmax;
+	pq_value_range footer;     /* footer values (borrowed); min NULL: none */
 	pq_stats st;         /* the scan's */
 } leaf_work;
 
@@ -74,21 +72,20 @@ static int is_nan(pq_cmp_kind k, const uint8_t *v, size_t len)
  * signed integers, whose order they always had), not flagged inexact, of
  * the physical width, no NaN; strings and binary only when the writer says
  * they are not truncated (many cut them at 64 bytes or so, unflagged). */
-static int footer_value_ok(const pq_leaf *lf, pq_cmp_kind k, const pq_statistics *sts, const uint8_t **mn,
-                           size_t *mnl, const uint8_t **mx, size_t *mxl)
+static int footer_value_ok(const pq_leaf *lf, pq_cmp_kind k, const pq_statistics *sts, pq_value_range *v)
 {
 	size_t width = pq_value_width(lf->type, lf->type_length);
-	pq_stats_min_max(sts, k == PQ_CMP_I32 || k == PQ_CMP_I64, mn, mnl, mx, mxl);
-	if (!*mn || !*mx)
+	pq_stats_min_max(sts, k == PQ_CMP_I32 || k == PQ_CMP_I64, v);
+	if (!v->min || !v->max)
 		return 0;
 	if ((sts->has_is_min_value_exact && !sts->is_min_value_exact) ||
 	    (sts->has_is_max_value_exact && !sts->is_max_value_exact))
 		return 0;
-	if (width && (*mnl != width || *mxl != width))
+	if (width && (v->min_len != width || v->max_len != width))
 		return 0;
 	if (!width && !(sts->has_is_max_value_exact && sts->is_max_value_exact))
 		return 0;
-	return !is_nan(k, *mn, *mnl) && !is_nan(k, *mx, *mxl);
+	return !is_nan(k, v->min, v->min_len) && !is_nan(k, v->max, v->max_len);
 }
 
 /* The footer's statistics of one leaf over every row group, or w->scan. */
@@ -99,8 +96,7 @@ static void from_footer(leaf_work *w, const pq_file_meta *m, const pq_leaf *lf, 
 	for (g = 0; g < m->num_row_groups && !w->scan; g++) {
 		const pq_column_meta *cm;
 		const pq_statistics *sts;
-		const uint8_t *mn, *mx;
-		size_t mnl, mxl;
+		pq_value_range v;
 		if (m->row_groups[g].num_rows == 0)
 			continue;
 		if (!(cm = pq_chunk_stats(&m->row_groups[g], w->file_leaf))) {
@@ -115,19 +111,11 @@ static void from_footer(leaf_work *w, const pq_file_meta *m, const pq_leaf *lf, 
 		w->nulls += sts->null_count;
 		if (!w->want_minmax || sts->null_count == cm->num_values)
 			continue; /* an all-null chunk has no min/max and needs none */
-		if (!footer_value_ok(lf, k, sts, &mn, &mnl, &mx, &mxl)) {
+		if (!footer_value_ok(lf, k, sts, &v)) {
 			w->scan = 1;
 			break;
 		}
-		if (!w->has_minmax || pq_value_cmp(k, mn, mnl, w->min, w->min_len) < 0) {
-			w->min = mn;
-			w->min_len = mnl;
-		}
-		if (!w->has_minmax || pq_value_cmp(k, mx, mxl, w->max, w->max_len) > 0) {
-			w->max = mx;
-			w->max_len = mxl;
-		}
-		w->has_minmax = 1;
+		pq_value_range_widen(&w->footer, k, &v);
 	}
 }
 
@@ -232,12 +220,12 @@ int analyze_file_stats(analyze_file *af, const delta_stats_opts *so, char **out,
 			dl->min_len = w->st.min.size;
 			dl->max = (const uint8_t *)w->st.max.ptr;
 			dl->max_len = w->st.max.size;
-		} else if (!w->scan && w->has_minmax) {
+		} else if (!w->scan && w->footer.min) {
 			dl->has_min_max = 1;
-			dl->min = w->min;
-			dl->min_len = w->min_len;
-			dl->max = w->max;
-			dl->max_len = w->max_len;
+			dl->min = w->footer.min;
+			dl->min_len = w->footer.min_len;
+			dl->max = w->footer.max;
+			dl->max_len = w->footer.max_len;
 		}
 		dl->max_exact = 1;
 	}
