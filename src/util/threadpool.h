@@ -52,7 +52,7 @@ typedef int (*loom_index_fn)(void *ctx, size_t index);
  * raised again on this thread (the same error whatever the timing). */
 int loom_parallel_for(size_t n, size_t threads, loom_index_fn fn, void *ctx, int *results);
 /* The same on the threads of `pool` (NULL: a short-lived pool of its
- * own), `threads` counting the caller's: for callers whose threads come
+ * own), `threads` counting the caller's: for callers whose threads
  * are already someone's (the rewrite pipeline's, from the CPU budget). */
 int loom_parallel_for_on(loom_threadpool *pool, size_t n, size_t threads, loom_index_fn fn,
                          void *ctx, int *results);
