@@ -46,21 +46,6 @@ static const char *base_name(const char *key)
 	return b ? b + 1 : key;
 }
 
-/* The version a name starts with (20 digits), or -1. */
-static int64_t leading_version(const char *base)
-{
-	int64_t v = 0;
-	int i;
-	for (i = 0; i < 20; i++) {
-		if (!is_digit(base[i]))
-			return -1;
-		if (v > (INT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (base[i] - '0');
-	}
-	return is_digit(base[20]) ? -1 : v;
-}
-
 /* Keep a listed entry that is a log file (others are ignored). */
 static int keep_log_file(const loom_store_entry *e, loom_vec *files)
 {
@@ -89,7 +74,7 @@ static int range_entry(const loom_store_entry *e, void *payload)
 
 	if (j->last[0] && is_digit(base[0]) && strcmp(e->key, j->last) > 0) {
 		j->more = 1;
-		j->stop_version = leading_version(base);
+		j->stop_version = delta_log_leading_version(base);
 		return 1;
 	}
 	LOOM_TRY(keep_log_file(e, &j->files));
@@ -223,7 +208,7 @@ int delta_log_list_files(loom_store *store, const char *start_after, loom_vec *f
 	if (rc == 0 && first.limit_key) {
 		/* there may be more: by version ranges when the last key names a
 		 * version, else (names after the versions) one listing on */
-		v = leading_version(base_name(first.limit_key));
+		v = delta_log_leading_version(base_name(first.limit_key));
 		if (v >= 0) {
 			rc = list_ranges(store, first.limit_key, v, files);
 		} else {

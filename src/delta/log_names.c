@@ -19,6 +19,14 @@ static int64_t parse_digits(const char *s, size_t n)
 	return v;
 }
 
+int64_t delta_log_leading_version(const char *name)
+{
+	int64_t v = parse_digits(name, 20);
+	if (v < 0 || (name[20] >= '0' && name[20] <= '9'))
+		return -1;
+	return v;
+}
+
 static int is_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||

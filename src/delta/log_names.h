@@ -34,6 +34,10 @@ typedef struct delta_log_name {
  * ignored. Never fails. */
 int delta_log_name_parse(const char *name, size_t len, delta_log_name *out);
 
+/* The version a log name `name` (NUL-terminated) starts with: exactly 20
+ * digits not followed by a 21st; -1 otherwise. */
+int64_t delta_log_leading_version(const char *name);
+
 /* Format "%020lld" into `out` (at least 21 bytes). */
 void delta_log_format_version(int64_t version, char out[21]);
 
