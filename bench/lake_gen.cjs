@@ -8,6 +8,10 @@
 // ts TIMESTAMPTZ. KIND is only a label (kept for the bench's log).
 //   With several tables per call: lake_gen.cjs batch FILE, FILE holding one
 //   "DIR NFILES ROWS SEED" line per table (one DuckDB for all).
+//   lake_gen.cjs stats FILE...: one JSON line per Parquet file, its Delta
+//   statistics as DuckDB reads them (numRecords, minValues, maxValues,
+//   nullCount; timestamps in UTC to the millisecond), for a log written by
+//   hand (bench/lake_scale_gen.py).
 const { DuckDBInstance } = require('@duckdb/node-api');
 const fs = require('fs');
 const path = require('path');
@@ -26,8 +30,25 @@ async function table(conn, dir, nFiles, rows, seed) {
   }
 }
 
+const COLS = ['id', 'u1', 'u2', 's', 'ts'];
+const stat = (c, f) => c === 'ts' ? `strftime(${f}(ts) AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ')` : `${f}(${c})`;
+
+async function stats(conn, file) {
+  const sql = `SELECT count(*)::BIGINT AS n, ` +
+    COLS.map(c => `${stat(c, 'min')} AS "min_${c}", ${stat(c, 'max')} AS "max_${c}", count(*) - count(${c}) AS "nulls_${c}"`).join(', ') +
+    ` FROM read_parquet('${file}')`;
+  const row = (await (await conn.run(sql)).getRowObjectsJson())[0];
+  const pick = p => Object.fromEntries(COLS.map(c => [c, c === 'id' || c === 'u2' || p === 'nulls_' ? Number(row[p + c]) : row[p + c]]));
+  return { path: file, size: fs.statSync(file).size, numRecords: Number(row.n),
+           minValues: pick('min_'), maxValues: pick('max_'), nullCount: pick('nulls_') };
+}
+
 async function main() {
   const conn = await (await DuckDBInstance.create(':memory:')).connect();
+  if (process.argv[2] === 'stats') {
+    for (const f of process.argv.slice(3)) console.log(JSON.stringify(await stats(conn, f)));
+    return;
+  }
   if (process.argv[2] === 'batch') {
     for (const line of fs.readFileSync(process.argv[3], 'utf8').split('\n')) {
       if (!line.trim()) continue;

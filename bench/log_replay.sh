@@ -17,7 +17,7 @@
 #    state: live files, their bytes and numRecords, the version); loom's
 #    figures, locally and on S3, must equal them, or the script fails.
 #  - S3 (S3=1): the log uploaded to a private loopback Ceph RGW
-#    (tests/tools/rgw.sh; 32 PUTs at a time), `loom inspect` on the
+#    (tests/tools/rgw.sh; bench/put_objects.py), `loom inspect` on the
 #    s3:// URI through tests/tools/fault_proxy.py adding DELAY_MS to every
 #    request, RUNS times: wall, cpu, RSS, requests (LOOM_STORE_STATS), and
 #    from the proxy's trace the LISTs and GETs, the most requests in
@@ -86,51 +86,20 @@ for r in $(seq 1 "$RUNS"); do
 done
 
 if [ "$S3" = 1 ]; then
-  rgw="$work/rgw"
-  proxy_pid=""
-  trap '[ -n "$proxy_pid" ] && kill "$proxy_pid" 2> /dev/null; bash "$here/tests/tools/rgw.sh" stop "$rgw" > /dev/null 2>&1 || true' EXIT
-  bash "$here/tests/tools/rgw.sh" stop "$rgw" > /dev/null 2>&1 || true
-  RGW_MEMSTORE_BYTES=$((3 << 30)) bash "$here/tests/tools/rgw.sh" start "$rgw" > /dev/null
-  # shellcheck disable=SC1091
-  source "$rgw/env"
-  export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
-  aws_bin=aws; [ -x /usr/bin/aws ] && aws_bin=/usr/bin/aws
-  "$aws_bin" --endpoint-url "$AWS_ENDPOINT_URL" s3api create-bucket --bucket replay \
-    --acl public-read-write > /dev/null
+  # shellcheck source=bench/rgw_lib.sh
+  source "$here/bench/rgw_lib.sh"
+  rgw_start "$work/rgw" $((3 << 30))
+  rgw_public_bucket replay
   echo "uploading $COMMITS commit files ..." >&2
   start=$(date +%s)
-  # 32 keep-alive connections, anonymous PUTs into the public-read-write
-  # bucket (the upload is not what is measured)
-  python3 - "$RGW_PORT" "$t/_delta_log" <<'PY'
-import http.client, os, sys, threading
-port, log = int(sys.argv[1]), sys.argv[2]
-names = sorted(os.listdir(log))
-def work(k, threads=32):
-    c = http.client.HTTPConnection("127.0.0.1", port)
-    for name in names[k::threads]:
-        with open(os.path.join(log, name), "rb") as f:
-            body = f.read()
-        c.request("PUT", "/replay/t/_delta_log/" + name, body=body,
-                  headers={"Content-Length": str(len(body))})
-        r = c.getresponse(); r.read()
-        if r.status != 200:
-            raise SystemExit("PUT %s: %d" % (name, r.status))
-ts = [threading.Thread(target=work, args=(k,)) for k in range(32)]
-for x in ts: x.start()
-for x in ts: x.join()
-PY
+  python3 "$here/bench/put_objects.py" "$RGW_PORT" replay/t/_delta_log --dir "$t/_delta_log" > /dev/null
   echo "uploaded in $(( $(date +%s) - start )) s" >&2
 
-  rm -f "$work/proxy.port"
-  python3 "$here/tests/tools/fault_proxy.py" --upstream "127.0.0.1:$RGW_PORT" --flavor s3 \
-    --port-file "$work/proxy.port" --delay-rate 1 --delay-ms "$DELAY_MS" \
-    --trace "$work/trace.jsonl" > /dev/null 2> "$work/proxy.err" &
-  proxy_pid=$!
-  for _ in $(seq 1 100); do [ -s "$work/proxy.port" ] && break; sleep 0.05; done
+  proxy_start "$work" --delay-rate 1 --delay-ms "$DELAY_MS" --trace "$work/trace.jsonl"
   : > "$work/trace.jsonl"
   for r in $(seq 1 "$RUNS"); do
     from=$(( $(wc -l < "$work/trace.jsonl") + 1 ))
-    AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$work/proxy.port")" LOOM_STORE_STATS=1 \
+    AWS_ENDPOINT_URL="http://127.0.0.1:$proxy_port" LOOM_STORE_STATS=1 \
       timed s3 loom "$r" "$LOOM" inspect s3://replay/t --json
     [ "$r" = 1 ] && { cp "$work/out" "$work/loom-s3.json"; same_state "loom on S3" "$work/loom-s3.json"; }
     # the requests of this run from the trace: LISTs, GETs, most in

@@ -27,19 +27,12 @@ PREFIXES="${PREFIXES:-1000}"
 DELAY_MS="${DELAY_MS:-30}"
 RUNS="${RUNS:-3}"
 WORK="${WORK:-/tmp/loom-vacuum-listing-s3}"
-RGW_SH="$here/tests/tools/rgw.sh"
-export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
-if [ -x /usr/bin/aws ]; then AWS_BIN=/usr/bin/aws; else AWS_BIN=aws; fi
+# shellcheck source=bench/rgw_lib.sh
+source "$here/bench/rgw_lib.sh"
 
 rm -rf "$WORK"; mkdir -p "$WORK"
-rgw="$WORK/rgw"
-proxy_pid=""
-trap '[ -n "$proxy_pid" ] && kill "$proxy_pid" 2> /dev/null; bash "$RGW_SH" stop "$rgw" > /dev/null 2>&1 || true' EXIT
-bash "$RGW_SH" start "$rgw" > /dev/null
-# shellcheck disable=SC1091
-source "$rgw/env"
-s3cli() { "$AWS_BIN" --endpoint-url "$AWS_ENDPOINT_URL" "$@"; }
-s3cli s3api create-bucket --bucket listing --acl public-read-write > /dev/null
+rgw_start "$WORK/rgw"
+rgw_public_bucket listing
 
 # the log: a metaData with partition column p, no files
 python3 - "$WORK/log.json" <<'PY'
@@ -54,33 +47,15 @@ with open(sys.argv[1], "w") as f:
 PY
 s3cli s3 cp --quiet "$WORK/log.json" s3://listing/t/_delta_log/00000000000000000000.json
 
-# OBJECTS empty objects, PREFIXES directories, 32 keep-alive connections
+# OBJECTS empty objects in PREFIXES directories
 echo "creating $OBJECTS objects in $PREFIXES directories ..." >&2
 start=$(date +%s)
-python3 - "$RGW_PORT" "$OBJECTS" "$PREFIXES" <<'PY'
-import http.client, sys, threading
-port, n, prefixes = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-per = -(-n // prefixes)
-def work(t, threads=32):
-    c = http.client.HTTPConnection("127.0.0.1", port)
-    for i in range(t, n, threads):
-        key = "/listing/t/p=%04d/part-%07d.parquet" % (i // per, i)
-        c.request("PUT", key, body=b"", headers={"Content-Length": "0"})
-        r = c.getresponse(); r.read()
-        if r.status != 200:
-            raise SystemExit("PUT %s: %d" % (key, r.status))
-ts = [threading.Thread(target=work, args=(t,)) for t in range(32)]
-for t in ts: t.start()
-for t in ts: t.join()
-PY
+awk -v n="$OBJECTS" -v p="$PREFIXES" 'BEGIN { per = int((n + p - 1) / p)
+  for (i = 0; i < n; i++) printf "p=%04d/part-%07d.parquet\n", int(i / per), i }' |
+  python3 "$here/bench/put_objects.py" "$RGW_PORT" listing/t --empty > /dev/null
 echo "created in $(( $(date +%s) - start )) s" >&2
 
-python3 "$here/tests/tools/fault_proxy.py" --upstream "127.0.0.1:$RGW_PORT" --flavor s3 \
-  --port-file "$WORK/proxy.port" --delay-rate 1 --delay-ms "$DELAY_MS" --match '^GET /listing\?' \
-  --trace "$WORK/trace.jsonl" > /dev/null 2> "$WORK/proxy.err" &
-proxy_pid=$!
-for _ in $(seq 1 100); do [ -s "$WORK/proxy.port" ] && break; sleep 0.05; done
-proxy_port=$(cat "$WORK/proxy.port")
+proxy_start "$WORK" --delay-rate 1 --delay-ms "$DELAY_MS" --match '^GET /listing\?' --trace "$WORK/trace.jsonl"
 
 # most_in_flight FROM_LINE: the most LISTs in flight at once in the trace
 # from line FROM_LINE on

@@ -1,5 +1,6 @@
 /* cli/cmd_health.c - `loom health` and `loom advise`: what a table (or every
  * table of a storage YAML) needs, from its log alone. Both only read. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,12 @@
 #include "loom/auto.h"
 #include "loom/health.h"
 #include "loom/observe.h"
+#include "loom/plan.h"
 
 typedef struct health_args {
 	const char *table, *config;
 	int json;
+	size_t jobs;               /* --config: tables read at once (--jobs) */
 	int metrics;               /* -1: off, else LOOM_METRICS_* (--format) */
 	loom_run_record *record;   /* the tables' health, for --format metrics */
 	loom_health_policy policy;
@@ -22,7 +25,9 @@ static void health_usage(FILE *o, const char *verb)
 {
 	fprintf(o,
 	        "usage: loom %s TABLE [--config FILE] [--json | --format F] [policy options]\n"
-	        "       loom %s --config FILE [--json | --format F] [policy options]   (every table)\n"
+	        "       loom %s --config FILE [--jobs N] [--json | --format F] [policy options]\n"
+	        "            (every table of the YAML; --jobs N: N tables read at once, each\n"
+	        "            printed when read; default 1, in the YAML's order; 0 = CPUs)\n"
 	        "--format text (default), json (= --json), openmetrics or prometheus (the\n"
 	        "health gauges as metrics text; docs/observability.md)\n"
 	        "\n"
@@ -71,6 +76,7 @@ static int parse(int argc, char **argv, const char *verb, const loom_health_poli
 {
 	int i;
 	memset(a, 0, sizeof(*a));
+	a->jobs = 1;
 	a->metrics = -1;
 	a->policy = *base;
 	for (i = 1; i < argc; i++) {
@@ -97,6 +103,15 @@ static int parse(int argc, char **argv, const char *verb, const loom_health_poli
 		i++;
 		if (!strcmp(o, "--config"))
 			a->config = v;
+		else if (!strcmp(o, "--jobs")) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+			if (!*v || *end || n > 256 || v[0] == '-') {
+				fprintf(stderr, "loom %s: --jobs takes 0..256, not '%s'\n", verb, v);
+				return -1;
+			}
+			a->jobs = (size_t)n;
+		}
 		else if (!strcmp(o, "--format")) {
 			a->json = !strcmp(v, "json");
 			a->metrics = !strcmp(v, "openmetrics")  ? LOOM_METRICS_OPENMETRICS
@@ -187,20 +202,13 @@ static void print_human(const char *shown, const loom_health *h, int advice_only
 	}
 }
 
-/* One table (`name`: how metrics label it): 0 ok, 1 failed (reported). */
-static int one(const health_args *a, const char *verb, const char *name, const char *uri,
-               const char *shown, const loom_table_location *loc)
+/* Print (or record) one table's health: 0 ok, 1 failed (reported). */
+static int emit(const health_args *a, const char *verb, const char *name, const char *shown,
+                const loom_health *h)
 {
-	loom_health *h = NULL;
 	char *json = NULL;
-	if (loom_health_load(&h, uri, loc, &a->policy) < 0) {
-		cli_print_error(verb);
-		return 1;
-	}
 	if (a->record) {
-		int rc = loom_run_record_set_health(a->record, name, shown, LOOM_HEALTH_AFTER, h);
-		loom_health_free(h);
-		if (rc < 0) {
+		if (loom_run_record_set_health(a->record, name, shown, LOOM_HEALTH_AFTER, h) < 0) {
 			cli_print_error(verb);
 			return 1;
 		}
@@ -211,7 +219,6 @@ static int one(const health_args *a, const char *verb, const char *name, const c
 		                                   : LOOM_HEALTH_JSON_ADVICE;
 		if (loom_health_to_json(&json, h, shown, what) < 0) {
 			cli_print_error(verb);
-			loom_health_free(h);
 			return 1;
 		}
 		printf("%s\n", json);
@@ -219,8 +226,138 @@ static int one(const health_args *a, const char *verb, const char *name, const c
 	} else {
 		print_human(shown, h, strcmp(verb, "advise") == 0);
 	}
+	return 0;
+}
+
+/* One table (`name`: how metrics label it): 0 ok, 1 failed (reported). */
+static int one(const health_args *a, const char *verb, const char *name, const char *uri,
+               const char *shown, const loom_table_location *loc)
+{
+	loom_health *h = NULL;
+	int failed;
+	if (loom_health_load(&h, uri, loc, &a->policy) < 0) {
+		cli_print_error(verb);
+		return 1;
+	}
+	failed = emit(a, verb, name, shown, h);
+	loom_health_free(h);
+	return failed;
+}
+
+/* ---- every table of the YAML ----------------------------------------------
+ * Each table's health is a custom operation the runner runs on its pool
+ * (--jobs N tables at once on the library's threads; in the YAML's order
+ * with one). A table is read outside the lock and printed under it as soon
+ * as it is read, then freed: memory follows the jobs, not the lake. */
+typedef struct health_lake {
+	const health_args *a;
+	const char *verb;
+	const loom_config *cfg;
+	pthread_mutex_t lock;   /* stdout and the metrics record */
+	int failed;
+} health_lake;
+
+typedef struct health_table {
+	health_lake *lake;
+	char *name;
+} health_table;
+
+static void health_table_free(void *payload)
+{
+	health_table *t = payload;
+	free(t->name);
+	free(t);
+}
+
+static int health_table_op(loom_op_result *out, const loom_maintainer *m, const char *uri,
+                           const loom_table_location *loc, const loom_cancel *cancel,
+                           void *payload)
+{
+	health_table *t = payload;
+	health_lake *l = t->lake;
+	loom_health *h = NULL;
+	char shown[1024];
+	int rc;
+	(void)out;
+	(void)m;
+	(void)cancel;
+	rc = loom_health_load(&h, uri, loc, &l->a->policy);
+	if (rc < 0)
+		return rc;   /* in the report: printed with the runner's own failures */
+	loom_config_mask(shown, sizeof(shown), l->cfg, uri);
+	pthread_mutex_lock(&l->lock);
+	if (!l->a->json && !l->a->record)
+		printf("%s: ", t->name);
+	l->failed |= emit(l->a, l->verb, t->name, shown, h);
+	pthread_mutex_unlock(&l->lock);
 	loom_health_free(h);
 	return 0;
+}
+
+/* The declaration: every path route of the YAML, one health op each. */
+static int health_tables(loom_spec_list *out, const loom_config *cfg, void *payload)
+{
+	size_t i;
+	for (i = 0; i < loom_config_table_count(cfg); i++) {
+		health_table *t;
+		loom_spec *spec = NULL;
+		loom_op *op = NULL;
+		int rc;
+		if (!loom_config_table_has_path_at(cfg, i))
+			continue;
+		t = calloc(1, sizeof(*t));
+		if (!t || !(t->name = strdup(loom_config_table_name_at(cfg, i)))) {
+			free(t);
+			return loom_error_set(LOOM_ENOMEM, LOOM_ERRCLASS_USER, "out of memory");
+		}
+		t->lake = payload;
+		if ((rc = loom_op_new(&op, "health", health_table_op, t, health_table_free)) < 0) {
+			health_table_free(t);
+			return rc;
+		}
+		if ((rc = loom_spec_new(&spec, t->name)) < 0) {
+			loom_op_free(op);
+			return rc;
+		}
+		if ((rc = loom_spec_add_op(spec, op)) < 0 || (rc = loom_spec_list_add(out, spec)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* 0 every table read; 1 one failed (its error printed); -1 the run could
+ * not start (printed). */
+static int every_table(const health_args *a, const char *verb, const loom_config *cfg)
+{
+	health_lake lake = { a, verb, cfg, PTHREAD_MUTEX_INITIALIZER, 0 };
+	loom_step *step = NULL;
+	loom_decl *decl = NULL;
+	loom_runner *runner = NULL;
+	loom_report *report = NULL;
+	size_t i;
+	int rc = -1;
+	if (loom_step_new(&step, verb) < 0 ||
+	    loom_decl_new(&decl, health_tables, &lake, NULL) < 0 || loom_step_add(step, decl) < 0 ||
+	    loom_runner_from_config(&runner, cfg, NULL, LOOM_MISSING_ERROR) < 0 ||
+	    loom_runner_set_jobs(runner, a->jobs) < 0 || loom_runner_run(&report, runner, step, NULL) < 0) {
+		cli_print_error(verb);
+		goto out;
+	}
+	for (i = 0; i < loom_report_count(report); i++) {
+		const loom_table_result *t = loom_report_at(report, i);
+		if (loom_table_result_ok(t))
+			continue;
+		fprintf(stderr, "loom: %s: %s: %s (%s)\n", verb, loom_table_result_ref(t),
+		        loom_table_result_error_message(t),
+		        loom_error_code_name(loom_table_result_error_code(t)));
+		lake.failed = 1;
+	}
+	rc = lake.failed;
+out:
+	loom_report_free(report);
+	loom_runner_free(runner);
+	loom_step_free(step);
+	return rc;
 }
 
 /* With --config, the policy starts as the maintenance block's auto:
@@ -281,29 +418,13 @@ static int run(int argc, char **argv, const char *verb)
 		cli_table_release(&t);
 	} else {
 		loom_config *cfg = NULL;
-		size_t i;
 		if (loom_config_load_file(&cfg, a.config) < 0) {
 			cli_print_error(verb);
 			loom_config_free(yaml);
 			loom_run_record_free(a.record);
 			return CLI_EXIT_USAGE;
 		}
-		for (i = 0; i < loom_config_table_count(cfg); i++) {
-			loom_table_location *loc = NULL;
-			char shown[1024];
-			if (!loom_config_table_has_path_at(cfg, i))
-				continue;
-			if (loom_config_locate(&loc, cfg, loom_config_table_name_at(cfg, i)) < 0) {
-				cli_print_error(verb);
-				failed = 1;
-				continue;
-			}
-			loom_config_mask(shown, sizeof(shown), cfg, loc->uri);
-			if (!a.json && !a.record)
-				printf("%s: ", loom_config_table_name_at(cfg, i));
-			failed |= one(&a, verb, loom_config_table_name_at(cfg, i), loc->uri, shown, loc);
-			loom_table_location_free(loc);
-		}
+		failed = every_table(&a, verb, cfg) != 0;
 		loom_config_free(cfg);
 	}
 	free(zcols_buf);

@@ -9,6 +9,7 @@
 #include "plan/report_int.h"
 #include "plan/plan_int.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 int report_new(loom_report **out, const char *step, size_t n_tables)
@@ -110,6 +111,7 @@ LOOM_EXTERN(void) loom_report_free(loom_report *rep)
 		loom_free(t->ref);
 		loom_free(t->uri);
 		loom_free(t->failed_op);
+		loom_free(t->error_message);
 		loom_free(t->skip_reason);
 	}
 	for (i = 0; i < rep->n_warnings; i++)
@@ -181,7 +183,7 @@ LOOM_EXTERN(loom_error_code) loom_table_result_error_code(const loom_table_resul
 
 LOOM_EXTERN(const char *) loom_table_result_error_message(const loom_table_result *t)
 {
-	return t ? t->error_message : "";
+	return t && t->error_message ? t->error_message : "";
 }
 
 LOOM_EXTERN(loom_error_class) loom_table_result_error_class(const loom_table_result *t)
@@ -320,7 +322,7 @@ static json_t *table_json(const loom_table_result *t)
 		json_object_set_new(e, "code", json_integer(t->error_code));
 		json_object_set_new(e, "name", plan_json_str(loom_error_code_name(t->error_code)));
 		json_object_set_new(e, "class", plan_json_str(loom_error_class_name(t->error_class)));
-		json_object_set_new(e, "message", plan_json_str(t->error_message));
+		json_object_set_new(e, "message", plan_json_str(loom_table_result_error_message(t)));
 		json_object_set_new(e, "op", t->failed_op ? plan_json_str(t->failed_op) : json_null());
 		json_object_set_new(o, "error", e);
 	} else {
@@ -343,11 +345,34 @@ static json_t *table_json(const loom_table_result *t)
 	return o;
 }
 
+/* `s` with `indent` after each newline (a JSON string never holds a raw
+ * newline, so each one starts a line of the dump). */
+static int put_indented(loom_buf *b, const char *s, const char *indent)
+{
+	const char *nl;
+	int rc = 0;
+	while (rc == 0 && (nl = strchr(s, '\n'))) {
+		rc = loom_buf_put(b, s, (size_t)(nl - s) + 1);
+		if (rc == 0)
+			rc = loom_buf_puts(b, indent);
+		s = nl + 1;
+	}
+	return rc ? rc : loom_buf_puts(b, s);
+}
+
+/* The report's text, the tables one at a time: one JSON tree of the whole
+ * report cost more than the run itself over a lake (about 6 KB a table on
+ * top of the report, and the text twice). The document is dumped with an
+ * empty `tables` (its last key) and each table's object, dumped alone, is
+ * indented to its place: byte for byte what one json_dumps of the whole
+ * tree prints with JSON_INDENT(2). */
 LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep)
 {
-	json_t *root, *tables, *warnings, *summary;
+	json_t *root, *warnings, *summary;
 	size_t i, count[3] = { 0, 0, 0 };   /* by report_status */
-	char *s, *copy;
+	loom_buf b = LOOM_BUF_INIT;
+	char *s, *tail;
+	int rc = 0;
 
 	if (!rep || !out)
 		return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PLAN, "loom_report_to_json: NULL argument");
@@ -358,11 +383,8 @@ LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep)
 	json_object_set_new(root, "cancelled", json_boolean(rep->cancelled));
 	json_object_set_new(root, "jobs", json_integer((json_int_t)rep->jobs));
 	json_object_set_new(root, "duration_seconds", json_real(rep->duration_seconds));
-	tables = json_array();
-	for (i = 0; i < rep->n_tables; i++) {
+	for (i = 0; i < rep->n_tables; i++)
 		count[report_table_status(&rep->tables[i])]++;
-		json_array_append_new(tables, table_json(&rep->tables[i]));
-	}
 	summary = json_object();
 	json_object_set_new(summary, "tables", json_integer((json_int_t)rep->n_tables));
 	for (i = 0; i < 3; i++)
@@ -372,15 +394,36 @@ LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep)
 	for (i = 0; i < rep->n_warnings; i++)
 		json_array_append_new(warnings, plan_json_str(rep->warnings[i]));
 	json_object_set_new(root, "warnings", warnings);
-	json_object_set_new(root, "tables", tables);
+	json_object_set_new(root, "tables", json_array());
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	if (!s)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory rendering the report");
-	copy = loom_strdup(s);
+	tail = strrchr(s, '[');   /* the empty tables' "[]\n}" ends the dump */
+	if (rep->n_tables == 0 || !tail) {
+		rc = loom_buf_puts(&b, s);
+	} else {
+		rc = loom_buf_put(&b, s, (size_t)(tail - s));
+		if (rc == 0)
+			rc = loom_buf_puts(&b, "[\n    ");
+		for (i = 0; rc == 0 && i < rep->n_tables; i++) {
+			json_t *t = table_json(&rep->tables[i]);
+			char *ts = json_dumps(t, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			json_decref(t);
+			if (!ts)
+				rc = LOOM_ENOMEM;
+			if (rc == 0)
+				rc = put_indented(&b, ts, "    ");
+			if (rc == 0)
+				rc = loom_buf_puts(&b, i + 1 < rep->n_tables ? ",\n    " : "\n  ]\n}");
+			free(ts);
+		}
+	}
 	free(s);
-	if (!copy)
-		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory");
-	*out = copy;
+	if (rc < 0) {
+		loom_buf_dispose(&b);
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_PLAN, "out of memory rendering the report");
+	}
+	*out = loom_buf_detach(&b);
 	return 0;
 }

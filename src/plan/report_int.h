@@ -20,7 +20,8 @@ struct loom_table_result {
 	char *uri;            /* NULL when not located; secrets masked */
 	int error_code;       /* 0 = ok */
 	int error_class;      /* a loom_error_class */
-	char error_message[LOOM_ERROR_MESSAGE_MAX];
+	char *error_message;  /* NULL when ok: a lake's report holds a table's
+	                       * outcome, so only a failed one pays for its text */
 	char *failed_op;
 	int skipped;
 	char *skip_reason;

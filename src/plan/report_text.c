@@ -110,7 +110,7 @@ LOOM_EXTERN(int) loom_report_to_text(char **out, const loom_report *rep)
 		if (t->error_code)
 			plan_bprintf(&brc, &b, "%s%s%s%s: %s", t->n_ops ? "; " : "",
 			                t->failed_op ? t->failed_op : "", t->failed_op ? " " : "",
-			                loom_error_code_name(t->error_code), t->error_message);
+			                loom_error_code_name(t->error_code), loom_table_result_error_message(t));
 		else if (t->skipped)
 			plan_bprintf(&brc, &b, "%s", t->skip_reason ? t->skip_reason : "skipped");
 		plan_bprintf(&brc, &b, "%s", "\n");

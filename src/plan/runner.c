@@ -178,9 +178,11 @@ static void set_error(const loom_runner *r, loom_table_result *t, int code, cons
                       const char *fallback)
 {
 	const loom_error *e = loom_error_last();
-	char msg[LOOM_ERROR_MESSAGE_MAX];
+	char msg[LOOM_ERROR_MESSAGE_MAX], masked[LOOM_ERROR_MESSAGE_MAX];
 	snprintf(msg, sizeof(msg), "%s", e && e->message[0] ? e->message : fallback);
-	loom_config_mask(t->error_message, sizeof(t->error_message), r->cfg, msg);
+	loom_config_mask(masked, sizeof(masked), r->cfg, msg);
+	loom_free(t->error_message);
+	t->error_message = loom_strdup(masked);   /* NULL (out of memory): "" */
 	t->error_code = code;
 	t->error_class = e && e->message[0] ? e->klass : LOOM_ERRCLASS_PLAN;
 	if (op)
