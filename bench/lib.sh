@@ -92,16 +92,9 @@ PY
 # so its CPU during a run bounds the wall any client could reach here:
 # (loom cpu + server cpu) / cores.
 
-# bench_cpu_of PID...: CPU seconds (user + system) the processes have used
-# so far, from /proc/PID/stat (gone ones count 0).
-bench_cpu_of() {
-  local p ticks=0
-  for p in "$@"; do
-    [ -r "/proc/$p/stat" ] || continue
-    ticks=$((ticks + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$p/stat")))
-  done
-  awk -v t="$ticks" -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", t / h }'
-}
+# bench_cpu_of PID...: CPU seconds the processes have used so far
+# shellcheck source=bench/cpu.sh
+source "$bench_src/bench/cpu.sh"
 
 # bench_store_measure OP WHERE COMMAND...: one run, one JSON line (to stdout
 # and $results): measure.sh's figures, the server's CPU during the run (the

@@ -4,7 +4,7 @@
 # store), side by side in one run with a sequential listing of the same
 # objects through the same proxy (issue 30, "VACUUM full listing"):
 #
-#   [OBJECTS=1000000] [PREFIXES=1000] [DELAY_MS=30] [RUNS=3] bench/vacuum_listing_s3.sh
+#   [OBJECTS=1000000] [PREFIXES=1000] [DELAY_MS=30] [RUNS=3] [WIDTHS=16] bench/vacuum_listing_s3.sh
 #
 # The table: OBJECTS 0-byte objects in PREFIXES partition directories
 # (p=0000/ ...), a log naming none of them (every object is an orphan).
@@ -16,8 +16,12 @@
 #    (a minimal client: Python's http.client, anonymous on a public-read
 #    bucket, no XML parsing beyond the continuation token), the floor of
 #    any one-listing client;
-# each run's LISTs traced by the proxy (most in flight at once). Floor:
-# loom wall <= 1/10 of the sequential listing, >= 16 LISTs in flight.
+# each run's LISTs traced by the proxy (most in flight at once), and the
+# CPU the RGW daemons spent during it (they share the machine's cores with
+# the clients, which bounds how fast any client can list here). loom runs
+# once per width of WIDTHS (LOOM_LIST_WIDTH: listings at once) in each
+# round. Floor: loom wall <= 1/10 of the sequential listing, >= 16 LISTs
+# in flight.
 # Needs scripts/install-s3-test-deps.sh and a built loom (LOOM_BIN).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,6 +30,7 @@ OBJECTS="${OBJECTS:-1000000}"
 PREFIXES="${PREFIXES:-1000}"
 DELAY_MS="${DELAY_MS:-30}"
 RUNS="${RUNS:-3}"
+WIDTHS="${WIDTHS:-16}"
 WORK="${WORK:-/tmp/loom-vacuum-listing-s3}"
 # shellcheck source=bench/rgw_lib.sh
 source "$here/bench/rgw_lib.sh"
@@ -33,6 +38,10 @@ source "$here/bench/rgw_lib.sh"
 rm -rf "$WORK"; mkdir -p "$WORK"
 rgw_start "$WORK/rgw"
 rgw_public_bucket listing
+# shellcheck source=bench/cpu.sh
+source "$here/bench/cpu.sh"
+# server_cpu: CPU seconds the RGW cluster's daemons have used so far
+server_cpu() { bench_cpu_of $(cat "$rgw_dir"/run/*.pid 2> /dev/null); }
 
 # the log: a metaData with partition column p, no files
 python3 - "$WORK/log.json" <<'PY'
@@ -90,34 +99,43 @@ PY
 
 results="$WORK/results.jsonl"; : > "$results"
 for r in $(seq 1 "$RUNS"); do
-  for eng in loom sequential; do
+  for eng in $(for w in $WIDTHS; do echo "loom-$w"; done) sequential; do
     from=$(( $(wc -l < "$WORK/trace.jsonl") + 1 ))
-    if [ "$eng" = loom ]; then
-      AWS_ENDPOINT_URL="http://127.0.0.1:$proxy_port" /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
+    cpu0=$(server_cpu)
+    if [ "$eng" != sequential ]; then
+      LOOM_LIST_WIDTH="${eng#loom-}" AWS_ENDPOINT_URL="http://127.0.0.1:$proxy_port" /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
         "$LOOM" vacuum s3://listing/t --full --retention-hours 0 --no-retention-check --dry-run --json > "$WORK/out.json"
       python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["num_files"])' "$WORK/out.json" > "$WORK/count"
     else
       /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" python3 "$WORK/sequential.py" "$proxy_port" > "$WORK/count"
     fi
+    cpu1=$(server_cpu)
     read -r wall user sys rss < "$WORK/time"
     read -r lists most < <(most_in_flight "$from")
-    line="{\"engine\":\"$eng\",\"round\":$r,\"objects\":$(cat "$WORK/count"),\"wall_s\":$wall,\"user_s\":$user,\"sys_s\":$sys,\"peak_rss_kib\":$rss,\"lists\":$lists,\"most_in_flight\":$most}"
+    srv=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.3f", b - a }')
+    line="{\"engine\":\"$eng\",\"round\":$r,\"objects\":$(cat "$WORK/count"),\"wall_s\":$wall,\"user_s\":$user,\"sys_s\":$sys,\"peak_rss_kib\":$rss,\"lists\":$lists,\"most_in_flight\":$most,\"server_cpu_s\":$srv}"
     echo "$line" | tee -a "$results"
   done
 done
-python3 - "$results" "$OBJECTS" "$PREFIXES" "$DELAY_MS" <<'PY'
+python3 - "$results" "$OBJECTS" "$PREFIXES" "$DELAY_MS" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-n, p, d = sys.argv[2:5]
-print(f"\n### {int(n):,} objects in {int(p):,} directories, {d} ms added per LIST\n")
-print("| client | objects listed | wall s | cpu s (user+sys) | peak RSS MiB | LISTs | most in flight |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
-for eng in ("loom", "sequential"):
+n, p, d, load = sys.argv[2:6]
+engines = list(dict.fromkeys(r["engine"] for r in rows))
+print(f"\n### {int(n):,} objects in {int(p):,} directories, {d} ms added per LIST (load average at the end: {load})\n")
+print("| client | objects listed | wall s (median; runs) | cpu s (user+sys) | peak RSS MiB | LISTs | most in flight | RGW cpu s | RGW cpu ms per LIST |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for eng in engines:
     rs = [r for r in rows if r["engine"] == eng]
     med = lambda k: statistics.median(r[k] for r in rs)
-    print(f"| {eng} | {rs[0]['objects']:,} | {med('wall_s'):.2f} | {statistics.median(r['user_s'] + r['sys_s'] for r in rs):.2f} "
-          f"| {med('peak_rss_kib') / 1024:.0f} | {med('lists'):.0f} | {med('most_in_flight'):.0f} |")
-ratios = [a["wall_s"] / b["wall_s"] for a, b in zip([r for r in rows if r["engine"] == "loom"],
-                                                    [r for r in rows if r["engine"] == "sequential"])]
-print(f"\nloom / sequential wall, median of per-round ratios: {statistics.median(ratios):.3f}")
+    walls = " / ".join(f"{r['wall_s']:.2f}" for r in rs)
+    print(f"| {eng} | {rs[0]['objects']:,} | {med('wall_s'):.2f} ({walls}) | {statistics.median(r['user_s'] + r['sys_s'] for r in rs):.2f} "
+          f"| {med('peak_rss_kib') / 1024:.0f} | {med('lists'):.0f} | {med('most_in_flight'):.0f} | {med('server_cpu_s'):.2f} "
+          f"| {statistics.median(1000 * r['server_cpu_s'] / max(r['lists'], 1) for r in rs):.1f} |")
+seq = {r["round"]: r["wall_s"] for r in rows if r["engine"] == "sequential"}
+print()
+for eng in engines:
+    if eng != "sequential":
+        ratios = [r["wall_s"] / seq[r["round"]] for r in rows if r["engine"] == eng]
+        print(f"{eng} / sequential wall, median of per-round ratios: {statistics.median(ratios):.3f}")
 PY

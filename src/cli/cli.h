@@ -66,9 +66,13 @@ void cli_tune_malloc(void);
 void cli_json_string(FILE *o, const char *s);
 /* Print `s` as a JSON string literal to stdout (NULL: ""). */
 void cli_print_json_string(const char *s);
+/* A JSON array of the strings, on stdout. */
+void cli_print_json_strings(char *const *items, size_t n);
 /* A vacuum or OPTIMIZE result (verb "vacuum", "compact", "zorder") as a
  * human summary on stdout. */
 void cli_print_result_human(const char *verb, const char *uri, const loom_op_result *r);
+/* VACUUM's result without the line per file: the uploads and the summary. */
+void cli_print_vacuum_summary(const char *uri, const loom_op_result *r);
 /* An OPTIMIZE result (compact, zorder) as one JSON line on stdout. */
 void cli_print_optimize_json(const char *uri, const loom_op_result *r);
 

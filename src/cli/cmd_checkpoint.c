@@ -189,13 +189,9 @@ static void print_cleanup(const char *verb, const char *uri, const loom_op_resul
 			       (long long)protect, blocked ? "true" : "false");
 		printf("\"compat_checkpoint\":%s,",
 		       loom_op_result_metric(r, LOOM_METRIC_COMPAT_CHECKPOINT_WRITTEN, 0) ? "true" : "false");
-		printf("\"files\":[");
-		for (k = 0; k < r->n_files_deleted; k++) {
-			if (k)
-				putchar(',');
-			cli_print_json_string(r->files_deleted[k]);
-		}
-		printf("]}\n");
+		printf("\"files\":");
+		cli_print_json_strings(r->files_deleted, r->n_files_deleted);
+		printf("}\n");
 	} else {
 		char size[32];
 		loom_size_format(size, sizeof(size),

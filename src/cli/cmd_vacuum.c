@@ -1,5 +1,5 @@
 /* cli/cmd_vacuum.c - `loom vacuum URI [--retention-hours N] [--full]
- * [--no-dry-run] [--no-retention-check] [--json]`. */
+ * [--no-dry-run] [--no-retention-check] [--summary] [--json]`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +24,13 @@ static void vacuum_usage(FILE *out)
 	        "  --dry-run               list what would be deleted (the default)\n"
 	        "  --no-dry-run            delete the files\n"
 	        "  --no-retention-check    allow a retention below the table's configured one\n"
+	        "  --summary               print the counts only, not every file (a table of\n"
+	        "                          millions of files prints millions of lines otherwise)\n"
 	        "  --json                  machine-readable output\n");
 }
+
+/* --summary: the files are counted, not printed */
+static int summary_only;
 
 /* vacuum's own options (a cli_verb_option over a loom_vacuum_opts). An
  * empty --retention-hours is 0 hours. */
@@ -46,6 +51,8 @@ static int vacuum_option(void *ctx, int argc, char **argv, int *i)
 		opts->full = 1;
 	} else if (strcmp(a, "--no-retention-check") == 0) {
 		opts->retention_check = 0;
+	} else if (strcmp(a, "--summary") == 0) {
+		summary_only = 1;
 	} else {
 		return CLI_ARG_OTHER;
 	}
@@ -73,19 +80,17 @@ static void print_uploads_json(const loom_op_result *r)
 
 static void print_json(const char *uri, const loom_op_result *r)
 {
-	size_t i;
 	printf("{\"table\":");
 	cli_print_json_string(uri);
-	printf(",\"dry_run\":%s,\"num_files\":%zu,\"bytes\":%lld,\"version\":%lld,\"files\":[",
+	printf(",\"dry_run\":%s,\"num_files\":%zu,\"bytes\":%lld,\"version\":%lld",
 	       r->dry_run ? "true" : "false", r->n_files_deleted,
 	       (long long)loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0),
 	       (long long)loom_op_result_metric(r, LOOM_METRIC_VERSION, -1));
-	for (i = 0; i < r->n_files_deleted; i++) {
-		if (i)
-			putchar(',');
-		cli_print_json_string(r->files_deleted[i]);
+	if (!summary_only) {
+		printf(",\"files\":");
+		cli_print_json_strings(r->files_deleted, r->n_files_deleted);
 	}
-	printf("],\"directories_removed\":%lld,\"multipart_uploads\":",
+	printf(",\"directories_removed\":%lld,\"multipart_uploads\":",
 	       (long long)loom_op_result_metric(r, LOOM_METRIC_NUM_VACUUMED_DIRECTORIES, 0));
 	print_uploads_json(r);
 	printf("}\n");
@@ -95,6 +100,8 @@ static void print_result(const char *verb, const char *shown, const loom_op_resu
 {
 	if (json)
 		print_json(shown, r);
+	else if (summary_only)
+		cli_print_vacuum_summary(shown, r);
 	else
 		cli_print_result_human(verb, shown, r);
 }

@@ -15,6 +15,17 @@ void cli_json_string(FILE *o, const char *s)
 	}
 	fputc('"', o);
 	for (; *p; p++) {
+		/* the run of characters that need no escape, in one write: a
+		 * VACUUM prints millions of paths */
+		size_t run = 0;
+		while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\')
+			run++;
+		if (run) {
+			fwrite(p, 1, run, o);
+			p += run;
+			if (!*p)
+				break;
+		}
 		switch (*p) {
 		case '"': fputs("\\\"", o); break;
 		case '\\': fputs("\\\\", o); break;
@@ -34,6 +45,18 @@ void cli_json_string(FILE *o, const char *s)
 void cli_print_json_string(const char *s)
 {
 	cli_json_string(stdout, s ? s : "");
+}
+
+void cli_print_json_strings(char *const *items, size_t n)
+{
+	size_t i;
+	putchar('[');
+	for (i = 0; i < n; i++) {
+		if (i)
+			putchar(',');
+		cli_print_json_string(items[i]);
+	}
+	putchar(']');
 }
 
 void cli_print_optimize_json(const char *uri, const loom_op_result *r)
@@ -73,15 +96,20 @@ static void print_vacuum_uploads(const char *uri, const loom_op_result *r)
 	       r->n_uploads == 1 ? "" : "s", size, r->dry_run ? "would be aborted" : "aborted");
 }
 
-/* VACUUM: the files, the uploads, then one summary line. */
+/* VACUUM: the files, then the summary. */
 static void print_vacuum(const char *uri, const loom_op_result *r)
 {
 	size_t i;
+	for (i = 0; i < r->n_files_deleted; i++)
+		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
+	cli_print_vacuum_summary(uri, r);
+}
+
+void cli_print_vacuum_summary(const char *uri, const loom_op_result *r)
+{
 	char size[32];
 	loom_size_format(size, sizeof(size),
 	                 loom_op_result_metric(r, LOOM_METRIC_SIZE_OF_DATA_TO_DELETE, 0));
-	for (i = 0; i < r->n_files_deleted; i++)
-		printf("%s %s\n", r->dry_run ? "would delete" : "deleted", r->files_deleted[i]);
 	print_vacuum_uploads(uri, r);
 	if (r->dry_run)
 		printf("%s: %zu files (%s) would be deleted; run with --no-dry-run to delete them\n", uri,

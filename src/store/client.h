@@ -16,7 +16,8 @@ int loom_store_read_all(loom_store *s, const char *key, loom_buf *out);
  * (LOOM_STORE_CAP_REQUEST_READS) the directories are found with a
  * delimiter listing (up to three levels down, until there are `width` of
  * them) and listed `width` at a time; otherwise, or with width <= 1, one
- * plain recursive listing. (store/list_all.c) */
+ * plain recursive listing. LOOM_LIST_WIDTH in the environment (1-256)
+ * replaces `width`. (store/list_all.c) */
 int loom_store_list_all(loom_store *s, const char *dir, size_t width, loom_store_list_cb cb,
                         void *payload);
 

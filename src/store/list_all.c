@@ -15,6 +15,7 @@
  * what is held in memory to the objects of that window. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/client.h"
@@ -26,6 +27,8 @@
 
 /* how many levels of directories are opened to find enough prefixes */
 #define LIST_ALL_MAX_DEPTH 3
+/* the most listings at once LOOM_LIST_WIDTH may ask for */
+#define LIST_ALL_MAX_WIDTH 256
 /* directories listed ahead of the emitter, per worker */
 #define LIST_ALL_WINDOW_PER_WORKER 4
 
@@ -305,6 +308,20 @@ static int fanout_run(loom_store *s, const listing *top, size_t width, loom_stor
 	return rc;
 }
 
+/* LOOM_LIST_WIDTH, a whole number from 1 to LIST_ALL_MAX_WIDTH, replaces
+ * the caller's width: how many listings a far store serves at once is the
+ * store's, and a benchmark sweeps it. */
+static size_t width_from_env(size_t width)
+{
+	const char *v = getenv("LOOM_LIST_WIDTH");
+	char *end;
+	unsigned long n;
+	if (!v || !*v)
+		return width;
+	n = strtoul(v, &end, 10);
+	return *end || n < 1 || n > LIST_ALL_MAX_WIDTH ? width : (size_t)n;
+}
+
 int loom_store_list_all(loom_store *s, const char *dir, size_t width, loom_store_list_cb cb,
                         void *payload)
 {
@@ -312,6 +329,7 @@ int loom_store_list_all(loom_store *s, const char *dir, size_t width, loom_store
 	size_t depth;
 	int rc;
 
+	width = width_from_env(width);
 	if (width <= 1 || !(s->caps & LOOM_STORE_CAP_REQUEST_READS)) {
 		loom_buf prefix = LOOM_BUF_INIT;
 		if (*dir && ((rc = loom_buf_puts(&prefix, dir)) < 0 ||

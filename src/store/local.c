@@ -5,7 +5,6 @@
  * fails with EEXIST atomically, even against other processes), then the
  * directory is fsynced. A crash leaves either the old state or the new
  * object, plus at worst a hidden temp file that vacuum ignores. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,10 +16,10 @@
 #include <unistd.h>
 
 #include "store/backend.h"
+#include "store/local_list.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/uuid.h"
-#include "util/vec.h"
 
 typedef struct local_store {
 	loom_store base;
@@ -348,127 +347,19 @@ static int local_put(loom_store *s, const char *key, const void *data, size_t le
 	return w->commit(w);
 }
 
-typedef struct list_item {
-	char *key;
-	uint64_t size;
-	int64_t mtime_ms;
-	int is_dir;
-	int is_symlink;
-} list_item;
-
-static int cmp_items(const void *a, const void *b)
-{
-	return strcmp(((const list_item *)a)->key, ((const list_item *)b)->key);
-}
-
-typedef struct list_ctx {
-	const local_store *ls;
-	const char *prefix;
-	size_t prefix_len;
-	const char *start_after;
-	int recursive;
-	loom_vec items;
-	loom_buf key;      /* key of the directory being walked, with trailing '/' or "" */
-} list_ctx;
-
-static int keep_key(const list_ctx *c, const char *key, size_t key_len)
-{
-	if (key_len < c->prefix_len && strncmp(c->prefix, key, key_len) == 0)
-		return 1; /* a directory on the way to the prefix */
-	if (strncmp(key, c->prefix, c->prefix_len) != 0)
-		return 0;
-	return 1;
-}
-
-static int walk_dir(list_ctx *c, int dirfd)
-{
-	DIR *d = fdopendir(dirfd);
-	struct dirent *de;
-	int rc = 0;
-
-	if (!d) {
-		close(dirfd);
-		return loom_err_os(LOOM_EIO, errno, "cannot list %s/%s", c->ls->root, c->key.ptr ? c->key.ptr : "");
-	}
-	while ((de = readdir(d)) != NULL) {
-		size_t base_len = c->key.size;
-		struct stat st;
-		list_item it;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if ((rc = loom_buf_puts(&c->key, de->d_name)) < 0)
-			break;
-		if (!keep_key(c, c->key.ptr, c->key.size))
-			goto next;
-		/* lstat: a symlink is listed as itself, never followed, so a walk
-		 * cannot leave the root or loop. */
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			if (errno == ENOENT)
-				goto next; /* deleted while we listed */
-			rc = loom_err_os(LOOM_EIO, errno, "cannot stat %s/%s", c->ls->root, c->key.ptr);
-			break;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int within_prefix = c->key.size >= c->prefix_len;
-			if (c->recursive || !within_prefix) {
-				int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-				if (sub < 0) {
-					rc = loom_err_os(LOOM_EIO, errno, "cannot open %s/%s", c->ls->root, c->key.ptr);
-					break;
-				}
-				if ((rc = loom_buf_putc(&c->key, '/')) < 0 || (rc = walk_dir(c, sub)) < 0)
-					break;
-				goto next;
-			}
-			it.is_dir = 1;
-		} else {
-			it.is_dir = 0;
-		}
-		it.is_symlink = S_ISLNK(st.st_mode) ? 1 : 0;
-		if (c->key.size < c->prefix_len)
-			goto next;
-		if (c->start_after && strcmp(c->key.ptr, c->start_after) <= 0)
-			goto next;
-		it.key = loom_strndup(c->key.ptr, c->key.size);
-		if (!it.key) {
-			rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory listing");
-			break;
-		}
-		it.size = (uint64_t)st.st_size;
-		it.mtime_ms = mtime_ms(&st);
-		if ((rc = loom_vec_push(&c->items, &it)) < 0) {
-			loom_free(it.key);
-			break;
-		}
-next:
-		c->key.size = base_len;
-		c->key.ptr[base_len] = '\0';
-	}
-	closedir(d);
-	return rc;
-}
-
 static int local_list(loom_store *s, const char *prefix, const char *start_after,
                       unsigned int flags, loom_store_list_cb cb, void *payload)
 {
 	local_store *ls = (local_store *)s;
-	list_ctx c;
-	size_t i;
-	int fd, rc = 0;
+	size_t prefix_len;
 
 	store_count_request(&ls->counters, LOOM_STORE_REQ_LIST);
-	memset(&c, 0, sizeof(c));
-	c.ls = ls;
-	c.prefix = prefix ? prefix : "";
-	c.prefix_len = strlen(c.prefix);
-	c.start_after = start_after;
-	c.recursive = (flags & LOOM_LIST_RECURSIVE) != 0;
-	loom_vec_init(&c.items, sizeof(list_item));
-	if (c.prefix_len) {
+	prefix = prefix ? prefix : "";
+	prefix_len = strlen(prefix);
+	if (prefix_len) {
 		/* The prefix obeys the key rules, less a trailing '/'. */
-		char *p = loom_strndup(c.prefix, c.prefix[c.prefix_len - 1] == '/'
-		                                     ? c.prefix_len - 1 : c.prefix_len);
+		char *p = loom_strndup(prefix, prefix[prefix_len - 1] == '/' ? prefix_len - 1 : prefix_len);
+		int rc;
 		if (!p)
 			return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_STORE, "out of memory");
 		rc = loom_store_check_key(p, "list");
@@ -476,51 +367,8 @@ static int local_list(loom_store *s, const char *prefix, const char *start_after
 		if (rc < 0)
 			return rc;
 	}
-
-	/* Start the walk at the deepest directory named by the prefix. */
-	{
-		const char *slash = strrchr(c.prefix, '/');
-		size_t dir_len = slash ? (size_t)(slash - c.prefix) + 1 : 0;
-		loom_buf dir = LOOM_BUF_INIT;
-		if ((rc = loom_buf_put(&dir, ls->root, ls->root_len)) < 0 ||
-		    (rc = loom_buf_putc(&dir, '/')) < 0 ||
-		    (rc = loom_buf_put(&dir, c.prefix, dir_len)) < 0 ||
-		    (rc = loom_buf_put(&c.key, c.prefix, dir_len)) < 0) {
-			loom_buf_dispose(&dir);
-			goto done;
-		}
-		if (!c.key.ptr && (rc = loom_buf_grow(&c.key, 1)) < 0) {
-			loom_buf_dispose(&dir);
-			goto done;
-		}
-		c.key.ptr[c.key.size] = '\0';
-		fd = open(dir.ptr, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0) {
-			int e = errno;
-			loom_buf_dispose(&dir);
-			if (e == ENOENT || e == ENOTDIR)
-				goto done; /* nothing under a missing prefix */
-			rc = loom_err_os(LOOM_EIO, e, "cannot list %s/%.*s", ls->root, (int)dir_len, c.prefix);
-			goto done;
-		}
-		loom_buf_dispose(&dir);
-	}
-	if ((rc = walk_dir(&c, fd)) < 0)
-		goto done;
-	loom_vec_sort(&c.items, cmp_items);
-	for (i = 0; i < c.items.len; i++) {
-		list_item *it = &LOOM_VEC_AT(&c.items, list_item, i);
-		loom_store_entry e = { it->key, it->size, it->mtime_ms, it->is_dir, it->is_symlink };
-		rc = cb(&e, payload);
-		if (rc != 0)
-			break;
-	}
-done:
-	for (i = 0; i < c.items.len; i++)
-		loom_free(LOOM_VEC_AT(&c.items, list_item, i).key);
-	loom_vec_dispose(&c.items);
-	loom_buf_dispose(&c.key);
-	return rc;
+	return local_list_walk(ls->root, ls->root_len, prefix, start_after,
+	                       (flags & LOOM_LIST_RECURSIVE) != 0, cb, payload);
 }
 
 static int local_remove(loom_store *s, const char *key)

@@ -53,6 +53,12 @@ for name in $(fixture_tables); do
   before=$(tree_digest "$t")
   expect "$name: dry lite" "$LOOM_BIN" vacuum "$t" --json > "$TEST_TMP/dry.json"
   expect "$name: dry full" "$LOOM_BIN" vacuum "$t" --full --json > "$TEST_TMP/dryfull.json"
+  # --summary counts the same files without printing them
+  expect "$name: dry full summary" "$LOOM_BIN" vacuum "$t" --full --summary --json > "$TEST_TMP/summary.json"
+  expect "$name: summary counts what the dry run lists, without the list" jsq --assert "$TEST_TMP/summary.json" \
+    "d.num_files === $(jsq "$TEST_TMP/dryfull.json" 'd.files.length') && !('files' in d)"
+  "$LOOM_BIN" vacuum "$t" --full --summary > "$TEST_TMP/summary.txt"
+  expect "$name: human summary is one line" test "$(wc -l < "$TEST_TMP/summary.txt")" = 1
   expect "$name: dry runs change nothing" test "$before" = "$(tree_digest "$t")"
   expect "$name: dry full lists the old orphan" jsq --assert "$TEST_TMP/dryfull.json" 'd.files.includes("orphan-old.parquet")'
   # (_change_data files are not hidden: expired ones go, e.g. cdc_ict_table's,

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -177,6 +179,45 @@ static int stop_at_two(const loom_store_entry *e, void *payload)
 	return ++*(int *)payload == 2 ? 42 : 0;
 }
 
+static int cmp_strs(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The walk sorts each directory on its own; the whole listing must still
+ * be in bytewise key order where names sort around a directory's '/'
+ * ('-' and '.' before it, '0' and letters after). */
+TEST(list_order_crosses_directories)
+{
+	const char *keys[] = { "a/b.parquet", "a-x.parquet", "a.parquet", "a0/c.parquet",
+	                       "a/b/c.parquet", "a/b-c.parquet", "ab", "a/b0", "b/a.parquet" };
+	const size_t n = sizeof(keys) / sizeof(keys[0]);
+	const char *sorted[sizeof(keys) / sizeof(keys[0])];
+	loom_store *s;
+	collected c;
+	size_t i;
+	char *dir = test_mkdtemp("list-order");
+	REQUIRE(loom_store_open_local(&s, dir) == 0);
+	for (i = 0; i < n; i++) {
+		CHECK_OK(s->put(s, keys[i], "x", 1, 0));
+		sorted[i] = keys[i];
+	}
+	qsort(sorted, n, sizeof(sorted[0]), cmp_strs);
+	memset(&c, 0, sizeof(c));
+	CHECK_OK(s->list(s, "", NULL, LOOM_LIST_RECURSIVE, collect, &c));
+	REQUIRE(c.n == (int)n);
+	for (i = 0; i < n; i++)
+		CHECK_STR(c.keys[i], sorted[i]);
+	/* from a start key inside a directory */
+	memset(&c, 0, sizeof(c));
+	CHECK_OK(s->list(s, "", "a/b.parquet", LOOM_LIST_RECURSIVE, collect, &c));
+	REQUIRE(c.n == 5);
+	CHECK_STR(c.keys[0], "a/b/c.parquet");
+	CHECK_STR(c.keys[4], "b/a.parquet");
+	loom_store_free(s);
+	test_rmtree(dir);
+}
+
 TEST(list_is_sorted_recursive_and_resumable)
 {
 	loom_store *s;
@@ -316,6 +357,7 @@ int main(void)
 	RUN(put_if_absent_reports_exists);
 	RUN(streaming_writer_commit_and_abort);
 	RUN(list_is_sorted_recursive_and_resumable);
+	RUN(list_order_crosses_directories);
 	RUN(put_if_absent_race_across_processes);
 	test_rmtree(root);
 	free(root);
