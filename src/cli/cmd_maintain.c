@@ -272,8 +272,10 @@ int cmd_maintain(int argc, char **argv)
 		step = config_step;
 	}
 
-	/* Resolve first: a bad declaration is a usage/config error (2). */
-	if (loom_step_explain(&text, step, NULL, cfg, a.json) < 0) {
+	/* Resolve first: a bad declaration is a usage/config error (2). The
+	 * JSON rendering only when it is printed: over a lake its tree costs
+	 * kilobytes a table, the text a line or two. */
+	if (loom_step_explain(&text, step, NULL, cfg, a.explain && a.json) < 0) {
 		cli_print_error("maintain");
 		goto out;
 	}
