@@ -30,6 +30,9 @@ typedef struct delta_load_opts {
 	int ignore_checkpoints;  /* replay JSON commits from version 0 only */
 	int ignore_compactions;  /* replay commits, never x.y.compacted.json */
 	int skip_protocol_check; /* do not refuse unreadable protocols */
+	int defer_checkpoint_adds; /* the live adds of the checkpoint's Parquet
+	                              files are counted, not kept: see
+	                              delta_snapshot.deferred_keys */
 } delta_load_opts;
 
 /* Defaults: keep_stats = 1, others 0. */
@@ -50,6 +53,17 @@ typedef struct delta_snapshot {
 	delta_file **tombstones;     /* removes still in the state, sorted by
 	                                path; none dropped by age */
 	size_t num_tombstones;
+
+	/* With delta_load_opts.defer_checkpoint_adds, the adds read from the
+	 * checkpoint's Parquet files (parts, sidecars) that no commit after it
+	 * supersedes stay in those files for a caller that streams them (the
+	 * checkpoint writer: memory follows the commits, not the table). Here
+	 * are the files, in reading order, and how many live adds (and bytes)
+	 * they hold; `files`, num_files and total_bytes leave those out. */
+	const char **deferred_keys;
+	size_t num_deferred_keys;
+	size_t num_deferred_files;
+	uint64_t deferred_bytes;
 
 	delta_txn *txns;             /* latest version per appId */
 	size_t num_txns;

@@ -33,8 +33,12 @@ typedef struct replay {
 	loom_map domain_map;        /* domain -> delta_domain* */
 	loom_vec domains;           /* delta_domain* */
 	loom_vec sidecars;          /* char* (arena): sidecar store keys */
+	loom_vec deferred;          /* char* (arena): Parquet checkpoint files
+	                               whose live adds were deferred */
 	int have_protocol, have_metadata;
 	int in_checkpoint;
+	int deferring;              /* reading a Parquet checkpoint file with
+	                               defer_checkpoint_adds */
 	int in_compaction;          /* replaying a x.y.compacted.json file */
 	int64_t ckpt_meta_version;  /* checkpointMetadata.version, -1 */
 	int64_t cur_version;
@@ -51,6 +55,7 @@ static void replay_init(replay *r, delta_snapshot *snap, const delta_load_opts *
 	loom_vec_init(&r->txns, sizeof(delta_txn *));
 	loom_vec_init(&r->domains, sizeof(delta_domain *));
 	loom_vec_init(&r->sidecars, sizeof(char *));
+	loom_vec_init(&r->deferred, sizeof(char *));
 	r->ckpt_meta_version = -1;
 	delta_parse_scratch_init(&r->sc);
 }
@@ -65,6 +70,7 @@ static void replay_dispose(replay *r)
 	loom_vec_dispose(&r->txns);
 	loom_vec_dispose(&r->domains);
 	loom_vec_dispose(&r->sidecars);
+	loom_vec_dispose(&r->deferred);
 	delta_parse_scratch_dispose(&r->sc);
 }
 
@@ -94,6 +100,13 @@ static int replay_action(void *ctx, const delta_action *a)
 		delta_file *d;
 		if (loom_map_get(&r->seen, f->key, f->key_len))
 			return 0;
+		if (r->deferring && f->is_add) {
+			/* left in the checkpoint file: a checkpoint holds a key
+			 * once, so nothing read after it needs it in `seen` */
+			s->num_deferred_files++;
+			s->deferred_bytes += f->size > 0 ? (uint64_t)f->size : 0;
+			return 0;
+		}
 		d = loom_arena_alloc(ar, sizeof(*d));
 		if (!d || delta_file_copy(ar, d, f, r->opts->keep_stats) < 0)
 			return oom();
@@ -281,6 +294,22 @@ static int replay_json_file(replay *r, const char *key, int reverse,
 	return rc;
 }
 
+/* One Parquet checkpoint file or sidecar; with defer_checkpoint_adds its
+ * live adds are counted and the file named for the caller to stream. */
+static int replay_parquet(replay *r, const char *key, int64_t version)
+{
+	int rc;
+	if (r->opts->defer_checkpoint_adds) {
+		char *k = loom_arena_strdup(&r->snap->arena, key);
+		if (!k || loom_vec_push(&r->deferred, &k) < 0)
+			return oom();
+		r->deferring = 1;
+	}
+	rc = delta_checkpoint_parquet_read(r->snap->store, key, version, replay_action, r);
+	r->deferring = 0;
+	return rc;
+}
+
 static int replay_checkpoint(replay *r, const delta_log_listing *l,
                              const delta_checkpoint_ref *c)
 {
@@ -292,8 +321,7 @@ static int replay_checkpoint(replay *r, const delta_log_listing *l,
 		if (c->kind == DELTA_CKPT_V2_JSON)
 			LOOM_TRY(replay_json_file(r, f->key, 0, NULL, 0));
 		else
-			LOOM_TRY(delta_checkpoint_parquet_read(r->snap->store, f->key, c->version,
-			                                       replay_action, r));
+			LOOM_TRY(replay_parquet(r, f->key, c->version));
 	}
 	if ((c->kind == DELTA_CKPT_V2_JSON || c->kind == DELTA_CKPT_V2_PARQUET) &&
 	    r->ckpt_meta_version < 0) {
@@ -324,8 +352,7 @@ static int replay_checkpoint(replay *r, const delta_log_listing *l,
 	}
 	for (i = 0; i < r->sidecars.len; i++) {
 		const char *key = *(char **)loom_vec_at(&r->sidecars, i);
-		LOOM_TRY(delta_checkpoint_parquet_read(r->snap->store, key, c->version,
-		                                       replay_action, r));
+		LOOM_TRY(replay_parquet(r, key, c->version));
 	}
 	r->snap->num_sidecars = r->sidecars.len;
 	r->in_checkpoint = 0;
@@ -354,6 +381,12 @@ static int finish(replay *r)
 	s->files = loom_arena_alloc(&s->arena, (s->num_files + 1) * sizeof(delta_file *));
 	s->num_tombstones = r->tombs.len;
 	s->tombstones = loom_arena_alloc(&s->arena, (s->num_tombstones + 1) * sizeof(delta_file *));
+	s->num_deferred_keys = r->deferred.len;
+	s->deferred_keys = loom_arena_alloc(&s->arena, (r->deferred.len + 1) * sizeof(char *));
+	if (!s->deferred_keys)
+		return oom();
+	if (r->deferred.len)
+		memcpy(s->deferred_keys, r->deferred.data, r->deferred.len * sizeof(char *));
 	s->txns = loom_arena_alloc(&s->arena, (r->txns.len + 1) * sizeof(delta_txn));
 	s->domains = loom_arena_alloc(&s->arena, (r->domains.len + 1) * sizeof(delta_domain));
 	if (!s->files || !s->tombstones || !s->txns || !s->domains)

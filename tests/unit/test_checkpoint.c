@@ -284,6 +284,65 @@ TEST(v2_file)
 	free(dir);
 }
 
+/* A checkpoint written over an older one streams that one's adds (the
+ * load leaves them in its file): the commits since decide over them, and
+ * the result equals the state replayed from the commits alone. */
+TEST(streams_previous_checkpoint)
+{
+	char *dir = test_copy_fixture("delta/simple_table");
+	loom_store *s = NULL;
+	checkpoint_params cp;
+	delta_load_opts lo;
+	delta_snapshot *full = NULL, *deferred = NULL, *replayed = NULL, *after = NULL;
+	loom_op_result r = LOOM_OP_RESULT_INIT;
+	size_t i;
+
+	REQUIRE(loom_store_open_local(&s, dir) == 0);
+	memset(&cp, 0, sizeof(cp));
+	cp.version = 2;
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
+	CHECK_OK(checkpoint_run(&r, s, &cp));
+	loom_op_result_free(&r);
+
+	REQUIRE(delta_snapshot_load(&full, s, -1, NULL) == 0);
+	delta_load_opts_init(&lo);
+	lo.defer_checkpoint_adds = 1;
+	REQUIRE(delta_snapshot_load(&deferred, s, -1, &lo) == 0);
+	CHECK_INT(deferred->checkpoint_version, 2);
+	CHECK_INT(deferred->num_deferred_keys, 1);
+	CHECK(deferred->num_deferred_files > 0);
+	CHECK_INT(deferred->num_files + deferred->num_deferred_files, full->num_files);
+	CHECK_INT(deferred->total_bytes + deferred->deferred_bytes, full->total_bytes);
+	CHECK_INT(deferred->num_tombstones, full->num_tombstones);
+
+	cp.version = -1;
+	loom_op_result_init(&r, LOOM_OP_RESULT_VERSION);
+	CHECK_OK(checkpoint_run(&r, s, &cp));
+	CHECK_INT(loom_op_result_metric(&r, "created", 0), 1);
+	CHECK_INT(loom_op_result_metric(&r, "numAddFiles", -1), (int64_t)full->num_files);
+	loom_op_result_free(&r);
+
+	delta_load_opts_init(&lo);
+	lo.ignore_checkpoints = 1;
+	REQUIRE(delta_snapshot_load(&replayed, s, -1, &lo) == 0);
+	REQUIRE(delta_snapshot_load(&after, s, -1, NULL) == 0);
+	CHECK_INT(after->checkpoint_version, full->version);
+	REQUIRE(after->num_files == replayed->num_files);
+	for (i = 0; i < after->num_files; i++) {
+		CHECK_STR(after->files[i]->path, replayed->files[i]->path);
+		CHECK_INT(after->files[i]->size, replayed->files[i]->size);
+		CHECK_STR(after->files[i]->stats ? after->files[i]->stats : "",
+		          replayed->files[i]->stats ? replayed->files[i]->stats : "");
+	}
+	delta_snapshot_free(full);
+	delta_snapshot_free(deferred);
+	delta_snapshot_free(replayed);
+	delta_snapshot_free(after);
+	loom_store_free(s);
+	test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	RUN(api_options);
@@ -292,5 +351,6 @@ int main(void)
 	RUN(cleanup_cutoff);
 	RUN(tombstone_expiry);
 	RUN(v2_file);
+	RUN(streams_previous_checkpoint);
 	return test_summary();
 }

@@ -133,7 +133,7 @@ static int repair_last_checkpoint(loom_store *store, const delta_snapshot *snap,
 	int rc;
 	memset(&c, 0, sizeof(c));
 	c.bytes = ex->bytes;
-	c.adds = (int64_t)snap->num_files;
+	c.adds = (int64_t)(snap->num_files + snap->num_deferred_files);
 	if (ex->kind == DELTA_CKPT_CLASSIC) {
 		pq_reader *r;
 		if (pq_reader_open(&r, store, ex->first_key) < 0)
@@ -143,7 +143,7 @@ static int repair_last_checkpoint(loom_store *store, const delta_snapshot *snap,
 		pq_reader_free(r);
 	} else {
 		c.actions = 2 + (int64_t)(snap->num_txns + snap->num_domains + snap->num_files +
-		                          snap->num_tombstones);
+		                          snap->num_deferred_files + snap->num_tombstones);
 		if (ex->kind == DELTA_CKPT_V2_JSON || ex->kind == DELTA_CKPT_V2_PARQUET)
 			c.actions += 1 + (int64_t)snap->num_sidecars;
 	}
@@ -174,6 +174,9 @@ int checkpoint_run(loom_op_result *out, loom_store *store, const checkpoint_para
 	memset(&counts, 0, sizeof(counts));
 	delta_load_opts_init(&lo);
 	lo.keep_stats = 1;
+	/* the checkpoint's own files stay where they are and are streamed
+	 * into the new one: memory follows the commits since, not the table */
+	lo.defer_checkpoint_adds = 1;
 	if ((rc = delta_snapshot_load(&snap, store, p->version, &lo)) < 0)
 		return rc;
 	/* The gate runs on the protocol of the version being checkpointed, not

@@ -22,6 +22,7 @@
 #include "loom/store.h"
 #include "parquet/batch.h"
 #include "parquet/types.h"
+#include "parquet/writer.h"
 #include "util/clock.h"
 
 /* ---- the checkpoint Parquet schema (checkpoint_schema.c) ---------------- */
@@ -101,21 +102,36 @@ typedef struct ck_counts {
 	uint64_t bytes;      /* file size */
 } ck_counts;
 
-/* The file actions a checkpoint of `snap` keeps, in order: live files,
- * then the tombstones newer than min_tombstone_ms (older ones are expired
- * and skipped, counted in `expired`). */
-typedef struct ck_cursor {
-	const delta_snapshot *snap;
-	int64_t min_tombstone_ms;
-	size_t i;
-	int64_t adds, removes, expired;
-} ck_cursor;
+/* Receives each file action a checkpoint keeps (borrowed for the call). */
+typedef int (*ck_file_fn)(void *ctx, const delta_file *f);
 
-void ck_cursor_init(ck_cursor *c, const delta_snapshot *snap, int64_t min_tombstone_ms);
-/* The next kept action, or NULL at the end. */
-const delta_file *ck_cursor_next(ck_cursor *c);
-/* How many file actions a checkpoint keeps (live + unexpired removes). */
+/* Every file action a checkpoint of `snap` keeps, in the order written:
+ * the live adds the snapshot left in its checkpoint's Parquet files
+ * (delta_load_opts.defer_checkpoint_adds; streamed from them, in their
+ * order), then its live files, then the tombstones newer than
+ * min_tombstone_ms (older ones are expired and skipped). Adds, removes and
+ * expired tombstones are counted into `tally`. */
+int ck_each_kept(const delta_snapshot *snap, int64_t min_tombstone_ms, ck_file_fn fn,
+                 void *ctx, ck_counts *tally);
+/* How many file actions ck_each_kept gives (live + unexpired removes). */
 int64_t ck_count_kept(const delta_snapshot *snap, int64_t min_tombstone_ms);
+
+/* A checkpoint Parquet file written a row at a time: rows go out in
+ * batches of a few thousand, row groups as the writer cuts them, so the
+ * memory is the writer's row group, not the checkpoint. */
+typedef struct ck_emitter {
+	pq_writer *w;
+	pq_batch b;
+	int64_t rows;                /* rows handed to the writer */
+} ck_emitter;
+
+int ck_emit_open(ck_emitter *e, loom_store_writer *sink, ck_layout layout);
+/* One add or remove row (a ck_file_fn over a ck_emitter). */
+int ck_emit_file(void *emitter, const delta_file *f);
+/* The last rows, the footer; `bytes` gets the file size. */
+int ck_emit_close(ck_emitter *e, uint64_t *bytes);
+/* Frees the writer and batch (after close, or instead of it). */
+void ck_emit_dispose(ck_emitter *e);
 
 /* A single-file checkpoint of `snap` to `sink`: every action inline.
  * CK_LAYOUT_V1 is the V1 spec; CK_LAYOUT_V2 adds the checkpointMetadata
@@ -123,10 +139,6 @@ int64_t ck_count_kept(const delta_snapshot *snap, int64_t min_tombstone_ms);
  * min_tombstone_ms are expired and left out. */
 int checkpoint_write_parquet(loom_store_writer *sink, const delta_snapshot *snap,
                              int64_t min_tombstone_ms, ck_layout layout, ck_counts *out);
-
-/* A V2 sidecar: the next (at most) max_actions file actions of `cur`. */
-int checkpoint_write_sidecar(loom_store_writer *sink, ck_cursor *cur, int64_t max_actions,
-                             ck_counts *out);
 
 /* The result of checkpoint_write_v2. */
 typedef struct ck_v2_result {

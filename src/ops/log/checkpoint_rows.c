@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "delta/checkpoint.h"
 #include "ops/log/checkpoint.h"
 #include "parquet/writer.h"
 #include "util/error.h"
+#include "util/hashmap.h"
 
 #define FLUSH_ROWS 4096
 
@@ -245,54 +247,95 @@ static int row_ckmeta(pq_batch *b, int64_t version)
 	return put_other_nulls(b, CK_ACT_CKMETA);
 }
 
-/* ---- the files ---------------------------------------------------------- */
+/* ---- the file actions a checkpoint keeps -------------------------------- */
 
-void ck_cursor_init(ck_cursor *c, const delta_snapshot *snap, int64_t min_tombstone_ms)
+/* Streams the adds left in the checkpoint's Parquet files: those whose key
+ * is not in the snapshot (which holds what the commits after the checkpoint
+ * changed, and the tombstones). */
+typedef struct deferred_pass {
+	const loom_map *held;       /* key -> 1: decided by the snapshot */
+	ck_file_fn fn;
+	void *ctx;
+	int64_t adds;               /* streamed */
+} deferred_pass;
+
+static int deferred_action(void *ctx, const delta_action *a)
 {
-	memset(c, 0, sizeof(*c));
-	c->snap = snap;
-	c->min_tombstone_ms = min_tombstone_ms;
+	deferred_pass *d = ctx;
+	const delta_file *f = &a->u.file;
+	if (a->type != DELTA_ACT_ADD || loom_map_get(d->held, f->key, f->key_len))
+		return 0;
+	d->adds++;
+	return d->fn(d->ctx, f);
 }
 
-const delta_file *ck_cursor_next(ck_cursor *c)
+static int stream_deferred(const delta_snapshot *snap, ck_file_fn fn, void *ctx,
+                           ck_counts *tally)
 {
-	const delta_snapshot *s = c->snap;
-	while (c->i < s->num_files + s->num_tombstones) {
-		const delta_file *f = c->i < s->num_files ? s->files[c->i]
-		                                          : s->tombstones[c->i - s->num_files];
-		c->i++;
-		if (!f->is_add) {
-			/* Spark reads a missing deletionTimestamp as 0: expired */
-			int64_t ts = f->deletion_timestamp >= 0 ? f->deletion_timestamp : 0;
-			if (ts <= c->min_tombstone_ms) {
-				c->expired++;
-				continue;
-			}
-			c->removes++;
-		} else {
-			c->adds++;
-		}
-		return f;
+	loom_map held = LOOM_MAP_INIT;
+	deferred_pass d = { &held, fn, ctx, 0 };
+	size_t i;
+	int rc = 0;
+	if (snap->num_deferred_keys == 0)
+		return 0;
+	for (i = 0; rc == 0 && i < snap->num_files; i++)
+		rc = loom_map_put(&held, snap->files[i]->key, snap->files[i]->key_len, &held, NULL);
+	for (i = 0; rc == 0 && i < snap->num_tombstones; i++)
+		rc = loom_map_put(&held, snap->tombstones[i]->key, snap->tombstones[i]->key_len,
+		                  &held, NULL);
+	if (rc < 0)
+		rc = loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OPS, "out of memory writing a checkpoint");
+	for (i = 0; rc == 0 && i < snap->num_deferred_keys; i++)
+		rc = delta_checkpoint_parquet_read(snap->store, snap->deferred_keys[i],
+		                                   snap->checkpoint_version, deferred_action, &d);
+	loom_map_dispose(&held);
+	tally->adds += d.adds;
+	if (rc == 0 && d.adds != (int64_t)snap->num_deferred_files)
+		rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_OPS,
+		              "checkpoint of version %lld: %lld live files in the checkpoint %s read "
+		              "from, %zu when the snapshot was loaded (a key twice, or the files "
+		              "changed)", (long long)snap->version, (long long)d.adds,
+		              snap->deferred_keys[0], snap->num_deferred_files);
+	return rc;
+}
+
+int ck_each_kept(const delta_snapshot *snap, int64_t min_tombstone_ms, ck_file_fn fn,
+                 void *ctx, ck_counts *tally)
+{
+	size_t i;
+	LOOM_TRY(stream_deferred(snap, fn, ctx, tally));
+	for (i = 0; i < snap->num_files; i++) {
+		tally->adds++;
+		LOOM_TRY(fn(ctx, snap->files[i]));
 	}
-	return NULL;
+	for (i = 0; i < snap->num_tombstones; i++) {
+		const delta_file *f = snap->tombstones[i];
+		/* Spark reads a missing deletionTimestamp as 0: expired */
+		int64_t ts = f->deletion_timestamp >= 0 ? f->deletion_timestamp : 0;
+		if (ts <= min_tombstone_ms) {
+			tally->expired++;
+			continue;
+		}
+		tally->removes++;
+		LOOM_TRY(fn(ctx, f));
+	}
+	return 0;
 }
 
 int64_t ck_count_kept(const delta_snapshot *snap, int64_t min_tombstone_ms)
 {
-	ck_cursor c;
-	ck_cursor_init(&c, snap, min_tombstone_ms);
-	while (ck_cursor_next(&c))
-		;
-	return c.adds + c.removes;
+	int64_t n = (int64_t)(snap->num_deferred_files + snap->num_files);
+	size_t i;
+	for (i = 0; i < snap->num_tombstones; i++) {
+		int64_t ts = snap->tombstones[i]->deletion_timestamp;
+		n += (ts >= 0 ? ts : 0) > min_tombstone_ms;
+	}
+	return n;
 }
 
-typedef struct emit_state {
-	pq_writer *w;
-	pq_batch b;
-	int64_t rows;
-} emit_state;
+/* ---- the files ---------------------------------------------------------- */
 
-static int maybe_flush(emit_state *e, int force)
+static int flush_rows(ck_emitter *e, int force)
 {
 	if (e->b.num_rows == 0 || (!force && e->b.num_rows < FLUSH_ROWS))
 		return 0;
@@ -302,7 +345,7 @@ static int maybe_flush(emit_state *e, int force)
 	return 0;
 }
 
-static int emit_open(emit_state *e, loom_store_writer *sink, ck_layout layout)
+int ck_emit_open(ck_emitter *e, loom_store_writer *sink, ck_layout layout)
 {
 	const pq_schema_node *nodes;
 	size_t nnodes;
@@ -316,12 +359,19 @@ static int emit_open(emit_state *e, loom_store_writer *sink, ck_layout layout)
 	return pq_writer_open(&e->w, sink, nodes, nnodes, &wopts);
 }
 
-static int emit_close(emit_state *e, uint64_t *bytes)
+int ck_emit_file(void *emitter, const delta_file *f)
+{
+	ck_emitter *e = emitter;
+	LOOM_TRY(f->is_add ? row_add(&e->b, f) : row_remove(&e->b, f));
+	return flush_rows(e, 0);
+}
+
+int ck_emit_close(ck_emitter *e, uint64_t *bytes)
 {
 	pq_write_result res;
 	int rc;
 	memset(&res, 0, sizeof(res));
-	if ((rc = maybe_flush(e, 1)) < 0)
+	if ((rc = flush_rows(e, 1)) < 0)
 		return rc;
 	rc = pq_writer_close(e->w, &res);
 	e->w = NULL;
@@ -331,19 +381,15 @@ static int emit_close(emit_state *e, uint64_t *bytes)
 	return rc;
 }
 
-static void emit_dispose(emit_state *e)
+void ck_emit_dispose(ck_emitter *e)
 {
 	pq_writer_free(e->w);
+	e->w = NULL;
 	pq_batch_free(&e->b);
 }
 
-static int row_file(pq_batch *b, const delta_file *f)
-{
-	return f->is_add ? row_add(b, f) : row_remove(b, f);
-}
-
 /* The non-file actions every checkpoint (or V2 top-level file) holds. */
-static int rows_non_file(emit_state *e, const delta_snapshot *snap)
+static int rows_non_file(ck_emitter *e, const delta_snapshot *snap)
 {
 	size_t i;
 	LOOM_TRY(row_protocol(&e->b, &snap->protocol));
@@ -358,54 +404,23 @@ static int rows_non_file(emit_state *e, const delta_snapshot *snap)
 int checkpoint_write_parquet(loom_store_writer *sink, const delta_snapshot *snap,
                              int64_t min_tombstone_ms, ck_layout layout, ck_counts *out)
 {
-	emit_state e;
-	ck_cursor cur;
-	const delta_file *f;
+	ck_emitter e;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	ck_cursor_init(&cur, snap, min_tombstone_ms);
-	if ((rc = emit_open(&e, sink, layout)) < 0)
+	if ((rc = ck_emit_open(&e, sink, layout)) < 0)
 		goto done;
 	if ((rc = rows_non_file(&e, snap)) < 0)
 		goto done;
 	/* the V2 spec with every file action inline: one checkpointMetadata */
 	if (layout == CK_LAYOUT_V2 && (rc = row_ckmeta(&e.b, snap->version)) < 0)
 		goto done;
-	while ((f = ck_cursor_next(&cur)) != NULL)
-		if ((rc = row_file(&e.b, f)) < 0 || (rc = maybe_flush(&e, 0)) < 0)
-			goto done;
-	if ((rc = emit_close(&e, &out->bytes)) < 0)
+	if ((rc = ck_each_kept(snap, min_tombstone_ms, ck_emit_file, &e, out)) < 0)
 		goto done;
-	out->actions = e.rows;
-	out->adds = cur.adds;
-	out->removes = cur.removes;
-	out->expired = cur.expired;
-done:
-	emit_dispose(&e);
-	return rc;
-}
-
-int checkpoint_write_sidecar(loom_store_writer *sink, ck_cursor *cur, int64_t max_actions,
-                             ck_counts *out)
-{
-	emit_state e;
-	const delta_file *f;
-	int64_t n = 0;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = emit_open(&e, sink, CK_LAYOUT_SIDECAR)) < 0)
-		goto done;
-	while (n < max_actions && (f = ck_cursor_next(cur)) != NULL) {
-		n++;
-		if ((rc = row_file(&e.b, f)) < 0 || (rc = maybe_flush(&e, 0)) < 0)
-			goto done;
-	}
-	if ((rc = emit_close(&e, &out->bytes)) < 0)
+	if ((rc = ck_emit_close(&e, &out->bytes)) < 0)
 		goto done;
 	out->actions = e.rows;
 done:
-	emit_dispose(&e);
+	ck_emit_dispose(&e);
 	return rc;
 }

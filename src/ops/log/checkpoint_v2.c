@@ -57,46 +57,106 @@ static int push_line(loom_buf *b, json_t *action)
 	return rc;
 }
 
-/* One sidecar: write, publish, describe as a sidecar action (inner object). */
-static int write_sidecar(loom_store *store, const delta_snapshot *snap, ck_cursor *cur,
-                         int64_t part, int64_t parts, int64_t part_size, loom_vec *written,
-                         json_t *sidecars, ck_counts *total)
+/* The sidecars, written as the file actions stream by: a new one opens
+ * for the first action of each part and is published when part_size
+ * actions are in it (or at the end). */
+typedef struct sidecar_roll {
+	loom_store *store;
+	int64_t version, part_size, parts;
+	int64_t part;                /* the open (or last) part, 1-based */
+	int64_t in_part;             /* actions in the open part */
+	loom_store_writer *w;        /* NULL: none open */
+	ck_emitter e;
+	char key[200];
+	loom_vec *written;           /* char*: published sidecars' keys */
+	json_t *sidecars;            /* their sidecar actions (inner objects) */
+	ck_counts total;             /* rows and bytes of the sidecars */
+} sidecar_roll;
+
+static int roll_open(sidecar_roll *r)
 {
-	char uuid[37], key[200];
-	const char *name;
-	loom_store_writer *w = NULL;
+	char uuid[37];
+	int rc;
+	if (r->part >= r->parts)
+		return OPS_ERR(LOOM_ERROR, "V2 checkpoint of version %lld: file actions left after "
+		               "%lld sidecars", (long long)r->version, (long long)r->parts);
+	LOOM_TRY(loom_uuid_v4_string(uuid));
+	r->part++;
+	r->in_part = 0;
+	snprintf(r->key, sizeof(r->key), SIDECAR_DIR "%020lld.checkpoint.%010lld.%010lld.%s.parquet",
+	         (long long)r->version, (long long)r->part, (long long)r->parts, uuid);
+	LOOM_TRY(r->store->writer_open(r->store, r->key, LOOM_PUT_IF_ABSENT, &r->w));
+	if ((rc = ck_emit_open(&r->e, r->w, CK_LAYOUT_SIDECAR)) < 0) {
+		ck_emit_dispose(&r->e);
+		r->w->abort(r->w);
+		r->w = NULL;
+	}
+	return rc;
+}
+
+/* Close, publish and describe the open sidecar. */
+static int roll_publish(sidecar_roll *r)
+{
+	loom_store_writer *w = r->w;
 	loom_store_entry e;
-	ck_counts c;
+	uint64_t bytes = 0;
 	json_t *sc;
 	char *copy;
-	int rc;
-
-	LOOM_TRY(loom_uuid_v4_string(uuid));
-	snprintf(key, sizeof(key), SIDECAR_DIR "%020lld.checkpoint.%010lld.%010lld.%s.parquet",
-	         (long long)snap->version, (long long)part, (long long)parts, uuid);
-	name = key + strlen(SIDECAR_DIR);
-	LOOM_TRY(store->writer_open(store, key, LOOM_PUT_IF_ABSENT, &w));
-	if ((rc = checkpoint_write_sidecar(w, cur, part_size, &c)) < 0) {
+	int rc = ck_emit_close(&r->e, &bytes);
+	int64_t rows = r->e.rows;
+	ck_emit_dispose(&r->e);
+	r->w = NULL;
+	if (rc < 0) {
 		w->abort(w);
 		return rc;
 	}
 	if ((rc = w->commit(w)) < 0)
-		return loom_err_wrap("publishing sidecar %s", key);
-	copy = loom_strdup(key);
-	if (!copy || loom_vec_push(written, &copy) < 0) {
+		return loom_err_wrap("publishing sidecar %s", r->key);
+	copy = loom_strdup(r->key);
+	if (!copy || loom_vec_push(r->written, &copy) < 0) {
 		loom_free(copy);
 		return oom();
 	}
-	LOOM_TRY(store->stat(store, key, &e));
+	LOOM_TRY(r->store->stat(r->store, r->key, &e));
 	sc = json_object();
-	if (!sc || json_object_set_new(sc, "path", json_string(name)) < 0 ||
+	if (!sc || json_object_set_new(sc, "path", json_string(r->key + strlen(SIDECAR_DIR))) < 0 ||
 	    json_object_set_new(sc, "sizeInBytes", json_integer((json_int_t)e.size)) < 0 ||
 	    json_object_set_new(sc, "modificationTime", json_integer(e.mtime_ms)) < 0 ||
-	    json_array_append_new(sidecars, sc) < 0)
+	    json_array_append_new(r->sidecars, sc) < 0)
 		return oom();
-	total->actions += c.actions;
-	total->bytes += e.size;
+	r->total.actions += rows;
+	r->total.bytes += e.size;
 	return 0;
+}
+
+static int roll_file(void *ctx, const delta_file *f)
+{
+	sidecar_roll *r = ctx;
+	if (!r->w)
+		LOOM_TRY(roll_open(r));
+	LOOM_TRY(ck_emit_file(&r->e, f));
+	if (++r->in_part == r->part_size)
+		return roll_publish(r);
+	return 0;
+}
+
+/* Every kept file action into `parts` sidecars. */
+static int write_sidecars(sidecar_roll *r, const delta_snapshot *snap, int64_t min_ts,
+                          ck_counts *tally)
+{
+	int rc = ck_each_kept(snap, min_ts, roll_file, r, tally);
+	if (rc == 0 && r->w)
+		rc = roll_publish(r);
+	if (r->w) {   /* failed with one open */
+		ck_emit_dispose(&r->e);
+		r->w->abort(r->w);
+		r->w = NULL;
+	}
+	if (rc == 0 && r->part != r->parts)
+		rc = OPS_ERR(LOOM_ERROR, "V2 checkpoint of version %lld: %lld sidecars written, "
+		             "%lld counted", (long long)r->version, (long long)r->part,
+		             (long long)r->parts);
+	return rc;
 }
 
 static json_t *checkpoint_metadata(int64_t version, const ck_counts *sc, int64_t num_adds)
@@ -172,16 +232,17 @@ int checkpoint_write_v2(loom_store *store, const delta_snapshot *snap, int64_t m
 	loom_vec written = LOOM_VEC_INIT(char *);
 	loom_buf body = LOOM_BUF_INIT;
 	json_t *sidecars = json_array(), *non_file = json_array(), *ckmeta = NULL;
-	ck_counts sc_total;
-	ck_cursor cur;
+	ck_counts tally;
+	sidecar_roll roll;
 	loom_store_entry top;
 	char uuid[37];
-	int64_t kept, parts, part;
+	int64_t kept;
 	size_t i;
 	int rc = 0, published = 0;
 
 	memset(out, 0, sizeof(*out));
-	memset(&sc_total, 0, sizeof(sc_total));
+	memset(&tally, 0, sizeof(tally));
+	memset(&roll, 0, sizeof(roll));
 	if (!sidecars || !non_file) {
 		rc = oom();
 		goto done;
@@ -189,22 +250,19 @@ int checkpoint_write_v2(loom_store *store, const delta_snapshot *snap, int64_t m
 	if (part_size <= 0)
 		part_size = CHECKPOINT_DEFAULT_PART_SIZE;
 	kept = ck_count_kept(snap, min_tombstone_ms);
-	parts = (kept + part_size - 1) / part_size;
-	ck_cursor_init(&cur, snap, min_tombstone_ms);
-	for (part = 1; part <= parts && rc == 0; part++)
-		rc = write_sidecar(store, snap, &cur, part, parts, part_size, &written, sidecars, &sc_total);
-	if (rc < 0)
+	roll.store = store;
+	roll.version = snap->version;
+	roll.part_size = part_size;
+	roll.parts = (kept + part_size - 1) / part_size;
+	roll.written = &written;
+	roll.sidecars = sidecars;
+	if ((rc = write_sidecars(&roll, snap, min_tombstone_ms, &tally)) < 0)
 		goto done;
-	if (ck_cursor_next(&cur) != NULL) {
-		rc = OPS_ERR(LOOM_ERROR, "V2 checkpoint of version %lld: file actions left after %lld "
-		             "sidecars", (long long)snap->version, (long long)parts);
-		goto done;
-	}
 
 	/* the top-level file */
 	if ((rc = non_file_actions(snap, non_file)) < 0)
 		goto done;
-	ckmeta = checkpoint_metadata(snap->version, &sc_total, cur.adds);
+	ckmeta = checkpoint_metadata(snap->version, &roll.total, tally.adds);
 	if (!ckmeta) {
 		rc = oom();
 		goto done;
@@ -231,13 +289,13 @@ int checkpoint_write_v2(loom_store *store, const delta_snapshot *snap, int64_t m
 		goto done;
 
 	out->num_sidecars = json_array_size(sidecars);
-	out->total.actions = sc_total.actions + 1 + (int64_t)out->num_sidecars +
+	out->total.actions = roll.total.actions + 1 + (int64_t)out->num_sidecars +
 	                     (int64_t)json_array_size(non_file);
-	out->total.bytes = sc_total.bytes + top.size;
-	out->total.adds = cur.adds;
-	out->total.removes = cur.removes;
-	out->total.expired = cur.expired;
-	out->last_checkpoint = last_checkpoint(snap, out, &top, non_file, ckmeta, sidecars, cur.adds);
+	out->total.bytes = roll.total.bytes + top.size;
+	out->total.adds = tally.adds;
+	out->total.removes = tally.removes;
+	out->total.expired = tally.expired;
+	out->last_checkpoint = last_checkpoint(snap, out, &top, non_file, ckmeta, sidecars, tally.adds);
 	if (!out->last_checkpoint)
 		rc = oom();
 done:
