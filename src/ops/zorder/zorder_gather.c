@@ -106,18 +106,125 @@ static inline size_t first_value(const uint32_t *va, uint32_t r)
 	return va ? va[r] : r;
 }
 
-static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, const uint32_t *va,
-                         const uint32_t *rows, size_t n)
+/* Room for nlev more levels (both level arrays share levels_cap). */
+static int reserve_levels(pq_column *d, size_t nlev)
 {
-	size_t j, nlev = 0, nval = 0, nbytes = 0, w = pq_value_width(s->type, s->type_length);
-	size_t cap_def, cap_rep;
-	if (d->num_levels == 0 && d->num_values == 0) {
-		d->type = s->type;
-		d->type_length = s->type_length;
-		d->max_def = s->max_def;
-		d->max_rep = s->max_rep;
+	size_t need = d->num_levels + nlev, nc, cap_def, cap_rep;
+	if (need <= d->levels_cap || (d->max_def == 0 && d->max_rep == 0))
+		return 0;
+	nc = d->levels_cap ? d->levels_cap : 64;
+	while (nc < need)
+		nc *= 2;
+	cap_def = cap_rep = d->levels_cap;
+	if (d->max_def > 0)
+		LOOM_TRY(loom_array_grow((void **)&d->def_levels, &cap_def, nc, sizeof(int16_t)));
+	if (d->max_rep > 0)
+		LOOM_TRY(loom_array_grow((void **)&d->rep_levels, &cap_rep, nc, sizeof(int16_t)));
+	d->levels_cap = nc;
+	return 0;
+}
+
+/* Room for nval more values (and nbytes more bytes of byte arrays). */
+static int reserve_values(pq_column *d, size_t nval, size_t nbytes, size_t w)
+{
+	if (d->type != PQ_BYTE_ARRAY)
+		return loom_array_grow((void **)&d->values, &d->values_cap, (d->num_values + nval) * w + 1, 1);
+	if (d->data_size + nbytes > UINT32_MAX)
+		return GERR("column batch over 4 GiB of byte-array data");
+	LOOM_TRY(loom_array_grow((void **)&d->offsets, &d->offsets_cap, d->num_values + nval + 1, sizeof(uint32_t)));
+	LOOM_TRY(loom_array_grow((void **)&d->data, &d->data_cap, d->data_size + nbytes + 1, 1));
+	if (d->num_values == 0)
+		d->offsets[0] = 0;
+	return 0;
+}
+
+/* Flat fixed-width: one level and at most one value per row, copied
+ * without a memcpy call per row. Room for n rows is reserved. */
+static void gather_flat_fixed(pq_column *d, const pq_column *s, const uint32_t *va, const uint32_t *rows,
+                              size_t n, size_t w)
+{
+	int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
+	uint8_t *dv = d->values + d->num_values * w;
+	size_t j, nv = 0, k;
+	for (j = 0; j < n; j++) {
+		uint32_t r = rows[j];
+		size_t v0 = va ? va[r] : r;
+		if (va && j + 2 * ZG_STEP < n)
+			__builtin_prefetch(va + rows[j + 2 * ZG_STEP]);
+		if (j + ZG_STEP < n)
+			__builtin_prefetch(s->values + first_value(va, rows[j + ZG_STEP]) * w);
+		if (dd)
+			dd[j] = s->def_levels[r];
+		if (va && va[r + 1] == v0)
+			continue;
+		switch (w) {
+		case 8: memcpy(dv + nv * 8, s->values + v0 * 8, 8); break;
+		case 4: memcpy(dv + nv * 4, s->values + v0 * 4, 4); break;
+		case 1: dv[nv] = s->values[v0]; break;
+		default: /* INT96, FIXED_LEN_BYTE_ARRAY */
+			for (k = 0; k < w; k++)
+				dv[nv * w + k] = s->values[v0 * w + k];
+		}
+		nv++;
 	}
-	/* sizes first; this pass also fetches what the copy will read */
+	d->num_levels += n;
+	d->num_values += nv;
+}
+
+/* Flat strings: one level and at most one value per row (room for n rows
+ * reserved); the bytes' room grows as they are copied. Values are short,
+ * so they are copied inline rather than with a memcpy call per row. */
+static int gather_flat_bytes(pq_column *d, const pq_column *s, const uint32_t *va, const uint32_t *rows,
+                             size_t n)
+{
+	int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
+	uint32_t *off = d->offsets + d->num_values + 1;
+	size_t j, nv = 0, pos = d->data_size;
+	for (j = 0; j < n; j++) {
+		uint32_t r = rows[j];
+		size_t v0 = va ? va[r] : r, len, k;
+		const uint8_t *from;
+		uint8_t *out;
+		if (va && j + 3 * ZG_STEP < n)
+			__builtin_prefetch(va + rows[j + 3 * ZG_STEP]);
+		if (j + 2 * ZG_STEP < n)
+			__builtin_prefetch(s->offsets + first_value(va, rows[j + 2 * ZG_STEP]));
+		if (j + ZG_STEP < n)
+			__builtin_prefetch(s->data + s->offsets[first_value(va, rows[j + ZG_STEP])]);
+		if (dd)
+			dd[j] = s->def_levels[r];
+		if (va && va[r + 1] == v0)
+			continue;
+		from = s->data + s->offsets[v0];
+		len = s->offsets[v0 + 1] - s->offsets[v0];
+		if (pos + len >= d->data_cap)
+			LOOM_TRY(loom_array_grow((void **)&d->data, &d->data_cap, pos + len + 1, 1));
+		out = d->data + pos;
+		if (len > 64) {
+			memcpy(out, from, len);
+		} else {
+			for (k = 0; k + 8 <= len; k += 8)
+				memcpy(out + k, from + k, 8);
+			for (; k < len; k++)
+				out[k] = from[k];
+		}
+		pos += len;
+		off[nv++] = (uint32_t)pos;
+	}
+	if (pos > UINT32_MAX)
+		return GERR("column batch over 4 GiB of byte-array data");
+	d->data_size = pos;
+	d->num_levels += n;
+	d->num_values += nv;
+	return 0;
+}
+
+/* Repeated columns: sizes first (this pass also fetches what the copy
+ * will read), then each row's levels and values copied as runs. */
+static int gather_nested(pq_column *d, const pq_column *s, const uint32_t *sl, const uint32_t *va,
+                         const uint32_t *rows, size_t n, size_t w)
+{
+	size_t j, nlev = 0, nval = 0, nbytes = 0;
 	for (j = 0; j < n; j++) {
 		uint32_t r = rows[j];
 		size_t v0, v1;
@@ -129,115 +236,18 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 			__builtin_prefetch(s->values + first_value(va, rows[j + ZG_STEP]) * w);
 		v0 = va ? va[r] : r;
 		v1 = va ? va[r + 1] : r + 1;
-		nlev += sl ? sl[r + 1] - sl[r] : 1;
+		nlev += sl[r + 1] - sl[r];
 		nval += v1 - v0;
 		if (s->type == PQ_BYTE_ARRAY) {
 			nbytes += s->offsets[v1] - s->offsets[v0];
 			__builtin_prefetch(s->data + s->offsets[v0]);
 		}
 	}
-	if (d->num_levels + nlev > d->levels_cap && (d->max_def > 0 || d->max_rep > 0)) {
-		size_t need = d->num_levels + nlev, nc = d->levels_cap ? d->levels_cap : 64;
-		while (nc < need)
-			nc *= 2;
-		cap_def = cap_rep = d->levels_cap;
-		if (d->max_def > 0)
-			LOOM_TRY(loom_array_grow((void **)&d->def_levels, &cap_def, nc, sizeof(int16_t)));
-		if (d->max_rep > 0)
-			LOOM_TRY(loom_array_grow((void **)&d->rep_levels, &cap_rep, nc, sizeof(int16_t)));
-		d->levels_cap = nc;
-	}
-	if (s->type == PQ_BYTE_ARRAY) {
-		if (d->data_size + nbytes > UINT32_MAX)
-			return GERR("column batch over 4 GiB of byte-array data");
-		LOOM_TRY(loom_array_grow((void **)&d->offsets, &d->offsets_cap, d->num_values + nval + 1, sizeof(uint32_t)));
-		LOOM_TRY(loom_array_grow((void **)&d->data, &d->data_cap, d->data_size + nbytes + 1, 1));
-		if (d->num_values == 0)
-			d->offsets[0] = 0;
-	} else {
-		LOOM_TRY(loom_array_grow((void **)&d->values, &d->values_cap, (d->num_values + nval) * w + 1, 1));
-	}
-	if (!sl && !va && d->def_levels) {
-		/* flat without nulls: every level is max_def, not worth a random
-		 * read each */
-		int16_t *dd = d->def_levels + d->num_levels;
-		for (j = 0; j < n; j++)
-			dd[j] = s->max_def;
-	}
-	if (!sl && s->type != PQ_BYTE_ARRAY) {
-		/* flat fixed-width: one level and at most one value per row,
-		 * copied without a memcpy call per row */
-		int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
-		uint8_t *dv = d->values + d->num_values * w;
-		size_t nv = 0, k;
-		for (j = 0; j < n; j++) {
-			uint32_t r = rows[j];
-			size_t v0 = va ? va[r] : r;
-			if (va && j + 2 * ZG_STEP < n)
-				__builtin_prefetch(va + rows[j + 2 * ZG_STEP]);
-			if (j + ZG_STEP < n)
-				__builtin_prefetch(s->values + first_value(va, rows[j + ZG_STEP]) * w);
-			if (dd)
-				dd[j] = s->def_levels[r];
-			if (va && va[r + 1] == v0)
-				continue;
-			switch (w) {
-			case 8: memcpy(dv + nv * 8, s->values + v0 * 8, 8); break;
-			case 4: memcpy(dv + nv * 4, s->values + v0 * 4, 4); break;
-			case 1: dv[nv] = s->values[v0]; break;
-			default: /* INT96, FIXED_LEN_BYTE_ARRAY */
-				for (k = 0; k < w; k++)
-					dv[nv * w + k] = s->values[v0 * w + k];
-			}
-			nv++;
-		}
-		d->num_levels += n;
-		d->num_values += nv;
-		return 0;
-	}
-	if (!sl && s->type == PQ_BYTE_ARRAY) {
-		/* flat strings: one level and at most one value per row; values
-		 * are short, so copy them inline rather than call memcpy per row */
-		int16_t *dd = d->def_levels && va ? d->def_levels + d->num_levels : NULL;
-		uint32_t *off = d->offsets + d->num_values + 1;
-		uint8_t *out = d->data + d->data_size;
-		size_t nv = 0, pos = d->data_size;
-		for (j = 0; j < n; j++) {
-			uint32_t r = rows[j];
-			size_t v0 = va ? va[r] : r, len, k;
-			const uint8_t *from;
-			if (va && j + 3 * ZG_STEP < n)
-				__builtin_prefetch(va + rows[j + 3 * ZG_STEP]);
-			if (j + 2 * ZG_STEP < n)
-				__builtin_prefetch(s->offsets + first_value(va, rows[j + 2 * ZG_STEP]));
-			if (j + ZG_STEP < n)
-				__builtin_prefetch(s->data + s->offsets[first_value(va, rows[j + ZG_STEP])]);
-			if (dd)
-				dd[j] = s->def_levels[r];
-			if (va && va[r + 1] == v0)
-				continue;
-			from = s->data + s->offsets[v0];
-			len = s->offsets[v0 + 1] - s->offsets[v0];
-			if (len > 64) {
-				memcpy(out, from, len);
-			} else {
-				for (k = 0; k + 8 <= len; k += 8)
-					memcpy(out + k, from + k, 8);
-				for (; k < len; k++)
-					out[k] = from[k];
-			}
-			out += len;
-			pos += len;
-			off[nv++] = (uint32_t)pos;
-		}
-		d->data_size = pos;
-		d->num_levels += n;
-		d->num_values += nv;
-		return 0;
-	}
+	LOOM_TRY(reserve_levels(d, nlev));
+	LOOM_TRY(reserve_values(d, nval, nbytes, w));
 	for (j = 0; j < n; j++) {
 		uint32_t r = rows[j];
-		size_t l0 = sl ? sl[r] : r, l1 = sl ? sl[r + 1] : r + 1;
+		size_t l0 = sl[r], l1 = sl[r + 1];
 		size_t v0 = va ? va[r] : r, v1 = va ? va[r + 1] : r + 1, v;
 		if (d->max_def > 0)
 			memcpy(d->def_levels + d->num_levels, s->def_levels + l0, (l1 - l0) * sizeof(int16_t));
@@ -258,6 +268,42 @@ static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, c
 		d->num_values += v1 - v0;
 	}
 	return 0;
+}
+
+static int gather_column(pq_column *d, const pq_column *s, const uint32_t *sl, const uint32_t *va,
+                         const uint32_t *rows, size_t n)
+{
+	size_t j, w = pq_value_width(s->type, s->type_length);
+	if (d->num_levels == 0 && d->num_values == 0) {
+		d->type = s->type;
+		d->type_length = s->type_length;
+		d->max_def = s->max_def;
+		d->max_rep = s->max_rep;
+	}
+	if (sl)
+		return gather_nested(d, s, sl, va, rows, n, w);
+	/* flat: room for n levels and values is enough (no sizing pass over
+	 * the rows); byte arrays get room for their average length to start */
+	LOOM_TRY(reserve_levels(d, n));
+	if (s->type == PQ_BYTE_ARRAY) {
+		size_t src_bytes = s->num_values ? s->offsets[s->num_values] - s->offsets[0] : 0;
+		size_t est = s->num_values ? (size_t)((double)src_bytes / (double)s->num_values * (double)n) : 0;
+		LOOM_TRY(reserve_values(d, n, est < UINT32_MAX - d->data_size ? est : 0, w));
+	} else {
+		LOOM_TRY(reserve_values(d, n, 0, w));
+	}
+	if (!va && d->def_levels) {
+		/* flat without nulls: every level is max_def, not worth a random
+		 * read each */
+		int16_t *dd = d->def_levels + d->num_levels;
+		for (j = 0; j < n; j++)
+			dd[j] = s->max_def;
+	}
+	if (s->type != PQ_BYTE_ARRAY) {
+		gather_flat_fixed(d, s, va, rows, n, w);
+		return 0;
+	}
+	return gather_flat_bytes(d, s, va, rows, n);
 }
 
 int zg_gather(pq_batch *dst, const pq_batch *src, const zg_index *ix, const uint32_t *rows,
