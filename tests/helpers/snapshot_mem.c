@@ -1,0 +1,147 @@
+/* tests/helpers/snapshot_mem.c - where a loaded snapshot's memory goes,
+ * per live file: `snapshot_mem TABLE [--no-stats]` loads the latest
+ * snapshot with delta_snapshot_load (stats kept, as inspect and checkpoint
+ * load it, unless --no-stats) and prints, per file, the bytes of each part
+ * of today's representation, counted the way the arena and the replay's
+ * containers allocate them (arena allocations round up to 16 bytes; the
+ * reconciliation map keeps its load at or below 0.7 in 32-byte slots), next
+ * to the process's peak RSS. The issue 30 budget (docs/file-index.md) is
+ * written against these numbers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "delta/snapshot.h"
+#include "loom/errors.h"
+#include "loom/store.h"
+#include "util/hashmap.h"
+
+static size_t r16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+static size_t str16(const char *s)
+{
+	return s ? r16(strlen(s) + 1) : 0;
+}
+
+static long rss_kib(const char *field)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	size_t n = strlen(field);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, n) == 0)
+			v = strtol(line + n, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+typedef struct parts {
+	double structs, key, path_raw, pv_arrays, pv_strings, tags, stats, dv, other;
+} parts;
+
+static void count(const delta_file *f, parts *p)
+{
+	uint32_t i;
+	p->structs += r16(sizeof(*f));
+	p->key += r16(f->key_len + 1);
+	if (f->path_raw != f->path)
+		p->path_raw += str16(f->path_raw);
+	if (f->num_partition_values)
+		p->pv_arrays += r16(f->num_partition_values * sizeof(delta_kv));
+	for (i = 0; i < f->num_partition_values; i++)
+		p->pv_strings += str16(f->partition_values[i].key) +
+		                 str16(f->partition_values[i].value);
+	if (f->num_tags)
+		p->tags += r16(f->num_tags * sizeof(delta_kv));
+	for (i = 0; i < f->num_tags; i++)
+		p->tags += str16(f->tags[i].key) + str16(f->tags[i].value);
+	p->stats += str16(f->stats);
+	p->dv += str16(f->dv.path_or_inline_dv);
+	p->other += str16(f->clustering_provider);
+}
+
+static size_t map_slots(size_t count)
+{
+	size_t cap = 16;
+	while (cap * 7 / 10 < count)
+		cap *= 2;
+	return cap;
+}
+
+static size_t vec_cap(size_t n)
+{
+	size_t cap = 8;
+	while (cap < n)
+		cap *= 2;
+	return n ? cap : 0;
+}
+
+int main(int argc, char **argv)
+{
+	loom_store *store = NULL;
+	delta_snapshot *s = NULL;
+	delta_load_opts o;
+	parts p;
+	size_t i, n, all;
+	long base_hwm;
+	double per;
+
+	if (argc < 2 || (argc == 3 && strcmp(argv[2], "--no-stats") != 0) || argc > 3) {
+		fprintf(stderr, "usage: snapshot_mem TABLE [--no-stats]\n");
+		return 2;
+	}
+	delta_load_opts_init(&o);
+	o.keep_stats = argc != 3;
+	if (loom_store_open(&store, argv[1], NULL) < 0) {
+		fprintf(stderr, "snapshot_mem: %s\n", loom_error_last()->message);
+		return 1;
+	}
+	base_hwm = rss_kib("VmHWM:");
+	if (delta_snapshot_load(&s, store, -1, &o) < 0) {
+		fprintf(stderr, "snapshot_mem: %s\n", loom_error_last()->message);
+		return 1;
+	}
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < s->num_files; i++)
+		count(s->files[i], &p);
+	for (i = 0; i < s->num_tombstones; i++)
+		count(s->tombstones[i], &p);
+	n = s->num_files;
+	all = n + s->num_tombstones;
+	per = n ? 1.0 / (double)n : 0;
+	printf("live files %zu, tombstones %zu, stats %s\n", n, s->num_tombstones,
+	       o.keep_stats ? "kept" : "dropped");
+	printf("per live file, bytes (adds and tombstones counted, divided by live files):\n");
+	printf("  delta_file struct (%zu, arena-rounded)  %7.1f\n", sizeof(delta_file), p.structs * per);
+	printf("  key = decoded path + DV id             %7.1f\n", p.key * per);
+	printf("  path_raw (when it differs)             %7.1f\n", p.path_raw * per);
+	printf("  partition value kv arrays              %7.1f\n", p.pv_arrays * per);
+	printf("  partition value strings (key, value)   %7.1f\n", p.pv_strings * per);
+	printf("  tags                                   %7.1f\n", p.tags * per);
+	printf("  stats JSON text                        %7.1f\n", p.stats * per);
+	printf("  DV path/inline text                    %7.1f\n", p.dv * per);
+	printf("  clustering provider                    %7.1f\n", p.other * per);
+	printf("  files + tombstones pointer arrays      %7.1f\n", 8.0 * (double)(all + 2) * per);
+	printf("  arena total (all of the above + slack) %7.1f\n", (double)s->arena.total * per);
+	printf("transient during replay:\n");
+	printf("  reconciliation map slots (32 B each)   %7.1f\n",
+	       32.0 * (double)map_slots(all) * per);
+	printf("  map resize (old + new table at once)   %7.1f\n",
+	       32.0 * 1.5 * (double)map_slots(all) * per);
+	printf("  file pointer vectors (doubling)        %7.1f\n",
+	       8.0 * (double)(vec_cap(n) + vec_cap(s->num_tombstones)) * per);
+	printf("process: peak RSS %ld KiB (before load %ld KiB), now %ld KiB; "
+	       "peak per live file %.1f B\n",
+	       rss_kib("VmHWM:"), base_hwm, rss_kib("VmRSS:"),
+	       n ? (double)(rss_kib("VmHWM:") - base_hwm) * 1024.0 / (double)n : 0.0);
+	delta_snapshot_free(s);
+	loom_store_free(store);
+	return 0;
+}
