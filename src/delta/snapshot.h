@@ -19,6 +19,7 @@
 
 #include "delta/actions.h"
 #include "delta/domains.h"
+#include "delta/file_index.h"
 #include "delta/ict.h"
 #include "delta/log_listing.h"
 #include "delta/schema.h"
@@ -33,6 +34,10 @@ typedef struct delta_load_opts {
 	int defer_checkpoint_adds; /* the live adds of the checkpoint's Parquet
 	                              files are counted, not kept: see
 	                              delta_snapshot.deferred_keys */
+	int file_index;          /* keep the files in the compact index
+	                            (snapshot->index) instead of `files` and
+	                            `tombstones`, which stay NULL (issue 30;
+	                            for readers moved over to the index) */
 } delta_load_opts;
 
 /* Defaults: keep_stats = 1, others 0. */
@@ -53,6 +58,10 @@ typedef struct delta_snapshot {
 	delta_file **tombstones;     /* removes still in the state, sorted by
 	                                path; none dropped by age */
 	size_t num_tombstones;
+	delta_file_index *index;     /* with delta_load_opts.file_index: the
+	                                live files and tombstones (files and
+	                                tombstones NULL; the counts and
+	                                total_bytes set as always) */
 
 	/* With delta_load_opts.defer_checkpoint_adds, the adds read from the
 	 * checkpoint's Parquet files (parts, sidecars) that no commit after it

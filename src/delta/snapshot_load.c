@@ -26,7 +26,9 @@ void delta_load_opts_init(delta_load_opts *o)
 typedef struct replay {
 	delta_snapshot *snap;
 	const delta_load_opts *opts;
-	loom_map seen;              /* file key -> delta_file* */
+	loom_map seen;              /* file key -> delta_file* (index mode:
+	                               only keys read from commits) */
+	loom_arena keys;            /* index mode: the commits' keys */
 	loom_vec files, tombs;      /* delta_file* */
 	loom_map txn_map;           /* app id -> delta_txn* */
 	loom_vec txns;              /* delta_txn* */
@@ -57,6 +59,7 @@ static void replay_init(replay *r, delta_snapshot *snap, const delta_load_opts *
 	loom_vec_init(&r->sidecars, sizeof(char *));
 	loom_vec_init(&r->deferred, sizeof(char *));
 	r->ckpt_meta_version = -1;
+	loom_arena_init(&r->keys, 64 * 1024);
 	delta_parse_scratch_init(&r->sc);
 }
 
@@ -71,6 +74,7 @@ static void replay_dispose(replay *r)
 	loom_vec_dispose(&r->domains);
 	loom_vec_dispose(&r->sidecars);
 	loom_vec_dispose(&r->deferred);
+	loom_arena_dispose(&r->keys);
 	delta_parse_scratch_dispose(&r->sc);
 }
 
@@ -86,6 +90,27 @@ static int wants_commit_info(const replay *r)
 	       !r->snap->commit_info;
 }
 
+/* An add or remove into the file index (newest first: first seen wins).
+ * Only the keys of commits are remembered: the checkpoint is read last and
+ * holds each key at most once, so its actions are looked up, never
+ * inserted (the index keeps the first of a key added twice all the same). */
+static int replay_indexed(replay *r, const delta_file *f)
+{
+	delta_file d;
+	if (loom_map_get(&r->seen, f->key, f->key_len))
+		return 0;
+	if (!r->in_checkpoint) {
+		char *k = loom_arena_strndup(&r->keys, f->key, f->key_len);
+		if (!k || loom_map_put(&r->seen, k, f->key_len, k, NULL) < 0)
+			return oom();
+	}
+	d = *f;
+	d.version = r->cur_version;
+	if (!r->opts->keep_stats)
+		d.stats = NULL;
+	return delta_file_index_add(r->snap->index, &d, NULL);
+}
+
 /* The reconciliation step for one action (newest first: first seen wins). */
 static int replay_action(void *ctx, const delta_action *a)
 {
@@ -98,6 +123,8 @@ static int replay_action(void *ctx, const delta_action *a)
 	case DELTA_ACT_REMOVE: {
 		const delta_file *f = &a->u.file;
 		delta_file *d;
+		if (s->index)
+			return replay_indexed(r, f);
 		if (loom_map_get(&r->seen, f->key, f->key_len))
 			return 0;
 		if (r->deferring && f->is_add) {
@@ -375,12 +402,30 @@ static int finish(replay *r)
 	delta_snapshot *s = r->snap;
 	size_t i, n;
 
+	if (s->index) {
+		LOOM_TRY(delta_file_index_finish(s->index));
+		s->num_files = delta_file_index_num_live(s->index);
+		s->num_tombstones = delta_file_index_num_tombstones(s->index);
+		s->total_bytes = delta_file_index_total_bytes(s->index);
+	}
 	loom_vec_sort(&r->files, cmp_file_path);
 	loom_vec_sort(&r->tombs, cmp_file_path);
-	s->num_files = r->files.len;
-	s->files = loom_arena_alloc(&s->arena, (s->num_files + 1) * sizeof(delta_file *));
-	s->num_tombstones = r->tombs.len;
-	s->tombstones = loom_arena_alloc(&s->arena, (s->num_tombstones + 1) * sizeof(delta_file *));
+	if (!s->index) {
+		s->num_files = r->files.len;
+		s->files = loom_arena_alloc(&s->arena, (s->num_files + 1) * sizeof(delta_file *));
+		s->num_tombstones = r->tombs.len;
+		s->tombstones = loom_arena_alloc(&s->arena,
+		                                 (s->num_tombstones + 1) * sizeof(delta_file *));
+		if (!s->files || !s->tombstones)
+			return oom();
+		if (s->num_files)
+			memcpy(s->files, r->files.data, s->num_files * sizeof(delta_file *));
+		if (s->num_tombstones)
+			memcpy(s->tombstones, r->tombs.data, s->num_tombstones * sizeof(delta_file *));
+		s->total_bytes = 0;
+		for (i = 0; i < s->num_files; i++)
+			s->total_bytes += (uint64_t)s->files[i]->size;
+	}
 	s->num_deferred_keys = r->deferred.len;
 	s->deferred_keys = loom_arena_alloc(&s->arena, (r->deferred.len + 1) * sizeof(char *));
 	if (!s->deferred_keys)
@@ -389,15 +434,8 @@ static int finish(replay *r)
 		memcpy(s->deferred_keys, r->deferred.data, r->deferred.len * sizeof(char *));
 	s->txns = loom_arena_alloc(&s->arena, (r->txns.len + 1) * sizeof(delta_txn));
 	s->domains = loom_arena_alloc(&s->arena, (r->domains.len + 1) * sizeof(delta_domain));
-	if (!s->files || !s->tombstones || !s->txns || !s->domains)
+	if (!s->txns || !s->domains)
 		return oom();
-	if (s->num_files)
-		memcpy(s->files, r->files.data, s->num_files * sizeof(delta_file *));
-	if (s->num_tombstones)
-		memcpy(s->tombstones, r->tombs.data, s->num_tombstones * sizeof(delta_file *));
-	s->total_bytes = 0;
-	for (i = 0; i < s->num_files; i++)
-		s->total_bytes += (uint64_t)s->files[i]->size;
 	for (i = 0; i < r->txns.len; i++)
 		s->txns[i] = **(delta_txn **)loom_vec_at(&r->txns, i);
 	s->num_txns = r->txns.len;
@@ -471,11 +509,15 @@ done:
 	return rc;
 }
 
-static delta_snapshot *snapshot_new(loom_store *store, int64_t version)
+static delta_snapshot *snapshot_new(loom_store *store, int64_t version, int file_index)
 {
 	delta_snapshot *s = loom_calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	if (file_index && delta_file_index_new(&s->index) < 0) {
+		loom_free(s);
+		return NULL;
+	}
 	loom_arena_init(&s->arena, 256 * 1024);
 	s->store = store;
 	s->version = version;
@@ -616,7 +658,7 @@ static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
 		const delta_checkpoint_ref *c = *(const delta_checkpoint_ref **)loom_vec_at(&cands, i);
 		char msg[1400];
 		char *w;
-		s = snapshot_new(store, version);
+		s = snapshot_new(store, version, opts.file_index);
 		if (!s) {
 			rc = oom();
 			goto out;
@@ -720,13 +762,14 @@ void delta_snapshot_free(delta_snapshot *s)
 {
 	if (!s)
 		return;
+	delta_file_index_free(s->index);
 	loom_arena_dispose(&s->arena);
 	loom_free(s);
 }
 
 const delta_file *delta_snapshot_find_file(const delta_snapshot *s, const char *path)
 {
-	size_t lo = 0, hi = s->num_files;
+	size_t lo = 0, hi = s->files ? s->num_files : 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int c = strcmp(s->files[mid]->path, path);

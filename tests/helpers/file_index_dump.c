@@ -1,6 +1,8 @@
-/* tests/helpers/file_index_dump.c - `file_index_dump TABLE`: load the
- * latest snapshot, put its files and tombstones through the compact file
- * index (delta/file_index.h, added in an order unlike the result) and print
+/* tests/helpers/file_index_dump.c - `file_index_dump [--loader] TABLE`:
+ * load the latest snapshot, put its files and tombstones through the
+ * compact file index (delta/file_index.h, added in an order unlike the
+ * result; with --loader, the index the loader fills itself,
+ * delta_load_opts.file_index) and print
  * what the index gives back as JSON, in the shape of the oracle's
  * `snapshot` (files, tombstones) for tests/scripts/file_index_vs_oracle.sh:
  *   {"version": V, "checkpointVersion": C or -1,
@@ -114,23 +116,31 @@ int main(int argc, char **argv)
 	delta_snapshot *s = NULL;
 	delta_file_index *x = NULL;
 	loom_buf out = LOOM_BUF_INIT;
+	delta_load_opts o;
 	size_t i;
+	int loader = argc == 3 && strcmp(argv[1], "--loader") == 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: file_index_dump TABLE\n");
+	if (argc != 2 && !loader) {
+		fprintf(stderr, "usage: file_index_dump [--loader] TABLE\n");
 		return 2;
 	}
-	if (loom_store_open(&store, argv[1], NULL) < 0)
+	delta_load_opts_init(&o);
+	o.file_index = loader;
+	if (loom_store_open(&store, argv[argc - 1], NULL) < 0)
 		return die("open");
-	if (delta_snapshot_load(&s, store, -1, NULL) < 0)
+	if (delta_snapshot_load(&s, store, -1, &o) < 0)
 		return die("load");
-	if (delta_file_index_new(&x) < 0)
+	if (loader) {
+		x = s->index;
+		s->index = NULL; /* freed below as the other mode's is */
+	} else if (delta_file_index_new(&x) < 0) {
 		return die("index");
+	}
 	/* newest-last order, tombstones first: unlike the sorted result */
-	for (i = s->num_tombstones; i > 0; i--)
+	for (i = loader ? 0 : s->num_tombstones; i > 0; i--)
 		if (delta_file_index_add(x, s->tombstones[i - 1], NULL) < 0)
 			return die("add");
-	for (i = s->num_files; i > 0; i--)
+	for (i = loader ? 0 : s->num_files; i > 0; i--)
 		if (delta_file_index_add(x, s->files[i - 1], NULL) < 0)
 			return die("add");
 	if (delta_file_index_finish(x) < 0)

@@ -1,7 +1,8 @@
 /* tests/helpers/snapshot_mem.c - where a loaded snapshot's memory goes,
- * per live file: `snapshot_mem TABLE [--no-stats]` loads the latest
- * snapshot with delta_snapshot_load (stats kept, as inspect and checkpoint
- * load it, unless --no-stats) and prints, per file, the bytes of each part
+ * per live file: `snapshot_mem TABLE [--no-stats] [--index]` loads the
+ * latest snapshot with delta_snapshot_load (stats kept, as inspect and
+ * checkpoint load it, unless --no-stats; into the compact file index with
+ * --index, then printing its bytes) and prints, per file, the bytes of each part
  * of today's representation, counted the way the arena and the replay's
  * containers allocate them (arena allocations round up to 16 bytes; the
  * reconciliation map keeps its load at or below 0.7 in 32-byte slots), next
@@ -93,12 +94,19 @@ int main(int argc, char **argv)
 	long base_hwm;
 	double per;
 
-	if (argc < 2 || (argc == 3 && strcmp(argv[2], "--no-stats") != 0) || argc > 3) {
-		fprintf(stderr, "usage: snapshot_mem TABLE [--no-stats]\n");
+	delta_load_opts_init(&o);
+	for (i = 2; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--no-stats") == 0)
+			o.keep_stats = 0;
+		else if (strcmp(argv[i], "--index") == 0)
+			o.file_index = 1;
+		else
+			argc = 0;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "usage: snapshot_mem TABLE [--no-stats] [--index]\n");
 		return 2;
 	}
-	delta_load_opts_init(&o);
-	o.keep_stats = argc != 3;
 	if (loom_store_open(&store, argv[1], NULL) < 0) {
 		fprintf(stderr, "snapshot_mem: %s\n", loom_error_last()->message);
 		return 1;
@@ -107,6 +115,20 @@ int main(int argc, char **argv)
 	if (delta_snapshot_load(&s, store, -1, &o) < 0) {
 		fprintf(stderr, "snapshot_mem: %s\n", loom_error_last()->message);
 		return 1;
+	}
+	if (s->index) {
+		n = s->num_files;
+		printf("live files %zu, tombstones %zu, stats %s, in the file index\n", n,
+		       s->num_tombstones, o.keep_stats ? "held" : "dropped");
+		printf("  index bytes per live file              %7.1f\n",
+		       n ? (double)delta_file_index_memory(s->index) / (double)n : 0.0);
+		printf("process: peak RSS %ld KiB (before load %ld KiB), now %ld KiB; "
+		       "peak per live file %.1f B\n",
+		       rss_kib("VmHWM:"), base_hwm, rss_kib("VmRSS:"),
+		       n ? (double)(rss_kib("VmHWM:") - base_hwm) * 1024.0 / (double)n : 0.0);
+		delta_snapshot_free(s);
+		loom_store_free(store);
+		return 0;
 	}
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < s->num_files; i++)
