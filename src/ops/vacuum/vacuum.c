@@ -9,6 +9,7 @@
 #include "delta/actions.h"
 #include "delta/commit_write.h"
 #include "delta/dv.h"
+#include "delta/file_index.h"
 #include "delta/ict.h"
 #include "delta/log_listing.h"
 #include "delta/log_temps.h"
@@ -258,7 +259,7 @@ static int scan_commits(vacuum_state *st, const char *const *pcols, size_t npc)
 			if ((rc = delta_action_parse_line(line, len, where, &scratch, &root, &act)) < 0)
 				break;
 			if (act.type == DELTA_ACT_REMOVE && act.u.file.deletion_timestamp < st->cutoff_ms &&
-			    !delta_snapshot_find_file(st->snap, act.u.file.path))
+			    delta_file_index_find(st->snap->index, act.u.file.path) < 0)
 				rc = consider_removed_file(st, &act.u.file, pcols, npc);
 			else if (act.type == DELTA_ACT_CDC && commit_ms < st->cutoff_ms &&
 			         (rc = delta_file_make_key(&act.u.file, &scratch, where)) == 0)
@@ -638,6 +639,8 @@ static int execute(loom_op_result *out, vacuum_state *st, const vacuum_params *p
 int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 {
 	vacuum_state st;
+	delta_load_opts lo;
+	delta_file_scratch sc;
 	const char *const *pcols;
 	size_t npc, i, listed;
 	int64_t table_ms = 0, use_ms = 0;
@@ -649,7 +652,12 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 	loom_vec_init(&st.candidates, sizeof(candidate));
 	loom_vec_init(&st.uploads, sizeof(old_upload));
 
-	if ((rc = delta_snapshot_load(&st.snap, store, -1, NULL)) < 0)
+	/* the files in the compact index (issue 30): each is read through a
+	 * view, one at a time */
+	delta_load_opts_init(&lo);
+	lo.keep_stats = 0;
+	lo.file_index = 1;
+	if ((rc = delta_snapshot_load(&st.snap, store, -1, &lo)) < 0)
 		goto done;
 	/* vacuumProtocolCheck and every other writer feature: check first. */
 	if ((rc = delta_protocol_check(&st.snap->protocol, DELTA_OP_VACUUM)) < 0)
@@ -661,18 +669,30 @@ int vacuum_run(loom_op_result *out, loom_store *store, const vacuum_params *p)
 	pcols = st.snap->metadata.partition_columns;
 	npc = st.snap->metadata.num_partition_columns;
 
-	for (i = 0; i < st.snap->num_files && rc == 0; i++)
-		rc = protect_file(&st, st.snap->files[i]);
-	for (i = 0; i < st.snap->num_tombstones && rc == 0; i++) {
-		const delta_file *t = st.snap->tombstones[i];
-		if (t->deletion_timestamp >= st.cutoff_ms)
-			rc = protect_file(&st, t);
+	delta_file_scratch_init(&sc);
+	for (i = 0; i < st.snap->num_files && rc == 0; i++) {
+		delta_file f;
+		if ((rc = delta_file_index_get(st.snap->index, DELTA_FILES_LIVE, i, &sc, &f)) == 0)
+			rc = protect_file(&st, &f);
+		delta_file_scratch_reset(&sc);
 	}
 	for (i = 0; i < st.snap->num_tombstones && rc == 0; i++) {
-		const delta_file *t = st.snap->tombstones[i];
-		if (t->deletion_timestamp < st.cutoff_ms)
-			rc = consider_removed_file(&st, t, pcols, npc);
+		delta_file t;
+		if ((rc = delta_file_index_get(st.snap->index, DELTA_FILES_TOMBSTONES, i, &sc, &t)) ==
+		        0 &&
+		    t.deletion_timestamp >= st.cutoff_ms)
+			rc = protect_file(&st, &t);
+		delta_file_scratch_reset(&sc);
 	}
+	for (i = 0; i < st.snap->num_tombstones && rc == 0; i++) {
+		delta_file t;
+		if ((rc = delta_file_index_get(st.snap->index, DELTA_FILES_TOMBSTONES, i, &sc, &t)) ==
+		        0 &&
+		    t.deletion_timestamp < st.cutoff_ms)
+			rc = consider_removed_file(&st, &t, pcols, npc);
+		delta_file_scratch_reset(&sc);
+	}
+	delta_file_scratch_dispose(&sc);
 	if (rc == 0)
 		rc = scan_commits(&st, pcols, npc);
 	listed = st.candidates.len;
