@@ -132,6 +132,8 @@ typedef struct delta_action {
 		int64_t checkpoint_version; /* CHECKPOINT_METADATA */
 	} u;
 	json_t *json;                   /* the action's JSON object (borrowed) */
+	uint64_t row;                   /* from a Parquet checkpoint: its row in
+	                                   the file (from 0); else 0 */
 } delta_action;
 
 /* Scratch memory reused across lines while parsing. */

@@ -9,6 +9,7 @@
 
 #include "delta/actions.h"
 #include "loom/store.h"
+#include "util/buf.h"
 
 /* Receives the actions of a checkpoint, one at a time. Strings in `a` are
  * borrowed for the call. Return 0 or a negative code to stop. */
@@ -37,5 +38,20 @@ typedef int (*delta_sidecar_ref_cb)(void *ctx, const char *name);
  * sidecar path that is not a plain file name is LOOM_EUNSUPPORTED. */
 int delta_checkpoint_sidecar_refs(loom_store *store, const char *key, int is_json,
                                   delta_sidecar_ref_cb cb, void *ctx);
+
+/* The add.stats text of single rows of Parquet checkpoint files, for a
+ * file index that left the stats in the checkpoint (delta/file_index.h).
+ * The reader keeps its file open and the slice of the stats column it
+ * decoded last (at most 65,536 rows), so rows asked for in ascending order
+ * decode each page once. One reader per thread. */
+typedef struct delta_ckpt_stats_reader delta_ckpt_stats_reader;
+
+int delta_ckpt_stats_reader_new(delta_ckpt_stats_reader **out, loom_store *store);
+void delta_ckpt_stats_reader_free(delta_ckpt_stats_reader *s);
+
+/* add.stats of row `row` (from 0, across row groups) of checkpoint file
+ * `key`, appended to `out`; *found 0 when it is null. */
+int delta_ckpt_stats_read(delta_ckpt_stats_reader *s, const char *key, uint64_t row,
+                          loom_buf *out, int *found);
 
 #endif

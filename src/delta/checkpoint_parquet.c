@@ -444,6 +444,7 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		delta_file *f = &a.u.file;
 		memset(&a, 0, sizeof(a));
 		a.type = DELTA_ACT_ADD;
+		a.row = row;
 		f->is_add = 1;
 		f->version = cr->version;
 		f->path_raw = str_at(cr, A_PATH, 0);
@@ -477,6 +478,7 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		delta_file *f = &a.u.file;
 		memset(&a, 0, sizeof(a));
 		a.type = DELTA_ACT_REMOVE;
+		a.row = row;
 		f->version = cr->version;
 		f->path_raw = str_at(cr, R_PATH, 0);
 		f->size = int_at(cr, R_SIZE, -1);
@@ -738,4 +740,130 @@ int delta_checkpoint_parquet_sidecars(loom_store *store, const char *key,
                                       delta_action_sink sink, void *ctx)
 {
 	return read_checkpoint(store, key, -1, 1, sink, ctx);
+}
+
+/* ---- add.stats of single rows, for a file index that left them here ---- */
+
+#define STATS_SLICE_ROWS 65536
+
+struct delta_ckpt_stats_reader {
+	loom_store *store;
+	pq_reader *r;
+	char *key;              /* file the reader is on, or NULL */
+	size_t leaf;            /* add.stats */
+	size_t group;           /* row group of the current slices */
+	uint64_t group_first;   /* its first row in the file */
+	uint64_t slice_first;   /* first row of the decoded slice */
+	size_t slice_rows;      /* 0: no slice decoded */
+	int in_group;
+	pq_batch batch;
+	uint32_t *value_of;     /* value index of each row of the slice */
+	size_t value_cap;
+};
+
+int delta_ckpt_stats_reader_new(delta_ckpt_stats_reader **out, loom_store *store)
+{
+	*out = loom_calloc(1, sizeof(**out));
+	if (!*out)
+		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory");
+	(*out)->store = store;
+	return 0;
+}
+
+void delta_ckpt_stats_reader_free(delta_ckpt_stats_reader *s)
+{
+	if (!s)
+		return;
+	pq_batch_free(&s->batch);
+	pq_reader_free(s->r);
+	loom_free(s->key);
+	loom_free(s->value_of);
+	loom_free(s);
+}
+
+static int stats_open(delta_ckpt_stats_reader *s, const char *key)
+{
+	const pq_schema *sc;
+	size_t i;
+	pq_batch_free(&s->batch);
+	memset(&s->batch, 0, sizeof(s->batch));
+	pq_reader_free(s->r);
+	s->r = NULL;
+	loom_free(s->key);
+	s->key = NULL;
+	s->in_group = 0;
+	s->slice_rows = 0;
+	if (pq_reader_open(&s->r, s->store, key) < 0)
+		return loom_err_wrap("checkpoint %s", key);
+	sc = pq_reader_schema(s->r);
+	for (i = 0; i < sc->num_leaves && strcmp(sc->leaves[i].path, "add.stats") != 0; i++)
+		;
+	if (i == sc->num_leaves || sc->leaves[i].max_rep != 0)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s: no add.stats column", key);
+	s->leaf = i;
+	s->key = loom_strdup(key);
+	return s->key ? 0 : loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory");
+}
+
+/* Decode the next slice of the current row group; index its values. */
+static int stats_next_slice(delta_ckpt_stats_reader *s)
+{
+	const pq_column *col;
+	size_t i, v = 0;
+	s->slice_first += s->slice_rows;
+	s->slice_rows = 0;
+	if (pq_reader_slices_next(s->r, &s->batch) < 0)
+		return loom_err_wrap("checkpoint %s row group %zu", s->key, s->group);
+	if (!s->batch.num_rows)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s: row group %zu ends early",
+		                s->key, s->group);
+	col = &s->batch.columns[0];
+	if (loom_array_grow((void **)&s->value_of, &s->value_cap, s->batch.num_rows,
+	                    sizeof(uint32_t)) < 0)
+		return LOOM_ENOMEM;
+	for (i = 0; i < s->batch.num_rows; i++) {
+		int present = col->max_def == 0 || col->def_levels[i] == col->max_def;
+		s->value_of[i] = present ? (uint32_t)v++ : UINT32_MAX;
+	}
+	s->slice_rows = s->batch.num_rows;
+	return 0;
+}
+
+int delta_ckpt_stats_read(delta_ckpt_stats_reader *s, const char *key, uint64_t row,
+                          loom_buf *out, int *found)
+{
+	const pq_file_meta *m;
+	const pq_column *col;
+	uint64_t first = 0;
+	size_t g;
+	uint32_t v;
+
+	*found = 0;
+	if (!s->key || strcmp(s->key, key) != 0)
+		LOOM_TRY(stats_open(s, key));
+	m = pq_reader_meta(s->r);
+	for (g = 0; g < m->num_row_groups && row >= first + (uint64_t)m->row_groups[g].num_rows; g++)
+		first += (uint64_t)m->row_groups[g].num_rows;
+	if (g == m->num_row_groups)
+		return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s has no row %llu", key,
+		                (unsigned long long)row);
+	/* rows are read forward through a row group's slices; a row behind the
+	 * current slice starts its row group over */
+	if (!s->in_group || s->group != g || row < s->slice_first) {
+		if (pq_reader_slices_begin(s->r, g, &s->leaf, 1, STATS_SLICE_ROWS) < 0)
+			return loom_err_wrap("checkpoint %s row group %zu", key, g);
+		s->in_group = 1;
+		s->group = g;
+		s->group_first = first;
+		s->slice_first = first;
+		s->slice_rows = 0;
+	}
+	while (row >= s->slice_first + s->slice_rows)
+		LOOM_TRY(stats_next_slice(s));
+	v = s->value_of[row - s->slice_first];
+	if (v == UINT32_MAX)
+		return 0;
+	col = &s->batch.columns[0];
+	*found = 1;
+	return loom_buf_put(out, col->data + col->offsets[v], col->offsets[v + 1] - col->offsets[v]);
 }

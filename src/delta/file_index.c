@@ -25,6 +25,7 @@ enum {
 	F_DATA_CHANGE = 2,
 	F_EXTENDED = 4,
 	F_STATS_PARSED = 8,
+	F_STATS_ROW = 16,      /* stats_pos is a row of a Parquet checkpoint */
 };
 
 /* One file: 72 bytes. */
@@ -218,6 +219,11 @@ int delta_file_index_add(delta_file_index *x, const delta_file *f, const delta_s
 	          (f->has_stats_parsed ? F_STATS_PARSED : 0);
 	r.stats_src = NONE;
 	if (ref) {
+		if (ref->source >= x->num_sources)
+			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "stats source %u unknown",
+			                ref->source);
+		if (ref->kind == DELTA_STATS_ROW)
+			r.flags |= F_STATS_ROW;
 		r.stats_src = ref->source;
 		r.stats_len = ref->len;
 		r.stats_pos = ref->offset;
@@ -483,9 +489,22 @@ static int unescape(const char *body, size_t len, const char *where, loom_buf *o
 	return rc;
 }
 
-int delta_file_index_stats(const delta_file_index *x, loom_store *store, delta_file_list list,
-                           size_t i, loom_buf *out, int *found)
+void delta_stats_reader_init(delta_stats_reader *r, loom_store *store)
 {
+	r->store = store;
+	r->ckpt = NULL;
+}
+
+void delta_stats_reader_dispose(delta_stats_reader *r)
+{
+	delta_ckpt_stats_reader_free(r->ckpt);
+	r->ckpt = NULL;
+}
+
+int delta_file_index_stats(const delta_file_index *x, delta_stats_reader *rd,
+                           delta_file_list list, size_t i, loom_buf *out, int *found)
+{
+	loom_store *store = rd->store;
 	const fx_rec *r = rec_of(x, list, i);
 	loom_buf raw = LOOM_BUF_INIT;
 	const char *key;
@@ -503,6 +522,11 @@ int delta_file_index_stats(const delta_file_index *x, loom_store *store, delta_f
 		return loom_buf_put(out, (const char *)(uintptr_t)r->stats_pos, r->stats_len) < 0 ? oom()
 		                                                                               : 0;
 	key = x->sources[r->stats_src];
+	if (r->flags & F_STATS_ROW) {
+		if (!rd->ckpt)
+			LOOM_TRY(delta_ckpt_stats_reader_new(&rd->ckpt, store));
+		return delta_ckpt_stats_read(rd->ckpt, key, r->stats_pos, out, found);
+	}
 	if (loom_buf_grow(&raw, r->stats_len) < 0)
 		return oom();
 	rc = store->read_range(store, key, r->stats_pos, r->stats_len, raw.ptr, &got);

@@ -30,17 +30,23 @@
 #include <stdint.h>
 
 #include "delta/actions.h"
+#include "delta/checkpoint.h"
 #include "loom/store.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
 typedef struct delta_file_index delta_file_index;
 
-/* Where a file's stats text is when the index does not hold it. */
+/* Where a file's stats text is when the index does not hold it: a span
+ * of a JSON log file (the string's body, as escaped), or the add.stats
+ * column of a row of a Parquet checkpoint file. */
+typedef enum delta_stats_kind { DELTA_STATS_SPAN, DELTA_STATS_ROW } delta_stats_kind;
+
 typedef struct delta_stats_ref {
+	delta_stats_kind kind;
 	uint32_t source;  /* from delta_file_index_add_source */
-	uint32_t len;     /* bytes of the JSON string's body, as escaped */
-	uint64_t offset;  /* byte offset of that body in the source file */
+	uint32_t len;     /* SPAN: bytes of the body */
+	uint64_t offset;  /* SPAN: byte offset of the body; ROW: the row */
 } delta_stats_ref;
 
 int delta_file_index_new(delta_file_index **out);
@@ -90,11 +96,22 @@ int delta_file_index_get(const delta_file_index *x, delta_file_list list, size_t
 int delta_file_index_path(const delta_file_index *x, delta_file_list list, size_t i,
                           loom_buf *out);
 
+/* What reads the stats the index left in the log: the table's store and
+ * the checkpoint row reader (kept between calls, so files asked for in
+ * order decode each checkpoint page once). One per thread. */
+typedef struct delta_stats_reader {
+	loom_store *store;
+	delta_ckpt_stats_reader *ckpt;  /* made on first use */
+} delta_stats_reader;
+
+void delta_stats_reader_init(delta_stats_reader *r, loom_store *store);
+void delta_stats_reader_dispose(delta_stats_reader *r);
+
 /* The stats text of the i-th file into `out` (cleared first): the held
- * copy, or the referenced span read from `store` and unescaped. *found 0
- * when the file has no stats text. */
-int delta_file_index_stats(const delta_file_index *x, loom_store *store, delta_file_list list,
-                           size_t i, loom_buf *out, int *found);
+ * copy, or the referenced bytes read through `rd` (a span unescaped).
+ * *found 0 when the file has no stats text. */
+int delta_file_index_stats(const delta_file_index *x, delta_stats_reader *rd,
+                           delta_file_list list, size_t i, loom_buf *out, int *found);
 
 /* Position of the live file whose decoded path is `path`, or -1. O(log n). */
 long long delta_file_index_find(const delta_file_index *x, const char *path);

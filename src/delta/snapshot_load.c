@@ -41,6 +41,8 @@ typedef struct replay {
 	int in_checkpoint;
 	int deferring;              /* reading a Parquet checkpoint file with
 	                               defer_checkpoint_adds */
+	int in_parquet;             /* index mode: reading Parquet file `src` */
+	uint32_t src;
 	int in_compaction;          /* replaying a x.y.compacted.json file */
 	int64_t ckpt_meta_version;  /* checkpointMetadata.version, -1 */
 	int64_t cur_version;
@@ -94,8 +96,10 @@ static int wants_commit_info(const replay *r)
  * Only the keys of commits are remembered: the checkpoint is read last and
  * holds each key at most once, so its actions are looked up, never
  * inserted (the index keeps the first of a key added twice all the same). */
-static int replay_indexed(replay *r, const delta_file *f)
+static int replay_indexed(replay *r, const delta_action *a)
 {
+	const delta_file *f = &a->u.file;
+	delta_stats_ref ref;
 	delta_file d;
 	if (loom_map_get(&r->seen, f->key, f->key_len))
 		return 0;
@@ -108,6 +112,15 @@ static int replay_indexed(replay *r, const delta_file *f)
 	d.version = r->cur_version;
 	if (!r->opts->keep_stats)
 		d.stats = NULL;
+	/* an add's stats from a Parquet checkpoint's add.stats column stay
+	 * there (not those made of stats_parsed, nor a remove's) */
+	if (d.stats && d.is_add && !d.has_stats_parsed && r->in_parquet) {
+		ref.kind = DELTA_STATS_ROW;
+		ref.source = r->src;
+		ref.len = 0;
+		ref.offset = a->row;
+		return delta_file_index_add(r->snap->index, &d, &ref);
+	}
 	return delta_file_index_add(r->snap->index, &d, NULL);
 }
 
@@ -124,7 +137,7 @@ static int replay_action(void *ctx, const delta_action *a)
 		const delta_file *f = &a->u.file;
 		delta_file *d;
 		if (s->index)
-			return replay_indexed(r, f);
+			return replay_indexed(r, a);
 		if (loom_map_get(&r->seen, f->key, f->key_len))
 			return 0;
 		if (r->deferring && f->is_add) {
@@ -321,8 +334,9 @@ static int replay_json_file(replay *r, const char *key, int reverse,
 	return rc;
 }
 
-/* One Parquet checkpoint file or sidecar; with defer_checkpoint_adds its
- * live adds are counted and the file named for the caller to stream. */
+/* One Parquet checkpoint file or sidecar: with defer_checkpoint_adds its
+ * live adds are counted and the file named for the caller to stream; with
+ * an index, named as the source its adds' stats stay in. */
 static int replay_parquet(replay *r, const char *key, int64_t version)
 {
 	int rc;
@@ -332,8 +346,12 @@ static int replay_parquet(replay *r, const char *key, int64_t version)
 			return oom();
 		r->deferring = 1;
 	}
+	if (r->snap->index)
+		LOOM_TRY(delta_file_index_add_source(r->snap->index, key, &r->src));
+	r->in_parquet = r->snap->index != NULL;
 	rc = delta_checkpoint_parquet_read(r->snap->store, key, version, replay_action, r);
 	r->deferring = 0;
+	r->in_parquet = 0;
 	return rc;
 }
 

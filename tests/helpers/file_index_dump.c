@@ -66,7 +66,7 @@ static void put_kv(loom_buf *b, const delta_kv *kv, uint32_t n)
 	loom_buf_putc(b, '}');
 }
 
-static int dump_list(const delta_file_index *x, loom_store *store, delta_file_list list,
+static int dump_list(const delta_file_index *x, delta_stats_reader *rd, delta_file_list list,
                      loom_buf *out)
 {
 	size_t i, n = list == DELTA_FILES_LIVE ? delta_file_index_num_live(x)
@@ -81,7 +81,7 @@ static int dump_list(const delta_file_index *x, loom_store *store, delta_file_li
 		delta_file f;
 		int found = 0;
 		if ((rc = delta_file_index_get(x, list, i, &sc, &f)) < 0 ||
-		    (rc = delta_file_index_stats(x, store, list, i, &stats, &found)) < 0)
+		    (rc = delta_file_index_stats(x, rd, list, i, &stats, &found)) < 0)
 			break;
 		loom_buf_puts(out, i ? ",\n{\"path\":" : "\n{\"path\":");
 		put_str(out, f.path);
@@ -117,6 +117,7 @@ int main(int argc, char **argv)
 	delta_file_index *x = NULL;
 	loom_buf out = LOOM_BUF_INIT;
 	delta_load_opts o;
+	delta_stats_reader rd;
 	size_t i;
 	int loader = argc == 3 && strcmp(argv[1], "--loader") == 0;
 
@@ -147,11 +148,13 @@ int main(int argc, char **argv)
 		return die("finish");
 	loom_buf_printf(&out, "{\"version\":%lld,\"checkpointVersion\":%lld,\"files\":",
 	                (long long)s->version, (long long)s->checkpoint_version);
-	if (dump_list(x, store, DELTA_FILES_LIVE, &out) < 0)
+	delta_stats_reader_init(&rd, store);
+	if (dump_list(x, &rd, DELTA_FILES_LIVE, &out) < 0)
 		return die("files");
 	loom_buf_puts(&out, ",\"tombstones\":");
-	if (dump_list(x, store, DELTA_FILES_TOMBSTONES, &out) < 0)
+	if (dump_list(x, &rd, DELTA_FILES_TOMBSTONES, &out) < 0)
 		return die("tombstones");
+	delta_stats_reader_dispose(&rd);
 	loom_buf_puts(&out, "}\n");
 	fwrite(out.ptr, 1, out.size, stdout);
 	loom_buf_dispose(&out);

@@ -19,7 +19,7 @@ failures = []
 
 
 def run(cmd, env=None):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env)
     try:
         out = json.loads(p.stdout) if p.stdout.strip() else None
     except json.JSONDecodeError:

@@ -243,7 +243,7 @@ static void check_generated(size_t n, int tricky, double *per_file)
 	CHECK_OK(delta_file_index_add_source(y, "_delta_log/00000000000000000000.checkpoint.parquet",
 	                                     &src));
 	for (i = 0; i < n; i++) {
-		delta_stats_ref r = { src, 90, (uint64_t)i * 400 };
+		delta_stats_ref r = { DELTA_STATS_ROW, src, 0, (uint64_t)i };
 		CHECK_OK(delta_file_index_add(x, &gs[i].f, NULL));
 		CHECK_OK(delta_file_index_add(y, &gs[i].f, &r));
 	}
@@ -317,6 +317,7 @@ TEST(stats_from_a_commit_span)
 	};
 	char *dir = test_mkdtemp("file-index");
 	loom_store *store = NULL;
+	delta_stats_reader rd;
 	delta_file_index *x = NULL;
 	loom_buf text = LOOM_BUF_INIT, got = LOOM_BUF_INIT;
 	size_t i, off = 0;
@@ -342,6 +343,7 @@ TEST(stats_from_a_commit_span)
 		CHECK_OK(loom_buf_put_json_string(&line, stats[i], strlen(stats[i])));
 		CHECK_OK(loom_buf_puts(&line, "}}\n"));
 		body = strstr(line.ptr, "\"stats\":\"") + 9;
+		r.kind = DELTA_STATS_SPAN;
 		r.source = src;
 		r.offset = off + (uint64_t)(body - line.ptr);
 		r.len = (uint32_t)(line.size - 4 - (size_t)(body - line.ptr)); /* before "}}\n */
@@ -357,12 +359,14 @@ TEST(stats_from_a_commit_span)
 	fclose(fp);
 	CHECK_OK(delta_file_index_finish(x));
 	CHECK_OK(loom_store_open_local(&store, dir));
+	delta_stats_reader_init(&rd, store);
 	for (i = 0; i < 3; i++) {
 		int found = 0;
-		CHECK_OK(delta_file_index_stats(x, store, DELTA_FILES_LIVE, i, &got, &found));
+		CHECK_OK(delta_file_index_stats(x, &rd, DELTA_FILES_LIVE, i, &got, &found));
 		CHECK(found == 1);
 		CHECK(got.size == strlen(stats[i]) && memcmp(got.ptr, stats[i], got.size) == 0);
 	}
+	delta_stats_reader_dispose(&rd);
 	loom_store_free(store);
 	delta_file_index_free(x);
 	loom_buf_dispose(&text);
