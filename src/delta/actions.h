@@ -134,6 +134,9 @@ typedef struct delta_action {
 	json_t *json;                   /* the action's JSON object (borrowed) */
 	uint64_t row;                   /* from a Parquet checkpoint: its row in
 	                                   the file (from 0); else 0 */
+	uint32_t stats_off, stats_len;  /* from delta_action_parse_fast: the
+	                                   stats string's body (as escaped) in
+	                                   the line; stats_len 0 = not known */
 } delta_action;
 
 /* Scratch memory reused across lines while parsing. */

@@ -12,7 +12,9 @@
 
 typedef struct fp {
 	char *p, *end;
+	char *base;                /* the copy's first byte (the line's) */
 	loom_arena *arena;
+	uint32_t stats_off, stats_len;
 } fp;
 
 static void ws(fp *f)
@@ -403,7 +405,14 @@ static int file_obj(fp *f, int is_add, delta_file *out)
 				ok = opt_i(f, &out->size, -1);
 				have_size = ok && out->size >= 0;
 			} else if (strcmp(k, "stats") == 0) {
+				char *at = f->p;
 				ok = opt_s(f, &out->stats);
+				/* where its text lies in the line, for readers that
+				 * leave it there (f->p is past the closing quote) */
+				if (ok && out->stats && f->p - at >= 2 && f->p - f->base <= (long)UINT32_MAX) {
+					f->stats_off = (uint32_t)(at + 1 - f->base);
+					f->stats_len = (uint32_t)(f->p - at - 2);
+				}
 			} else {
 				ok = skip(f, 1);
 			}
@@ -460,7 +469,9 @@ static int fp_on_copy(fp *f, const char *line, size_t len, size_t from, delta_pa
 	copy[len] = '\0';
 	f->p = copy + from;
 	f->end = copy + len;
+	f->base = copy;
 	f->arena = &sc->arena;
+	f->stats_off = f->stats_len = 0;
 	return 0;
 }
 
@@ -495,6 +506,8 @@ int delta_action_parse_fast(const char *line, size_t len, const char *where,
 	if (!file_obj(&f, is_add, &out->u.file) || !line_closes(&f))
 		return 0;
 	out->type = is_add ? DELTA_ACT_ADD : DELTA_ACT_REMOVE;
+	out->stats_off = f.stats_off;
+	out->stats_len = f.stats_len;
 	LOOM_TRY(delta_file_make_key(&out->u.file, sc, where));
 	return 1;
 }

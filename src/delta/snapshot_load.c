@@ -42,7 +42,9 @@ typedef struct replay {
 	int deferring;              /* reading a Parquet checkpoint file with
 	                               defer_checkpoint_adds */
 	int in_parquet;             /* index mode: reading Parquet file `src` */
+	int in_json;                /* index mode: reading JSON file `src` */
 	uint32_t src;
+	uint64_t line_off;          /* in_json: the current line's offset */
 	int in_compaction;          /* replaying a x.y.compacted.json file */
 	int64_t ckpt_meta_version;  /* checkpointMetadata.version, -1 */
 	int64_t cur_version;
@@ -119,6 +121,14 @@ static int replay_indexed(replay *r, const delta_action *a)
 		ref.source = r->src;
 		ref.len = 0;
 		ref.offset = a->row;
+		return delta_file_index_add(r->snap->index, &d, &ref);
+	}
+	/* in a JSON file: where the fast parser found the text */
+	if (d.stats && r->in_json && a->stats_len) {
+		ref.kind = DELTA_STATS_SPAN;
+		ref.source = r->src;
+		ref.len = a->stats_len;
+		ref.offset = r->line_off + a->stats_off;
 		return delta_file_index_add(r->snap->index, &d, &ref);
 	}
 	return delta_file_index_add(r->snap->index, &d, NULL);
@@ -296,6 +306,9 @@ static int replay_json_file(replay *r, const char *key, int reverse,
 		return loom_err_wrap("reading %s", key);
 	}
 	rc = split_lines(b.ptr ? b.ptr : "", b.size, &spans);
+	if (rc == 0 && r->snap->index)
+		rc = delta_file_index_add_source(r->snap->index, key, &r->src);
+	r->in_json = rc == 0 && r->snap->index != NULL;
 	n = spans.len;
 	for (i = 0; rc == 0 && i < n; i++) {
 		size_t li = reverse ? n - 1 - i : i;
@@ -322,11 +335,13 @@ static int replay_json_file(replay *r, const char *key, int reverse,
 			                             &act);
 		else if (rc == 1)
 			rc = 0;
+		r->line_off = sp->off;
 		if (rc == 0)
 			rc = replay_action(r, &act);
 		json_decref(root);
 		delta_parse_scratch_reset(&r->sc);
 	}
+	r->in_json = 0;
 	if (rc == 0 && nonblank == 0)
 		rc = loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_DELTA, "%s: no actions (empty file)", key);
 	loom_vec_dispose(&spans);
