@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	if (s->index) {
 		n = s->num_files;
 		printf("live files %zu, tombstones %zu, stats %s, in the file index\n", n,
-		       s->num_tombstones, o.keep_stats ? "held" : "dropped");
+		       s->num_tombstones, o.keep_stats ? "kept (referenced where the log allows)" : "dropped");
 		printf("  index bytes per live file              %7.1f\n",
 		       n ? (double)delta_file_index_memory(s->index) / (double)n : 0.0);
 		printf("process: peak RSS %ld KiB (before load %ld KiB), now %ld KiB; "
