@@ -371,6 +371,8 @@ TEST(stats_from_a_commit_span)
 	delta_file_index_free(x);
 	loom_buf_dispose(&text);
 	loom_buf_dispose(&got);
+	test_rmtree(dir);
+	free(dir);
 }
 
 /* ---- every fixture table: the index built from loom's snapshot gives
