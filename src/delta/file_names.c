@@ -3,13 +3,16 @@
 
 #include <string.h>
 
+/* 0-15 for '0'-'9' and 'a'-'f', -1 for every other byte (uppercase stays
+ * text: it would not format back) */
+static const signed char hex_of[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
 static int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1; /* uppercase stays text: it would not format back */
+	return hex_of[(unsigned char)c] - 1; /* stored + 1 so the rest is 0 */
 }
 
 /* 36 characters 8-4-4-4-12 into 16 bytes */

@@ -38,10 +38,19 @@ static int oom(void)
 static int dir_id(fx_paths *p, const char *raw, size_t raw_len, const char *dec,
                   size_t dec_len, uint32_t *id)
 {
-	void *v = loom_map_get(&p->dir_map, raw, raw_len);
+	void *v;
 	fx_dir *d;
+	if (p->last_dir) {
+		d = &p->dirs[p->last_dir - 1];
+		if (d->raw_len == raw_len && memcmp(d->raw, raw, raw_len) == 0) {
+			*id = p->last_dir - 1;
+			return 0;
+		}
+	}
+	v = loom_map_get(&p->dir_map, raw, raw_len);
 	if (v) {
 		*id = (uint32_t)((uintptr_t)v - 1);
+		p->last_dir = *id + 1;
 		return 0;
 	}
 	if (p->num_dirs == UINT32_MAX - 1)
@@ -61,6 +70,7 @@ static int dir_id(fx_paths *p, const char *raw, size_t raw_len, const char *dec,
 	if (loom_map_put(&p->dir_map, d->raw, raw_len, (void *)(uintptr_t)(p->num_dirs + 1), NULL) < 0)
 		return oom();
 	*id = (uint32_t)p->num_dirs++;
+	p->last_dir = *id + 1;
 	return 0;
 }
 

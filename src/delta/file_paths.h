@@ -39,6 +39,8 @@ typedef struct fx_paths {
 	const char *suffix[FX_MAX_SUFFIXES];
 	uint8_t suffix_len[FX_MAX_SUFFIXES];
 	size_t num_suffixes;
+	uint32_t last_dir;         /* the directory added last + 1, or 0: files
+	                              of one directory come together */
 	loom_buf tmp;
 } fx_paths;
 
