@@ -667,11 +667,43 @@ static int resolve(ckpt_reader *cr)
 	return leaf_set_alloc(&cr->sp);
 }
 
+#define CKPT_SLICE_ROWS 65536
+
+/* The rows of the decoded slice, `base` the first one's row in the file. */
+static int read_slice(ckpt_reader *cr, size_t base, delta_action_sink sink, void *ctx)
+{
+	size_t row, k;
+	int rc = 0;
+	for (k = 0; k < NROLES; k++) {
+		memset(&cr->cur[k], 0, sizeof(cursor));
+		if (cr->col[k] >= 0)
+			cr->cur[k].col = &cr->batch.columns[cr->col[k]];
+	}
+	leaf_set_start(&cr->pvp, &cr->batch);
+	leaf_set_start(&cr->sp, &cr->batch);
+	for (row = 0; rc == 0 && row < cr->batch.num_rows; row++) {
+		for (k = 0; rc == 0 && k < NROLES; k++) {
+			if (cr->col[k] >= 0)
+				rc = row_cell(cr, &cr->cur[k], &cr->cells[k], base + row);
+			else
+				memset(&cr->cells[k], 0, sizeof(cell));
+		}
+		if (rc == 0)
+			rc = leaf_set_row(cr, &cr->pvp, base + row);
+		if (rc == 0)
+			rc = leaf_set_row(cr, &cr->sp, base + row);
+		if (rc == 0)
+			rc = emit_row(cr, base + row, sink, ctx);
+		delta_parse_scratch_reset(&cr->sc);
+	}
+	return rc;
+}
+
 static int read_checkpoint(loom_store *store, const char *key, int64_t version,
                            int sidecars_only, delta_action_sink sink, void *ctx)
 {
 	ckpt_reader cr;
-	size_t g, row, k, base = 0;
+	size_t g, base = 0;
 	int rc;
 
 	memset(&cr, 0, sizeof(cr));
@@ -687,39 +719,27 @@ static int read_checkpoint(loom_store *store, const char *key, int64_t version,
 		goto done;
 	}
 	rc = resolve(&cr);
+	/* a row group in slices of rows: a checkpoint's row group may hold
+	 * millions of actions, decoded whole they would outweigh the snapshot */
 	for (g = 0; rc == 0 && g < pq_reader_meta(cr.r)->num_row_groups; g++) {
 		if (!cr.nproj)
 			break;
-		rc = pq_reader_read_row_group(cr.r, g, cr.proj, cr.nproj, &cr.batch);
-		if (rc < 0) {
+		if (pq_reader_slices_begin_nested(cr.r, g, cr.proj, cr.nproj, CKPT_SLICE_ROWS) < 0) {
 			rc = loom_err_wrap("checkpoint %s row group %zu", key, g);
 			break;
 		}
-		for (k = 0; k < NROLES; k++) {
-			memset(&cr.cur[k], 0, sizeof(cursor));
-			if (cr.col[k] >= 0)
-				cr.cur[k].col = &cr.batch.columns[cr.col[k]];
-		}
-		leaf_set_start(&cr.pvp, &cr.batch);
-		leaf_set_start(&cr.sp, &cr.batch);
-		for (row = 0; rc == 0 && row < cr.batch.num_rows; row++) {
-			for (k = 0; rc == 0 && k < NROLES; k++) {
-				if (cr.col[k] >= 0)
-					rc = row_cell(&cr, &cr.cur[k], &cr.cells[k], base + row);
-				else
-					memset(&cr.cells[k], 0, sizeof(cell));
+		for (;;) {
+			if (pq_reader_slices_next(cr.r, &cr.batch) < 0) {
+				rc = loom_err_wrap("checkpoint %s row group %zu", key, g);
+				break;
 			}
-			if (rc == 0)
-				rc = leaf_set_row(&cr, &cr.pvp, base + row);
-			if (rc == 0)
-				rc = leaf_set_row(&cr, &cr.sp, base + row);
-			if (rc == 0)
-				rc = emit_row(&cr, base + row, sink, ctx);
-			delta_parse_scratch_reset(&cr.sc);
+			if (!cr.batch.num_rows || (rc = read_slice(&cr, base, sink, ctx)) < 0)
+				break;
+			base += cr.batch.num_rows;
 		}
-		base += cr.batch.num_rows;
 	}
 done:
+
 	pq_batch_free(&cr.batch);
 	pq_reader_free(cr.r);
 	loom_free(cr.proj);

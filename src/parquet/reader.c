@@ -957,7 +957,8 @@ static void slices_free(pq_reader *r)
 	r->nsc = r->sc_cap = r->slice_left = 0;
 }
 
-int pq_reader_slices_begin(pq_reader *r, size_t g, const size_t *leaves, size_t nleaves, size_t max_rows)
+static int slices_begin(pq_reader *r, size_t g, const size_t *leaves, size_t nleaves,
+                        size_t max_rows, int repeated_too)
 {
 	const pq_schema *s = r->schema;
 	const pq_row_group *rg;
@@ -986,13 +987,16 @@ int pq_reader_slices_begin(pq_reader *r, size_t g, const size_t *leaves, size_t 
 		if (li >= s->num_leaves)
 			return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_PARQUET, "%s: leaf %zu of %zu", r->key, li,
 			                s->num_leaves);
-		if (s->leaves[li].max_rep > 0)
+		if (s->leaves[li].max_rep > 0 && !repeated_too)
 			return loom_err(LOOM_EUNSUPPORTED, LOOM_ERRCLASS_PARQUET,
 			                "%s: column %s is repeated: read its row group whole", r->key, s->leaves[li].path);
 		m = &rg->columns[li].meta;
 		snprintf(r->ctx, sizeof(r->ctx), "%s: row group %zu column %s", r->key, g, s->leaves[li].path);
 		LOOM_TRY(chunk_range(r, g, li, &start, &len));
-		if (m->num_values != rg->num_rows || (size_t)m->num_values > r->max_levels)
+		/* a flat column has a value slot a row, a repeated one at least */
+		if ((s->leaves[li].max_rep == 0 ? m->num_values != rg->num_rows
+		                                : m->num_values < rg->num_rows) ||
+		    (size_t)m->num_values > r->max_levels)
 			return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
 			                "%s: column chunk at byte offset %lld has %lld values for %lld rows", r->ctx,
 			                (long long)start, (long long)m->num_values, (long long)rg->num_rows);
@@ -1013,16 +1017,33 @@ int pq_reader_slices_begin(pq_reader *r, size_t g, const size_t *leaves, size_t 
 	return 0;
 }
 
-/* Hand out the next n rows (level slots: the columns are flat) of one
- * column to c, decoding the chunk's pages as they are needed. */
+int pq_reader_slices_begin(pq_reader *r, size_t g, const size_t *leaves, size_t nleaves, size_t max_rows)
+{
+	return slices_begin(r, g, leaves, nleaves, max_rows, 0);
+}
+
+int pq_reader_slices_begin_nested(pq_reader *r, size_t g, const size_t *leaves, size_t nleaves,
+                                  size_t max_rows)
+{
+	return slices_begin(r, g, leaves, nleaves, max_rows, 1);
+}
+
+/* Hand out the next n rows of one column to c, decoding the chunk's pages
+ * as they are needed. A flat column has one level slot a row; in a
+ * repeated one a row starts at each slot of repetition level 0 and may go
+ * on in the next page, so a slice ends before the slot that would start
+ * row n + 1 (or at the chunk's end). */
 static int slice_column(pq_reader *r, slice_col *sc, pq_column *c, size_t n)
 {
 	const pq_leaf *leaf = &r->schema->leaves[sc->leaf];
 	pq_column *p = &sc->page;
-	while (c->num_levels < n) {
-		size_t k = n - c->num_levels, nv = k, i;
+	size_t rows = 0;
+	for (;;) {
+		size_t k, nv, i;
 		if (sc->lpos == p->num_levels) {
 			/* the page is handed out: decode the next one in its place */
+			if (rows == n && (leaf->max_rep == 0 || sc->decoded >= sc->want))
+				break;
 			if (sc->cur.pos >= sc->cur.len || sc->decoded >= sc->want)
 				return loom_err(LOOM_ECORRUPT, LOOM_ERRCLASS_PARQUET,
 				                "%s: row group %zu column %s: column chunk holds %zu values, its metadata "
@@ -1033,16 +1054,32 @@ static int slice_column(pq_reader *r, slice_col *sc, pq_column *c, size_t n)
 			sc->decoded += p->num_levels;
 			continue;
 		}
-		if (k > p->num_levels - sc->lpos)
-			k = p->num_levels - sc->lpos;
+		if (leaf->max_rep == 0) {
+			k = n - rows;
+			if (k > p->num_levels - sc->lpos)
+				k = p->num_levels - sc->lpos;
+			rows += k;
+		} else {
+			for (k = 0; sc->lpos + k < p->num_levels; k++) {
+				if (p->rep_levels[sc->lpos + k] == 0) {
+					if (rows == n)
+						break;
+					rows++;
+				}
+			}
+		}
+		nv = k;
 		if (p->max_def > 0)
 			for (i = nv = 0; i < k; i++)
 				nv += p->def_levels[sc->lpos + i] == p->max_def;
 		else
 			nv = k;
-		LOOM_TRY(pq_column_append_span(c, p, sc->lpos, sc->lpos + k, sc->vpos, sc->vpos + nv));
+		if (k)
+			LOOM_TRY(pq_column_append_span(c, p, sc->lpos, sc->lpos + k, sc->vpos, sc->vpos + nv));
 		sc->lpos += k;
 		sc->vpos += nv;
+		if (sc->lpos < p->num_levels)
+			break; /* the next slot starts a row of the next slice */
 	}
 	if (c->type == PQ_BYTE_ARRAY) {
 		LOOM_TRY(pq_col_reserve_values(c, c->num_values));

@@ -109,6 +109,11 @@ int pq_reader_read_row_group(pq_reader *r, size_t row_group, const size_t *leave
  * any other read call ends it. */
 int pq_reader_slices_begin(pq_reader *r, size_t row_group, const size_t *leaves, size_t nleaves,
                            size_t max_rows);
+/* The same, repeated leaves (lists, maps) included: a row of one is its
+ * slots from a repetition level 0 up to the next, and may span pages; a
+ * slice holds whole rows of every leaf. */
+int pq_reader_slices_begin_nested(pq_reader *r, size_t row_group, const size_t *leaves,
+                                  size_t nleaves, size_t max_rows);
 int pq_reader_slices_next(pq_reader *r, pq_batch *out);
 
 /* The stored bytes of column chunk `leaf` of row group `row_group` (its
