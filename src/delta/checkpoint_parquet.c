@@ -669,7 +669,8 @@ static int resolve(ckpt_reader *cr)
 
 #define CKPT_SLICE_ROWS 65536
 
-/* The rows of the decoded slice, `base` the first one's row in the file. */
+/* The rows of the decoded batch (a slice or a whole row group), `base`
+ * the first one's row in the file. */
 static int read_slice(ckpt_reader *cr, size_t base, delta_action_sink sink, void *ctx)
 {
 	size_t row, k;
@@ -719,11 +720,22 @@ static int read_checkpoint(loom_store *store, const char *key, int64_t version,
 		goto done;
 	}
 	rc = resolve(&cr);
-	/* a row group in slices of rows: a checkpoint's row group may hold
-	 * millions of actions, decoded whole they would outweigh the snapshot */
+	/* a big row group in slices of rows: a checkpoint's row group may hold
+	 * millions of actions, decoded whole they would outweigh the snapshot;
+	 * a small one whole (a slice is one more copy of its pages) */
 	for (g = 0; rc == 0 && g < pq_reader_meta(cr.r)->num_row_groups; g++) {
 		if (!cr.nproj)
 			break;
+		if (pq_reader_meta(cr.r)->row_groups[g].num_rows <= CKPT_SLICE_ROWS) {
+			if (pq_reader_read_row_group(cr.r, g, cr.proj, cr.nproj, &cr.batch) < 0) {
+				rc = loom_err_wrap("checkpoint %s row group %zu", key, g);
+				break;
+			}
+			if ((rc = read_slice(&cr, base, sink, ctx)) < 0)
+				break;
+			base += cr.batch.num_rows;
+			continue;
+		}
 		if (pq_reader_slices_begin_nested(cr.r, g, cr.proj, cr.nproj, CKPT_SLICE_ROWS) < 0) {
 			rc = loom_err_wrap("checkpoint %s row group %zu", key, g);
 			break;

@@ -5,6 +5,7 @@ loader itself) with the independent oracle's `snapshot`. Expectations
 come from the oracle only.
 
 Usage: file_index_compare.py DUMP_BIN ORACLE_SH FIXTURES_DIR MANIFEST
+       file_index_compare.py --table DUMP_BIN ORACLE_SH PARENT_DIR NAME
 """
 import json
 import os
@@ -93,8 +94,10 @@ def compare_file(table, o, x):
     return None
 
 
-def check(table, dump, oracle_sh, fixtures, mode):
+def check(table, dump, oracle_sh, fixtures, mode, shared_oracle=True):
     path = f"{fixtures}/{table}"
+    if not shared_oracle:
+        fixtures = None  # not a fixture table: ask the oracle itself
     table = f"{table} ({mode})"
     rc, x, err = run([dump, *(["--loader"] if mode == "loader" else []), path])
     if rc != 0 or x is None:
@@ -140,6 +143,15 @@ def check(table, dump, oracle_sh, fixtures, mode):
 
 
 def main():
+    if sys.argv[1] == "--table":
+        # one table DIR/NAME, both modes
+        dump, oracle_sh, parent, name = sys.argv[2:6]
+        for mode in ("snapshot", "loader"):
+            check(name, dump, oracle_sh, parent, mode, shared_oracle=False)
+        for f in failures:
+            print("FAIL:", f)
+        print(f"file index vs oracle: {name}, {len(failures)} failures")
+        return 1 if failures else 0
     dump, oracle_sh, fixtures, manifest = sys.argv[1:5]
     tables = []
     with open(manifest) as fh:
