@@ -555,17 +555,6 @@ const char *delta_kv_get(const delta_kv *kv, uint32_t n, const char *key,
 	return NULL;
 }
 
-static const char *adup(loom_arena *a, const char *s, int *oom)
-{
-	char *d;
-	if (!s)
-		return NULL;
-	d = loom_arena_strdup(a, s);
-	if (!d)
-		*oom = 1;
-	return d;
-}
-
 static delta_kv *kvdup(loom_arena *a, const delta_kv *kv, uint32_t n, int *oom)
 {
 	delta_kv *d;
@@ -578,8 +567,8 @@ static delta_kv *kvdup(loom_arena *a, const delta_kv *kv, uint32_t n, int *oom)
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		d[i].key = adup(a, kv[i].key, oom);
-		d[i].value = adup(a, kv[i].value, oom);
+		d[i].key = loom_arena_strdup_opt(a, kv[i].key, oom);
+		d[i].value = loom_arena_strdup_opt(a, kv[i].value, oom);
 	}
 	return d;
 }
@@ -596,7 +585,7 @@ static const char **strsdup(loom_arena *a, const char **s, uint32_t n, int *oom)
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		d[i] = adup(a, s[i], oom);
+		d[i] = loom_arena_strdup_opt(a, s[i], oom);
 	d[n] = NULL;
 	return d;
 }
@@ -614,13 +603,14 @@ int delta_file_copy(loom_arena *a, delta_file *dst, const delta_file *src,
 	key[src->key_len] = '\0';
 	dst->key = key;
 	dst->path = key;
-	dst->path_raw = strcmp(src->path_raw, src->path) == 0 ? key
-	                                                     : adup(a, src->path_raw, &oom);
+	dst->path_raw = strcmp(src->path_raw, src->path) == 0
+	                    ? key
+	                    : loom_arena_strdup_opt(a, src->path_raw, &oom);
 	dst->partition_values = kvdup(a, src->partition_values, src->num_partition_values, &oom);
 	dst->tags = kvdup(a, src->tags, src->num_tags, &oom);
-	dst->stats = keep_stats ? adup(a, src->stats, &oom) : NULL;
-	dst->clustering_provider = adup(a, src->clustering_provider, &oom);
-	dst->dv.path_or_inline_dv = adup(a, src->dv.path_or_inline_dv, &oom);
+	dst->stats = keep_stats ? loom_arena_strdup_opt(a, src->stats, &oom) : NULL;
+	dst->clustering_provider = loom_arena_strdup_opt(a, src->clustering_provider, &oom);
+	dst->dv.path_or_inline_dv = loom_arena_strdup_opt(a, src->dv.path_or_inline_dv, &oom);
 	return oom ? LOOM_ENOMEM : 0;
 }
 
@@ -637,12 +627,12 @@ int delta_metadata_copy(loom_arena *a, delta_metadata *dst, const delta_metadata
 {
 	int oom = 0;
 	*dst = *src;
-	dst->id = adup(a, src->id, &oom);
-	dst->name = adup(a, src->name, &oom);
-	dst->description = adup(a, src->description, &oom);
-	dst->format_provider = adup(a, src->format_provider, &oom);
+	dst->id = loom_arena_strdup_opt(a, src->id, &oom);
+	dst->name = loom_arena_strdup_opt(a, src->name, &oom);
+	dst->description = loom_arena_strdup_opt(a, src->description, &oom);
+	dst->format_provider = loom_arena_strdup_opt(a, src->format_provider, &oom);
 	dst->format_options = kvdup(a, src->format_options, src->num_format_options, &oom);
-	dst->schema_string = adup(a, src->schema_string, &oom);
+	dst->schema_string = loom_arena_strdup_opt(a, src->schema_string, &oom);
 	dst->partition_columns = strsdup(a, src->partition_columns,
 	                                 src->num_partition_columns, &oom);
 	if (!dst->partition_columns && !oom) {

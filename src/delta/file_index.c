@@ -130,17 +130,6 @@ int delta_file_index_add_source(delta_file_index *x, const char *key, uint32_t *
 	return 0;
 }
 
-static const char *adup(loom_arena *a, const char *s, int *failed)
-{
-	char *d;
-	if (!s)
-		return NULL;
-	d = loom_arena_strdup(a, s);
-	if (!d)
-		*failed = 1;
-	return d;
-}
-
 static int needs_extra(const delta_file *f)
 {
 	return f->dv.storage_type || f->num_tags || f->clustering_provider || f->base_row_id >= 0 ||
@@ -158,8 +147,8 @@ static int add_extra(delta_file_index *x, const delta_file *f, uint32_t *id)
 	e = &x->extras[x->num_extras];
 	memset(e, 0, sizeof(*e));
 	e->dv = f->dv;
-	e->dv.path_or_inline_dv = adup(&x->arena, f->dv.path_or_inline_dv, &failed);
-	e->clustering_provider = adup(&x->arena, f->clustering_provider, &failed);
+	e->dv.path_or_inline_dv = loom_arena_strdup_opt(&x->arena, f->dv.path_or_inline_dv, &failed);
+	e->clustering_provider = loom_arena_strdup_opt(&x->arena, f->clustering_provider, &failed);
 	e->base_row_id = f->base_row_id;
 	e->default_row_commit_version = f->default_row_commit_version;
 	if (f->num_tags) {
@@ -167,8 +156,8 @@ static int add_extra(delta_file_index *x, const delta_file *f, uint32_t *id)
 		if (!e->tags)
 			return oom();
 		for (i = 0; i < f->num_tags; i++) {
-			e->tags[i].key = adup(&x->arena, f->tags[i].key, &failed);
-			e->tags[i].value = adup(&x->arena, f->tags[i].value, &failed);
+			e->tags[i].key = loom_arena_strdup_opt(&x->arena, f->tags[i].key, &failed);
+			e->tags[i].value = loom_arena_strdup_opt(&x->arena, f->tags[i].value, &failed);
 		}
 		e->num_tags = f->num_tags;
 	}

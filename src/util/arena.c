@@ -80,6 +80,17 @@ char *loom_arena_strdup(loom_arena *a, const char *s)
 	return loom_arena_strndup(a, s, strlen(s));
 }
 
+const char *loom_arena_strdup_opt(loom_arena *a, const char *s, int *failed)
+{
+	char *d;
+	if (!s)
+		return NULL;
+	d = loom_arena_strdup(a, s);
+	if (!d)
+		*failed = 1;
+	return d;
+}
+
 void loom_arena_dispose(loom_arena *a)
 {
 	loom_arena_block *b = a->head;

@@ -21,6 +21,9 @@ void *loom_arena_alloc(loom_arena *a, size_t size);
 void *loom_arena_calloc(loom_arena *a, size_t size);
 char *loom_arena_strndup(loom_arena *a, const char *s, size_t n);
 char *loom_arena_strdup(loom_arena *a, const char *s);
+/* An optional string copied: NULL stays NULL; on OOM NULL and *failed set
+ * (for copying many fields and checking once). */
+const char *loom_arena_strdup_opt(loom_arena *a, const char *s, int *failed);
 void loom_arena_dispose(loom_arena *a);
 
 #endif
