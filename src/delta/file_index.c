@@ -396,6 +396,18 @@ int delta_file_index_path(const delta_file_index *x, delta_file_list list, size_
 	return fx_paths_render(&x->paths, r->dir, r->name, 0, out) < 0 ? oom() : 0;
 }
 
+int delta_file_index_brief(const delta_file_index *x, delta_file_list list, size_t i,
+                           delta_file_brief *out)
+{
+	const fx_rec *r = rec_of(x, list, i);
+	if (!r)
+		return out_of_range(i);
+	out->size = r->size;
+	out->time = r->time;
+	out->version = r->version;
+	return 0;
+}
+
 int delta_file_index_get(const delta_file_index *x, delta_file_list list, size_t i,
                          delta_file_scratch *sc, delta_file *out)
 {

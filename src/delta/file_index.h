@@ -92,6 +92,17 @@ void delta_file_scratch_dispose(delta_file_scratch *s);
 int delta_file_index_get(const delta_file_index *x, delta_file_list list, size_t i,
                          delta_file_scratch *sc, delta_file *out);
 
+/* What a planner sorts and sums the i-th file by, without rendering its
+ * path. */
+typedef struct delta_file_brief {
+	int64_t size;
+	int64_t time;     /* add: modificationTime; remove: deletionTimestamp */
+	int64_t version;  /* of the commit (or checkpoint) it came from */
+} delta_file_brief;
+
+int delta_file_index_brief(const delta_file_index *x, delta_file_list list, size_t i,
+                           delta_file_brief *out);
+
 /* Only the decoded path of the i-th file, into `out` (cleared first). */
 int delta_file_index_path(const delta_file_index *x, delta_file_list list, size_t i,
                           loom_buf *out);

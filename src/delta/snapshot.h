@@ -112,6 +112,24 @@ void delta_snapshot_free(delta_snapshot *s);
  * search; O(log n). */
 const delta_file *delta_snapshot_find_file(const delta_snapshot *s, const char *path);
 
+/* The i-th live file (path order) however the snapshot holds its files
+ * (delta/snapshot_files.c): files[i] copied (strings borrowed from the
+ * snapshot), or a view of the index (path rendered into `sc`, stats NULL
+ * when they were left in the log). Planners hold positions, not pointers,
+ * so they work on either. */
+int delta_snapshot_live_file(const delta_snapshot *s, size_t i, delta_file_scratch *sc,
+                             delta_file *out);
+
+/* Size, modification time and commit version of the i-th live file,
+ * without rendering anything (what planners sort and sum by). */
+int delta_snapshot_live_brief(const delta_snapshot *s, size_t i, delta_file_brief *out);
+
+/* out (the i-th live file from delta_snapshot_live_file) with its stats
+ * text: when the index left it in the log it is read through `rd` into
+ * `sc`. Without the index out->stats is already set. */
+int delta_snapshot_live_stats(const delta_snapshot *s, delta_stats_reader *rd, size_t i,
+                              delta_file_scratch *sc, delta_file *out);
+
 /* Whether a tombstone has expired at `now_ms` under `retention_ms`
  * (delta.deletedFileRetentionDuration): deletionTimestamp + retention <
  * now. A missing deletionTimestamp counts as 0, i.e. expired (what Spark

@@ -3,23 +3,8 @@
 #include <string.h>
 
 #include "delta/actions.h"
+#include "delta_compare.h"
 #include "test.h"
-
-static int same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-static int same_kv(const delta_kv *a, uint32_t na, const delta_kv *b, uint32_t nb)
-{
-	uint32_t i;
-	if (na != nb)
-		return 0;
-	for (i = 0; i < na; i++)
-		if (!same_str(a[i].key, b[i].key) || !same_str(a[i].value, b[i].value))
-			return 0;
-	return 1;
-}
 
 static void compare_line(const char *line)
 {
@@ -43,22 +28,22 @@ static void compare_line(const char *line)
 	x = &fa.u.file;
 	y = &sa.u.file;
 	CHECK_INT(fa.type, sa.type);
-	CHECK(same_str(x->path, y->path));
-	CHECK(same_str(x->path_raw, y->path_raw));
+	CHECK(test_same_str(x->path, y->path));
+	CHECK(test_same_str(x->path_raw, y->path_raw));
 	CHECK(x->key_len == y->key_len && memcmp(x->key, y->key, x->key_len) == 0);
-	CHECK(same_kv(x->partition_values, x->num_partition_values, y->partition_values,
+	CHECK(test_same_kv(x->partition_values, x->num_partition_values, y->partition_values,
 	              y->num_partition_values));
-	CHECK(same_kv(x->tags, x->num_tags, y->tags, y->num_tags));
+	CHECK(test_same_kv(x->tags, x->num_tags, y->tags, y->num_tags));
 	CHECK_INT(x->size, y->size);
 	CHECK_INT(x->modification_time, y->modification_time);
 	CHECK_INT(x->deletion_timestamp, y->deletion_timestamp);
 	CHECK_INT(x->num_records, y->num_records);
 	CHECK_INT(x->base_row_id, y->base_row_id);
 	CHECK_INT(x->default_row_commit_version, y->default_row_commit_version);
-	CHECK(same_str(x->stats, y->stats));
-	CHECK(same_str(x->clustering_provider, y->clustering_provider));
+	CHECK(test_same_str(x->stats, y->stats));
+	CHECK(test_same_str(x->clustering_provider, y->clustering_provider));
 	CHECK_INT(x->dv.storage_type, y->dv.storage_type);
-	CHECK(same_str(x->dv.path_or_inline_dv, y->dv.path_or_inline_dv));
+	CHECK(test_same_str(x->dv.path_or_inline_dv, y->dv.path_or_inline_dv));
 	CHECK_INT(x->dv.has_offset, y->dv.has_offset);
 	CHECK_INT(x->dv.offset, y->dv.offset);
 	CHECK_INT(x->dv.size_in_bytes, y->dv.size_in_bytes);

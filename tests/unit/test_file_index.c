@@ -14,6 +14,7 @@
 #include "delta/file_names.h"
 #include "delta/snapshot.h"
 #include "loom/store.h"
+#include "delta_compare.h"
 #include "test.h"
 #include "tmpdir.h"
 #include "util/buf.h"
@@ -378,46 +379,7 @@ TEST(stats_from_a_commit_span)
 /* ---- every fixture table: the index built from loom's snapshot gives
  * back the same files (the oracle side: file_index_vs_oracle.sh) ---- */
 
-static int same_kv(const delta_kv *a, uint32_t na, const delta_kv *b, uint32_t nb)
-{
-	uint32_t i;
-	if (na != nb)
-		return 0;
-	for (i = 0; i < na; i++) {
-		if (strcmp(a[i].key, b[i].key) || (a[i].value == NULL) != (b[i].value == NULL) ||
-		    (a[i].value && strcmp(a[i].value, b[i].value)))
-			return 0;
-	}
-	return 1;
-}
-
-static int same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-static int same_as_snapshot(const delta_file *v, const delta_file *f)
-{
-	return strcmp(v->path, f->path) == 0 && strcmp(v->path_raw, f->path_raw) == 0 &&
-	       v->key_len == f->key_len && memcmp(v->key, f->key, f->key_len) == 0 &&
-	       same_kv(v->partition_values, v->num_partition_values, f->partition_values,
-	               f->num_partition_values) &&
-	       same_kv(v->tags, v->num_tags, f->tags, f->num_tags) && v->size == f->size &&
-	       v->modification_time == f->modification_time &&
-	       v->deletion_timestamp == f->deletion_timestamp && v->num_records == f->num_records &&
-	       v->base_row_id == f->base_row_id &&
-	       v->default_row_commit_version == f->default_row_commit_version &&
-	       same_str(v->stats, f->stats) && same_str(v->clustering_provider, f->clustering_provider) &&
-	       v->dv.storage_type == f->dv.storage_type &&
-	       same_str(v->dv.path_or_inline_dv, f->dv.path_or_inline_dv) &&
-	       v->dv.offset == f->dv.offset && v->dv.size_in_bytes == f->dv.size_in_bytes &&
-	       v->dv.cardinality == f->dv.cardinality && v->version == f->version &&
-	       v->is_add == f->is_add && v->data_change == f->data_change &&
-	       v->extended_file_metadata == f->extended_file_metadata &&
-	       v->has_stats_parsed == f->has_stats_parsed;
-}
-
-static void check_fixture(const char *table)
+static void check_fixture(const char *table, void *ctx)
 {
 	loom_store *store = NULL;
 	delta_snapshot *s = NULL;
@@ -425,6 +387,7 @@ static void check_fixture(const char *table)
 	delta_file_scratch sc;
 	size_t i;
 
+	(void)ctx;
 	CHECK_OK(loom_store_open_local(&store, table));
 	if (delta_snapshot_load(&s, store, -1, NULL) < 0) {
 		printf("  %s: not loaded (%s): skipped\n", table, loom_error_last()->message);
@@ -452,7 +415,7 @@ static void check_fixture(const char *table)
 		delta_file v;
 		CHECK_OK(delta_file_index_get(x, live ? DELTA_FILES_LIVE : DELTA_FILES_TOMBSTONES, pos,
 		                              &sc, &v));
-		if (!same_as_snapshot(&v, f))
+		if (!test_same_file(&v, f))
 			TEST_FAIL_AT("%s: %s %zu: index %s, snapshot %s", table, live ? "file" : "tombstone",
 			             pos, v.path, f->path);
 		if (live && delta_file_index_find(x, f->path) != (long long)pos)
@@ -467,23 +430,7 @@ static void check_fixture(const char *table)
 
 TEST(fixtures_match_the_snapshot)
 {
-	char root[4096];
-	DIR *d;
-	struct dirent *e;
-	int n = 0;
-	snprintf(root, sizeof(root), "%s/delta", LOOM_FIXTURES_DIR);
-	d = opendir(root);
-	REQUIRE(d);
-	while ((e = readdir(d))) {
-		char table[4600];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(table, sizeof(table), "%s/%s", root, e->d_name);
-		check_fixture(table);
-		n++;
-	}
-	closedir(d);
-	CHECK(n > 30);
+	CHECK(test_each_fixture(check_fixture, NULL) > 30);
 }
 
 int main(void)

@@ -158,18 +158,70 @@ static int candidate(const delta_file *f, const char *cluster_by, const char **c
 	return 1;
 }
 
+/* A candidate file as the plan orders it (its cube id borrowed from the
+ * snapshot: tags outlive any view). */
+typedef struct cand {
+	uint32_t pos;
+	const char *cube_id;          /* NULL: not in one of our ZCubes */
+	int64_t size;
+	int dv;
+} cand;
+
 static int cmp_cube_id(const void *a, const void *b)
 {
-	const char *x = file_tag(*(const delta_file *const *)a, "ZCUBE_ID");
-	const char *y = file_tag(*(const delta_file *const *)b, "ZCUBE_ID");
+	const char *x = ((const cand *)a)->cube_id, *y = ((const cand *)b)->cube_id;
 	return strcmp(x ? x : "", y ? y : "");
+}
+
+/* Unclustered files first, in log order, then ZCube files by cube id;
+ * *nloose = how many are unclustered. */
+static int order_candidates(const delta_snapshot *snap, const partition_groups *pg, const char *cluster_by,
+                            cand *order, size_t *n, size_t *nloose)
+{
+	delta_file_scratch sc;
+	size_t i, ncube = 0;
+	int rc = 0;
+
+	*n = 0;
+	delta_file_scratch_init(&sc);
+	for (i = 0; i < pg->num_files && rc == 0; i++) {
+		delta_file f;
+		const char *id;
+		delta_file_scratch_reset(&sc);
+		if ((rc = delta_snapshot_live_file(snap, pg->pos[i], &sc, &f)) < 0 ||
+		    !candidate(&f, cluster_by, &id))
+			continue;
+		order[*n].pos = pg->pos[i];
+		order[*n].cube_id = id;
+		order[*n].size = f.size;
+		order[*n].dv = f.dv.storage_type != 0;
+		ncube += id != NULL;
+		(*n)++;
+	}
+	delta_file_scratch_dispose(&sc);
+	if (rc < 0)
+		return rc;
+	/* a stable split: loose files keep their log order */
+	{
+		size_t loose = 0, cubes = *n - ncube, k;
+		cand *tmp = loom_calloc(*n + 1, sizeof(*tmp));
+		if (!tmp)
+			return OPS_ERR(LOOM_ENOMEM, "out of memory planning clustering");
+		for (k = 0; k < *n; k++)
+			tmp[order[k].cube_id ? cubes++ : loose++] = order[k];
+		memcpy(order, tmp, *n * sizeof(*order));
+		loom_free(tmp);
+		*nloose = loose;
+	}
+	qsort(order + *nloose, *n - *nloose, sizeof(*order), cmp_cube_id);
+	return 0;
 }
 
 static int plan_build(compact_plan *plan, char ***ids_out, const delta_snapshot *snap, int64_t target,
                       const char *cluster_by)
 {
 	partition_groups pg;
-	const delta_file **order = NULL;
+	cand *order = NULL;
 	char **ids = NULL;
 	size_t i, n = 0, nloose = 0, ncubes = 0, kept = 0;
 	int64_t min_cube = target * CLUSTER_MIN_CUBE_FACTOR, bin_cap = min_cube + min_cube / 2;
@@ -188,27 +240,16 @@ static int plan_build(compact_plan *plan, char ***ids_out, const delta_snapshot 
 		rc = OPS_ERR(LOOM_ENOMEM, "out of memory planning clustering");
 		goto done;
 	}
-	/* unclustered files first, in log order, then ZCube files by cube id */
-	for (i = 0; i < pg.num_files; i++) {
-		const char *id;
-		if (candidate(pg.files[i], cluster_by, &id) && !id)
-			order[n++] = pg.files[i];
-	}
-	nloose = n;
-	for (i = 0; i < pg.num_files; i++) {
-		const char *id;
-		if (candidate(pg.files[i], cluster_by, &id) && id)
-			order[n++] = pg.files[i];
-	}
-	qsort(order + nloose, n - nloose, sizeof(*order), cmp_cube_id);
+	if ((rc = order_candidates(snap, &pg, cluster_by, order, &n, &nloose)) < 0)
+		goto done;
 	/* drop finished (large) ZCubes */
 	kept = nloose;
 	for (i = nloose; i < n;) {
-		const char *id = file_tag(order[i], "ZCUBE_ID");
+		const char *id = order[i].cube_id;
 		size_t j = i;
 		int64_t bytes = 0;
-		while (j < n && strcmp(file_tag(order[j], "ZCUBE_ID"), id) == 0)
-			bytes += order[j++]->size;
+		while (j < n && strcmp(order[j].cube_id, id) == 0)
+			bytes += order[j++].size;
 		if (bytes < min_cube) {
 			memmove(order + kept, order + i, (j - i) * sizeof(*order));
 			kept += j - i;
@@ -222,10 +263,10 @@ static int plan_build(compact_plan *plan, char ***ids_out, const delta_snapshot 
 		goto done;
 	for (i = 0; i < n; i++) {
 		compact_bin *b = plan->num_bins ? &plan->bins[plan->num_bins - 1] : NULL;
-		if (!b || (b->bytes + order[i]->size > bin_cap && b->num_files > 0)) {
+		if (!b || (b->bytes + order[i].size > bin_cap && b->num_files > 0)) {
 			char uuid[37];
 			b = &plan->bins[plan->num_bins];
-			b->files = &plan->storage[plan->files_in_bins];
+			b->pos = &plan->storage[plan->files_in_bins];
 			if ((rc = loom_uuid_v4_string(uuid)) < 0)
 				goto done;
 			if (!(ids[plan->num_bins] = loom_strdup(uuid))) {
@@ -234,13 +275,14 @@ static int plan_build(compact_plan *plan, char ***ids_out, const delta_snapshot 
 			}
 			plan->num_bins++;
 		}
-		plan->storage[plan->files_in_bins++] = order[i];
+		plan->storage[plan->files_in_bins++] = order[i].pos;
 		b->num_files++;
-		b->bytes += order[i]->size;
-		plan->bytes_in_bins += order[i]->size;
-		plan->dvs_in_bins += order[i]->dv.storage_type != 0;
+		b->bytes += order[i].size;
+		plan->bytes_in_bins += order[i].size;
+		plan->dvs_in_bins += order[i].dv;
 	}
 	plan->partitions_optimized = plan->num_bins > 0;
+	rc = compact_plan_finish(plan, snap);
 done:
 	loom_free(order);
 	partition_groups_dispose(&pg);

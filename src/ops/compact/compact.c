@@ -132,10 +132,15 @@ static const optimize_flavour compact_flavour = {
 int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 {
 	delta_snapshot *snap = NULL;
+	delta_load_opts lo;
 	optimize_job job;
 	int rc;
 
-	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
+	/* planning reads the compact file index (issue 30); the files are
+	 * fetched from it for the run (compact_plan_files) */
+	delta_load_opts_init(&lo);
+	lo.file_index = 1;
+	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		return rc;
 	if (cluster_applies(snap)) {
 		/* a clustered table is compacted by clustering it (ops/compact/cluster.h) */

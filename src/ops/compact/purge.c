@@ -68,16 +68,25 @@ static int report_collect(purge_report *r, const delta_snapshot *snap, const com
 {
 	compact_plan plan;
 	size_t i;
+	int rc;
 	memset(r, 0, sizeof(*r));
 	LOOM_TRY(purge_plan((void *)p, &plan, snap, INT64_MAX / 4));
+	/* purge loads the snapshot's arrays: plan.files point into them and
+	 * outlive the plan */
 	r->files = loom_calloc(plan.files_in_bins + 1, sizeof(*r->files));
 	if (!r->files) {
 		compact_plan_dispose(&plan);
 		return OPS_ERR(LOOM_ENOMEM, "out of memory");
 	}
+	if ((rc = compact_plan_files(&plan, snap)) < 0) {
+		compact_plan_dispose(&plan);
+		loom_free(r->files);
+		r->files = NULL;
+		return rc;
+	}
 	for (i = 0; i < plan.files_in_bins; i++) {
-		r->files[r->n++] = plan.storage[i];
-		r->rows += plan.storage[i]->dv.cardinality > 0 ? plan.storage[i]->dv.cardinality : 0;
+		r->files[r->n++] = plan.files[i];
+		r->rows += plan.files[i]->dv.cardinality > 0 ? plan.files[i]->dv.cardinality : 0;
 	}
 	compact_plan_dispose(&plan);
 	return 0;

@@ -223,7 +223,7 @@ static int commit_plan(loom_op_result *out, const dist_plan *p, const char *cons
 		}
 		c.plan.read_version = p->read_version;
 		c.plan.target = p->target;
-		rc = optimize_result_plan_only(out, &c.plan, &job); /* nothing to do */
+		rc = optimize_result_plan_only(out, snap, &c.plan, &job); /* nothing to do */
 		goto done;
 	}
 	for (i = 0; i < json_array_size(jp) && i < sizeof(preds) / sizeof(preds[0]); i++)

@@ -232,24 +232,33 @@ static int is_clustered_file(const loom_health *h, const delta_file *f)
 	return c && strcmp(c + 1, h->zorder_tag) == 0;
 }
 
+/* Health reads the snapshot's arrays (it has not moved to the compact
+ * file index): a group's files are pointers into them. */
 static int fill_partitions(loom_health *h, const delta_snapshot *snap, const partition_groups *pg)
 {
 	loom_buf name = LOOM_BUF_INIT;
-	size_t g, i, c;
+	size_t g, i, c, most = 0;
 	int rc = 0;
 	double *depth_sum = loom_calloc(h->n_columns + 1, sizeof(double));
+	const delta_file **files;
 
+	for (g = 0; g < pg->num_groups; g++)
+		if (pg->begin[g + 1] - pg->begin[g] > most)
+			most = pg->begin[g + 1] - pg->begin[g];
+	files = loom_calloc(most + 1, sizeof(*files));
 	h->parts = loom_calloc(pg->num_groups + 1, sizeof(*h->parts));
-	if (!h->parts || !depth_sum) {
+	if (!h->parts || !depth_sum || !files) {
 		loom_free(depth_sum);
+		loom_free(files);
 		return HERR(LOOM_ENOMEM, "out of memory");
 	}
 	h->n_parts = pg->num_groups;
 	for (g = 0; g < pg->num_groups && rc == 0; g++) {
-		const delta_file *const *files = pg->files + pg->begin[g];
 		size_t n = pg->begin[g + 1] - pg->begin[g];
 		health_part *p = &h->parts[g];
 		int64_t unclustered = 0;
+		for (i = 0; i < n; i++)
+			files[i] = snap->files[pg->pos[pg->begin[g] + i]];
 		if ((rc = partition_name(snap, files[0], &name)) < 0)
 			break;
 		if (!(p->name = loom_strdup(name.ptr ? name.ptr : "")) ||
@@ -278,6 +287,7 @@ static int fill_partitions(loom_health *h, const delta_snapshot *snap, const par
 	for (c = 0; rc == 0 && c < h->n_columns; c++)
 		h->columns[c].depth = h->columns[c].files ? depth_sum[c] / (double)h->columns[c].files : 0;
 	loom_free(depth_sum);
+	loom_free(files);
 	loom_buf_dispose(&name);
 	return rc;
 }

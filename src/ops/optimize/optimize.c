@@ -25,6 +25,7 @@ void compact_plan_dispose(compact_plan *plan)
 {
 	if (!plan)
 		return;
+	compact_plan_drop_files(plan);
 	loom_free(plan->storage);
 	loom_free(plan->bins);
 	memset(plan, 0, sizeof(*plan));
@@ -371,22 +372,33 @@ static void delete_outputs(loom_store *store, const pipe_unit *units, size_t n)
 	loom_err(saved.code, saved.klass, "%s", saved.message);
 }
 
-static void removed_totals(const compact_plan *plan, run_totals *t)
+/* The removed files' sizes: from the bins' files, or, where a plan holds
+ * positions only (a dry run over the compact file index), from `snap`. */
+static int removed_totals(const delta_snapshot *snap, const compact_plan *plan, run_totals *t)
 {
 	size_t i, j;
 	for (i = 0; i < plan->num_bins; i++)
-		for (j = 0; j < plan->bins[i].num_files; j++)
-			summary_add(&t->removed, plan->bins[i].files[j]->size);
+		for (j = 0; j < plan->bins[i].num_files; j++) {
+			const compact_bin *b = &plan->bins[i];
+			delta_file_brief brief;
+			if (b->files)
+				brief.size = b->files[j]->size;
+			else
+				LOOM_TRY(delta_snapshot_live_brief(snap, b->pos[j], &brief));
+			summary_add(&t->removed, brief.size);
+		}
+	return 0;
 }
 
-int optimize_result_plan_only(loom_op_result *out, const compact_plan *plan, const optimize_job *job)
+int optimize_result_plan_only(loom_op_result *out, const delta_snapshot *snap, const compact_plan *plan,
+                              const optimize_job *job)
 {
 	run_totals t;
 	metric_list ml;
 	memset(&t, 0, sizeof(t));
 	t.version = -1;
 	if (job->common.dry_run)
-		removed_totals(plan, &t);
+		LOOM_TRY(removed_totals(snap, plan, &t));
 	build_metrics(&ml, plan, job, &t);
 	return metrics_to_result(out, &ml, job, &t);
 }
@@ -405,7 +417,8 @@ int optimize_commit_units(loom_op_result *out, loom_store *store, const delta_sn
 		rc = OPS_ERR(LOOM_ECANCELLED, "%s cancelled before its commit", job->name);
 		goto cleanup;
 	}
-	removed_totals(plan, &t);
+	if ((rc = removed_totals(snap, plan, &t)) < 0)
+		goto cleanup;
 	for (i = 0; i < nunits; i++) {
 		t.batches += units[i].result.batches;
 		for (j = 0; j < units[i].result.num_files; j++)
@@ -551,7 +564,8 @@ static int commit_pending(partial_run *pr)
 	job.zcube_ids = ids;
 	memset(&t, 0, sizeof(t));
 	t.version = -1;
-	removed_totals(&sub, &t);
+	if ((rc = removed_totals(NULL, &sub, &t)) < 0)
+		goto done;
 	for (k = 0; k < n; k++) {
 		t.batches += us[k].result.batches;
 		for (j = 0; j < us[k].result.num_files; j++)

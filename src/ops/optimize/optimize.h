@@ -27,15 +27,25 @@
 
 /* One unit of the plan: files of one partition. */
 typedef struct compact_bin {
-	const delta_file **files;         /* into the plan's array */
+	const uint32_t *pos;              /* its files' live positions, into
+	                                   * the plan's array */
+	const delta_file **files;         /* the same files, into the plan's
+	                                   * array: set by compact_plan_files */
 	size_t num_files;
 	int64_t bytes;
 	size_t partition;                 /* index of its partition */
 } compact_bin;
 
-/* The plan of an OPTIMIZE run. */
+struct plan_views;
+
+/* The plan of an OPTIMIZE run. Planning holds positions only (4 bytes a
+ * file: a dry run over a snapshot in the compact file index makes no
+ * delta_file); the files themselves are fetched for the run. */
 typedef struct compact_plan {
-	const delta_file **storage;       /* the bins' files, bin after bin */
+	uint32_t *storage;                /* the bins' files' live positions,
+	                                   * bin after bin */
+	const delta_file **files;         /* the same files (compact_plan_files) */
+	struct plan_views *views;         /* what they point into, with an index */
 	compact_bin *bins;
 	size_t num_bins;
 	size_t considered;                /* live files in scope (filter) */
@@ -49,6 +59,20 @@ typedef struct compact_plan {
 } compact_plan;
 
 void compact_plan_dispose(compact_plan *plan);
+
+/* Set every bin's `files` (and plan->files): pointers into the snapshot's
+ * arrays, or, for a snapshot in the compact file index, views of its
+ * files with their stats (a remove carries them) kept by the plan. Once;
+ * later calls return at once. */
+int compact_plan_files(compact_plan *plan, const delta_snapshot *snap);
+
+/* What every plan builder ends with: the files set at once when the
+ * snapshot has its arrays (as planning always did), left to
+ * compact_plan_files before a run when it has the index. */
+int compact_plan_finish(compact_plan *plan, const delta_snapshot *snap);
+
+/* Free what compact_plan_files made (compact_plan_dispose calls it). */
+void compact_plan_drop_files(compact_plan *plan);
 
 struct partition_groups;
 /* The start every plan shares: `plan` emptied, its target and read version
@@ -152,6 +176,7 @@ int optimize_commit_units(loom_op_result *out, loom_store *store, const delta_sn
                           const optimize_job *job);
 
 /* The result of a run that writes nothing (dry run, nothing to do). */
-int optimize_result_plan_only(loom_op_result *out, const compact_plan *plan, const optimize_job *job);
+int optimize_result_plan_only(loom_op_result *out, const delta_snapshot *snap, const compact_plan *plan,
+                              const optimize_job *job);
 
 #endif

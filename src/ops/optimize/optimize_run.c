@@ -32,8 +32,9 @@ int optimize_run(loom_op_result *out, loom_store *store, const delta_snapshot *s
 		 * a real run still sweeps the log temps such a run left */
 		if (!job->common.dry_run)
 			delta_log_sweep_temps(store, job->common.clock);
-		rc = optimize_result_plan_only(out, &plan, job);
-	} else {
+		rc = optimize_result_plan_only(out, snap, &plan, job);
+	} else if ((rc = compact_plan_files(&plan, snap)) == 0) {
+		/* the run reads the files themselves; planning kept positions */
 		rc = fl->execute(ctx, out, store, snap, &plan, job);
 	}
 done:

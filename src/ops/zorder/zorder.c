@@ -179,35 +179,69 @@ static int has_tag(const delta_file *f, const char *tag)
 	return found && v && strcmp(v, tag) == 0;
 }
 
+/* Whether every file of a partition carries this run's tag. */
+static int all_tagged(const delta_snapshot *snap, const uint32_t *pos, size_t n, const char *tag,
+                      delta_file_scratch *sc, int *clustered)
+{
+	size_t k;
+	*clustered = 1;
+	for (k = 0; k < n && *clustered; k++) {
+		delta_file f;
+		delta_file_scratch_reset(sc);
+		LOOM_TRY(delta_snapshot_live_file(snap, pos[k], sc, &f));
+		*clustered = has_tag(&f, tag);
+	}
+	return 0;
+}
+
+/* A partition's files as one bin. */
+static int add_partition(compact_plan *plan, const delta_snapshot *snap, size_t g, const uint32_t *pos,
+                         size_t n, delta_file_scratch *sc)
+{
+	compact_bin *b = &plan->bins[plan->num_bins++];
+	size_t k;
+	b->pos = &plan->storage[plan->files_in_bins];
+	b->partition = g;
+	for (k = 0; k < n; k++) {
+		delta_file f;
+		delta_file_scratch_reset(sc);
+		LOOM_TRY(delta_snapshot_live_file(snap, pos[k], sc, &f));
+		plan->storage[plan->files_in_bins++] = pos[k];
+		b->num_files++;
+		b->bytes += f.size;
+		plan->dvs_in_bins += f.dv.storage_type != 0;
+	}
+	plan->bytes_in_bins += b->bytes;
+	plan->partitions_optimized++;
+	return 0;
+}
+
 /* One bin per partition whose files are not all clustered by this run's
  * columns and curve (every partition with --full). */
 int zorder_plan(const zrun *run, compact_plan *plan, const delta_snapshot *snap, int64_t target)
 {
 	partition_groups pg;
-	size_t g, k;
+	delta_file_scratch sc;
+	size_t g;
+	int rc = 0;
 
 	LOOM_TRY(compact_plan_start(plan, &pg, snap, target, NULL, 0, snap->num_files));
-	for (g = 0; g < pg.num_groups; g++) {
-		int clustered = 1;
-		compact_bin *b;
-		for (k = pg.begin[g]; k < pg.begin[g + 1]; k++)
-			clustered &= has_tag(pg.files[k], run->tag);
-		if (clustered && !run->p->full)
-			continue;
-		b = &plan->bins[plan->num_bins++];
-		b->files = &plan->storage[plan->files_in_bins];
-		b->partition = g;
-		for (k = pg.begin[g]; k < pg.begin[g + 1]; k++) {
-			plan->storage[plan->files_in_bins++] = pg.files[k];
-			b->num_files++;
-			b->bytes += pg.files[k]->size;
-			plan->dvs_in_bins += pg.files[k]->dv.storage_type != 0;
-		}
-		plan->bytes_in_bins += b->bytes;
-		plan->partitions_optimized++;
+	delta_file_scratch_init(&sc);
+	for (g = 0; g < pg.num_groups && rc == 0; g++) {
+		const uint32_t *pos = pg.pos + pg.begin[g];
+		size_t n = pg.begin[g + 1] - pg.begin[g];
+		int clustered = 0;
+		if ((rc = all_tagged(snap, pos, n, run->tag, &sc, &clustered)) == 0 &&
+		    (!clustered || run->p->full))
+			rc = add_partition(plan, snap, g, pos, n, &sc);
 	}
+	if (rc == 0)
+		rc = compact_plan_finish(plan, snap);
+	delta_file_scratch_dispose(&sc);
 	partition_groups_dispose(&pg);
-	return 0;
+	if (rc < 0)
+		compact_plan_dispose(plan);
+	return rc;
 }
 
 unsigned zorder_key_bits(size_t ncols)
@@ -337,6 +371,7 @@ static const optimize_flavour zorder_flavour = {
 static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 {
 	delta_snapshot *snap = NULL;
+	delta_load_opts lo;
 	optimize_job job;
 	int rc;
 
@@ -345,7 +380,11 @@ static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 	job.tag_value = run->tag;
 	job.param_key = "zOrderBy";
 	job.param_value = run->param;
-	if ((rc = delta_snapshot_load(&snap, store, -1, NULL)) < 0)
+	/* planning reads the compact file index (issue 30); the files are
+	 * fetched from it for the run (compact_plan_files) */
+	delta_load_opts_init(&lo);
+	lo.file_index = 1;
+	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		return rc;
 	rc = optimize_run(out, store, snap, &zorder_flavour, run, &job, run->p->target_size);
 	delta_snapshot_free(snap);
