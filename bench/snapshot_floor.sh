@@ -6,7 +6,8 @@
 # plus COMMITS one-add commits after it; then the snapshot loaded into the
 # compact file index (tests/snapshot_mem --index --stats-pass: index bytes
 # and peak RSS per live file, a pass over every file's stats) and, for
-# comparison, the load as it is today (snapshot_mem).
+# comparison, the load as it is today (snapshot_mem); then the compaction
+# and Z-order dry runs' peak RSS (LOOM_BIN=another loom for a before/after).
 #   bench/snapshot_floor.sh [FILES] [COMMITS] [KIND]   (default 1000000 1000 classic)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -70,3 +71,8 @@ echo "== compact file index"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$build/tests/snapshot_mem" "$t" --index --stats-pass
 echo "== today's snapshot (stats kept)"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$build/tests/snapshot_mem" "$t" | tail -3
+# compaction and Z-order planning read the index: issue 30 allows the
+# snapshot's peak (above) + 256 MiB; a dry run plans and writes nothing
+echo "== planning: loom compact --dry-run, loom zorder --columns id --dry-run"
+/usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" compact "$t" --dry-run | tail -1
+/usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" zorder "$t" --columns id --dry-run | tail -1
