@@ -345,6 +345,29 @@ static json_t *table_json(const loom_table_result *t)
 	return o;
 }
 
+/* One table's object dumped alone (jansson's memory: free()), or NULL. */
+static char *table_dump(const loom_table_result *t)
+{
+	json_t *o = table_json(t);
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+#define TABLE_INDENT "    "
+#define TABLE_SEP ",\n    "
+#define TABLES_END "\n  ]\n}"
+
+/* The bytes put_indented writes for `s`. */
+static size_t indented_len(const char *s)
+{
+	size_t n = strlen(s);
+	const char *nl;
+	for (nl = strchr(s, '\n'); nl; nl = strchr(nl + 1, '\n'))
+		n += strlen(TABLE_INDENT);
+	return n;
+}
+
 /* `s` with `indent` after each newline (a JSON string never holds a raw
  * newline, so each one starts a line of the dump). */
 static int put_indented(loom_buf *b, const char *s, const char *indent)
@@ -403,19 +426,32 @@ LOOM_EXTERN(int) loom_report_to_json(char **out, const loom_report *rep)
 	if (rep->n_tables == 0 || !tail) {
 		rc = loom_buf_puts(&b, s);
 	} else {
-		rc = loom_buf_put(&b, s, (size_t)(tail - s));
-		if (rc == 0)
-			rc = loom_buf_puts(&b, "[\n    ");
+		/* measured first, so the text is allocated once: the same
+		 * allocations whatever the durations' digits (test_plan_alloc
+		 * fails each one in turn) */
+		size_t total = (size_t)(tail - s) + strlen("[\n" TABLE_INDENT);
 		for (i = 0; rc == 0 && i < rep->n_tables; i++) {
-			json_t *t = table_json(&rep->tables[i]);
-			char *ts = json_dumps(t, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			json_decref(t);
+			char *ts = table_dump(&rep->tables[i]);
+			if (!ts)
+				rc = LOOM_ENOMEM;
+			else
+				total += indented_len(ts) + strlen(i + 1 < rep->n_tables ? TABLE_SEP : TABLES_END);
+			free(ts);
+		}
+		if (rc == 0)
+			rc = loom_buf_grow(&b, total);
+		if (rc == 0)
+			rc = loom_buf_put(&b, s, (size_t)(tail - s));
+		if (rc == 0)
+			rc = loom_buf_puts(&b, "[\n" TABLE_INDENT);
+		for (i = 0; rc == 0 && i < rep->n_tables; i++) {
+			char *ts = table_dump(&rep->tables[i]);
 			if (!ts)
 				rc = LOOM_ENOMEM;
 			if (rc == 0)
-				rc = put_indented(&b, ts, "    ");
+				rc = put_indented(&b, ts, TABLE_INDENT);
 			if (rc == 0)
-				rc = loom_buf_puts(&b, i + 1 < rep->n_tables ? ",\n    " : "\n  ]\n}");
+				rc = loom_buf_puts(&b, i + 1 < rep->n_tables ? TABLE_SEP : TABLES_END);
 			free(ts);
 		}
 	}

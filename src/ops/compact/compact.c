@@ -136,10 +136,12 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	optimize_job job;
 	int rc;
 
-	/* planning reads the compact file index (issue 30); the files are
-	 * fetched from it for the run (compact_plan_files) */
+	/* a dry run plans on the compact file index (issue 30). A run loads
+	 * the files with their stats as before: its removes carry the stats,
+	 * which the index leaves in the log, and reading them again costs a
+	 * GET per commit file on an object store (s3_request_counts) */
 	delta_load_opts_init(&lo);
-	lo.file_index = 1;
+	lo.file_index = p->common.dry_run;
 	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		return rc;
 	if (cluster_applies(snap)) {
