@@ -25,7 +25,9 @@ table keeps every row.
 Failures are retried a bounded number of times: a unit that raises is
 resubmitted by Dask up to `retries` times (``client.map(..., retries=)``);
 a unit whose worker dies is rescheduled by the scheduler up to its
-``distributed.scheduler.allowed-failures`` (then ``KilledWorker``). A
+``distributed.scheduler.allowed-failures`` (then ``KilledWorker``); the
+plan the units read is itself a task, recomputed when every worker that
+held it died. A
 unit that was lost or ran twice leaves only files that no version
 references; ``vacuum(full=True)`` removes them later. Storage credentials
 never travel in plans or results: workers take them from `location` (a
@@ -115,6 +117,11 @@ def execute_unit(plan: str, unit: int, location: Any = None, threads: int = 1) -
 # ---- the driver ------------------------------------------------------------------
 
 
+def _plan_text(text: str) -> str:
+    """The plan as a Dask task (see _drive)."""
+    return text
+
+
 def _workers(client: Any) -> int:
     try:
         return max(len(client.scheduler_info().get("workers", {})), 1)
@@ -147,7 +154,7 @@ def _commit_batches(plan: dict[str, Any], done: Iterable[UnitResult], every: int
 def _drive(client: Any, uri: str, operation: str, plan_text: str, plan_seconds: float, *,
            location: Any, retries: int, commit_every: int | None, threads: int,
            unit_fn: Callable[..., UnitResult], t0: float) -> TableRun:
-    from distributed import as_completed
+    from distributed import as_completed, wait
 
     plan = json.loads(plan_text)
     n = len(plan["units"])
@@ -156,12 +163,19 @@ def _drive(client: Any, uri: str, operation: str, plan_text: str, plan_seconds: 
     if n == 0:
         run.wall_seconds = time.monotonic() - t0
         return run
-    # every worker holds the plan: one that dies takes no copy with it
-    shared = client.scatter(plan_text, broadcast=True)
     name = os.path.basename(uri.rstrip("/")) or "table"
     # unique per submission: running the same plan again must not find the
     # results of an earlier run under the same keys
     run_id = uuid.uuid4().hex[:8]
+    # the plan reaches the workers as a task's result, not scattered data:
+    # the scheduler keeps the task and recomputes it when the workers that
+    # held it die (scattered data has no recipe: the active memory manager
+    # trims its replicas, and losing the last one cancelled every unit)
+    shared = client.submit(_plan_text, plan_text, key=f"loom-plan-{name}-{run_id}", pure=False)
+    # ... on every worker before the units are placed: a unit goes where
+    # its inputs are, and all of them would queue behind the one holder
+    wait([shared])  # type: ignore[no-untyped-call]
+    client.replicate([shared])
     keys = [f"loom-{operation}-{name}-{run_id}-{i}" for i in range(n)]
     futures = client.map(unit_fn, [shared] * n, list(range(n)), key=keys, retries=retries,
                          pure=False, location=location, threads=threads)

@@ -33,3 +33,30 @@ def kill_once(plan: str, unit: int, location: Any = None, threads: int = 1, *,
 def written_keys(marker: str) -> list[str]:
     import json
     return sorted(a["key"] for a in json.loads(Path(marker).read_text())["adds"])
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def kill_all_once(plan: str, unit: int, location: Any = None, threads: int = 1, *,
+                  marker: str = "", victim: int = 0) -> loom_dask.UnitResult:
+    """Unit `victim`'s first attempt kills every worker of the cluster
+    (itself last) before any unit hands in a result: whatever the workers
+    held -- the plan included -- is gone, and the nannies restart them."""
+    if unit == victim:
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            fd = -1
+        if fd >= 0:
+            os.close(fd)
+            from distributed import get_client, get_worker
+            me = get_worker().address
+            client = get_client()
+            others = [w for w in client.scheduler_info()["workers"] if w != me]
+            # a LocalCluster: the workers are processes of this machine
+            for pid in client.run(os.getpid, workers=others).values():
+                os.kill(pid, signal.SIGKILL)
+            _die()
+    return loom_dask.execute_unit(plan, unit, location, threads)

@@ -149,6 +149,8 @@ class DaskCluster(unittest.TestCase):
 
     def setUp(self) -> None:
         self.client = _Shared.client
+        # a test that killed workers leaves the nannies restarting them
+        self.client.wait_for_workers(3, timeout=120)
         self.base = _Shared.base
         self.tmpdir = _Shared.tmpdir
 
@@ -196,6 +198,22 @@ class LocalDirectoryTest(DaskCluster):
         leftover = dask_faults.written_keys(marker)
         self.assertTrue(leftover)
         self.assertEqual(live_orphans(dist), leftover, "orphans = the killed attempt's files")
+        native.vacuum(str(dist), retention_hours=0, dry_run=False, full=True, retention_check=False)
+        self.assertEqual(live_orphans(dist), [])
+
+    def test_every_worker_killed_mid_run(self) -> None:
+        # the plan every unit reads lives on the workers: all of them dying
+        # at once must cost a recomputation, not the run (a scattered plan
+        # had no other copy: its units were cancelled)
+        dist = self.copy("dist")
+        marker = str(self.tmpdir / "killed-all")
+        fn = functools.partial(dask_faults.kill_all_once, marker=marker, victim=1)
+        run = loom_dask.compact(str(dist), self.client, target_size=CTARGET, units=4, unit_fn=fn)
+        self.assertTrue(os.path.exists(marker), "the victim ran (and killed the cluster)")
+        self.assertEqual(run.versions, [1])
+        self.assertEqual(sorted(u.unit for u in run.unit_results), list(range(run.units)))
+        self.assertEqual(fingerprint(dist), self.base_fingerprint())
+        self.assertTrue(oracle("verify", str(dist))["ok"])
         native.vacuum(str(dist), retention_hours=0, dry_run=False, full=True, retention_check=False)
         self.assertEqual(live_orphans(dist), [])
         self.assertEqual(fingerprint(dist), self.base_fingerprint())

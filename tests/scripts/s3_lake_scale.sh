@@ -82,6 +82,12 @@ for verb in health maintain; do
   done
   a=$(cat "$TEST_TMP/$verb-small.rss"); b=$(cat "$TEST_TMP/$verb-big.rss")
   echo "$verb --jobs 8: peak RSS $a KiB over $N tables, $b KiB over $((4 * N))"
+  # under ASan freed memory waits in the quarantine (256 MiB): RSS follows
+  # what was ever allocated, so the bound holds in the regular pass only
+  if grep -q __asan_init "$LOOM_BIN"; then
+    echo "sanitizer build: RSS bound not checked (ASan quarantine)"
+    continue
+  fi
   # margin: a quarter of the N run's peak plus 4 MiB (jobs overlap differently run to run)
   expect "$verb: peak RSS $b KiB over $((4 * N)) tables within a margin of $a KiB over $N" \
     test "$b" -le $((a + a / 4 + 4096))

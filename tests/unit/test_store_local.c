@@ -216,6 +216,7 @@ TEST(list_order_crosses_directories)
 	CHECK_STR(c.keys[4], "b/a.parquet");
 	loom_store_free(s);
 	test_rmtree(dir);
+	free(dir);
 }
 
 TEST(list_is_sorted_recursive_and_resumable)
