@@ -144,6 +144,7 @@ typedef struct ckpt_reader {
 	delta_parse_scratch sc;
 	int64_t version;
 	int sidecars_only;          /* project the sidecar leaves alone */
+	int copy_failed;            /* a str_at copy ran out of memory */
 } ckpt_reader;
 
 static int row_cell(const ckpt_reader *cr, cursor *c, cell *out, size_t row)
@@ -185,6 +186,7 @@ static const char *str_at(ckpt_reader *cr, int role, size_t k)
 {
 	const pq_column *col;
 	const cell *c = &cr->cells[role];
+	const char *s;
 	size_t vi;
 	if (cr->col[role] < 0 || k >= c->n)
 		return NULL;
@@ -192,8 +194,27 @@ static const char *str_at(ckpt_reader *cr, int role, size_t k)
 	if (col->type != PQ_BYTE_ARRAY)
 		return NULL;
 	vi = c->first + k;
-	return loom_arena_strndup(&cr->sc.arena, (const char *)col->data + col->offsets[vi],
-	                          col->offsets[vi + 1] - col->offsets[vi]);
+	s = loom_arena_strndup(&cr->sc.arena, (const char *)col->data + col->offsets[vi],
+	                       col->offsets[vi + 1] - col->offsets[vi]);
+	if (!s)
+		cr->copy_failed = 1;
+	return s;
+}
+
+/* NULL from str_at reads as an absent value: before an action is used,
+ * say whether one of its strings was in fact not copied. */
+static int copies_ok(const ckpt_reader *cr, const char *where)
+{
+	if (!cr->copy_failed)
+		return 0;
+	return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "%s: out of memory copying its values", where);
+}
+
+static int emit(const ckpt_reader *cr, const char *where, delta_action_sink sink, void *ctx,
+                const delta_action *a)
+{
+	LOOM_TRY(copies_ok(cr, where));
+	return sink(ctx, a);
 }
 
 static int has(const ckpt_reader *cr, int role)
@@ -471,8 +492,9 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 			LOOM_TRY(kv_at(cr, A_PVK, A_PVV, &f->partition_values, &f->num_partition_values));
 		else
 			LOOM_TRY(pv_from_parsed(cr, f));
+		LOOM_TRY(copies_ok(cr, where));
 		LOOM_TRY(delta_file_make_key(f, &cr->sc, where));
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	if (has(cr, R_PATH)) {
 		delta_file *f = &a.u.file;
@@ -493,8 +515,9 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		LOOM_TRY(dv_at(cr, R_DVT, R_DVP, R_DVO, R_DVS, R_DVC, &f->dv, row));
 		LOOM_TRY(kv_at(cr, R_TAGK, R_TAGV, &f->tags, &f->num_tags));
 		LOOM_TRY(kv_at(cr, R_PVK, R_PVV, &f->partition_values, &f->num_partition_values));
+		LOOM_TRY(copies_ok(cr, where));
 		LOOM_TRY(delta_file_make_key(f, &cr->sc, where));
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	if (has(cr, M_ID)) {
 		delta_metadata *m = &a.u.metadata;
@@ -512,7 +535,7 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		LOOM_TRY(kv_at(cr, M_OPTK, M_OPTV, &m->format_options, &m->num_format_options));
 		LOOM_TRY(kv_at(cr, M_CONFK, M_CONFV, &m->configuration, &m->num_configuration));
 		LOOM_TRY(list_at(cr, M_PCOLS, &m->partition_columns, &m->num_partition_columns));
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	if (has(cr, P_RV)) {
 		delta_protocol *p = &a.u.protocol;
@@ -522,7 +545,7 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		p->min_writer_version = (int32_t)int_at(cr, P_WV, 1);
 		LOOM_TRY(list_at(cr, P_RF, &p->reader_features, &p->num_reader_features));
 		LOOM_TRY(list_at(cr, P_WF, &p->writer_features, &p->num_writer_features));
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	if (has(cr, T_APP)) {
 		memset(&a, 0, sizeof(a));
@@ -530,7 +553,7 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		a.u.txn.app_id = str_at(cr, T_APP, 0);
 		a.u.txn.version = int_at(cr, T_VER, -1);
 		a.u.txn.last_updated = int_at(cr, T_LU, -1);
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	if (has(cr, D_DOM)) {
 		memset(&a, 0, sizeof(a));
@@ -540,13 +563,13 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		if (!a.u.domain.configuration)
 			a.u.domain.configuration = "";
 		a.u.domain.removed = (uint8_t)int_at(cr, D_REM, 0);
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	if (has(cr, C_VER)) {
 		memset(&a, 0, sizeof(a));
 		a.type = DELTA_ACT_CHECKPOINT_METADATA;
 		a.u.checkpoint_version = int_at(cr, C_VER, -1);
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	if (has(cr, S_PATH)) {
 		memset(&a, 0, sizeof(a));
@@ -554,7 +577,7 @@ static int emit_row(ckpt_reader *cr, size_t row, delta_action_sink sink, void *c
 		a.u.sidecar.path = str_at(cr, S_PATH, 0);
 		a.u.sidecar.size_in_bytes = int_at(cr, S_SIZE, -1);
 		a.u.sidecar.modification_time = int_at(cr, S_MTIME, -1);
-		LOOM_TRY(sink(ctx, &a));
+		LOOM_TRY(emit(cr, where, sink, ctx, &a));
 	}
 	return 0;
 }

@@ -722,7 +722,9 @@ static int load_listed(delta_snapshot **out, loom_store *store, int64_t version,
 		}
 	}
 	if (rc < 0) {
-		if (have_err)
+		/* the first candidate's error, when it recorded one (a code
+		 * returned without a message would turn into 0: success) */
+		if (have_err && first_err.code < 0)
 			rc = loom_err(first_err.code, first_err.klass, "%s", first_err.message);
 		goto out;
 	}

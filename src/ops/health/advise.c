@@ -146,11 +146,12 @@ static int advise_clustering(loom_health *h)
 	{
 		const char **cols = loom_calloc(h->n_columns, sizeof(*cols));
 		char **grown = loom_reallocarray(h->strings, h->n_strings + 1, sizeof(*grown));
+		if (grown)   /* the old array is gone even when cols failed */
+			h->strings = grown;
 		if (!cols || !grown) {
 			loom_free(cols);
 			return AERR();
 		}
-		h->strings = grown;
 		h->strings[h->n_strings++] = (char *)cols;
 		for (c = 0; c < h->n_columns; c++)
 			cols[c] = h->columns[c].column;
