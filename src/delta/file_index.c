@@ -408,6 +408,14 @@ int delta_file_index_brief(const delta_file_index *x, delta_file_list list, size
 	return 0;
 }
 
+int delta_file_index_has_stats(const delta_file_index *x, delta_file_list list, size_t i)
+{
+	const fx_rec *r = rec_of(x, list, i);
+	if (!r)
+		return out_of_range(i);
+	return r->stats_src != NONE;
+}
+
 int delta_file_index_get(const delta_file_index *x, delta_file_list list, size_t i,
                          delta_file_scratch *sc, delta_file *out)
 {

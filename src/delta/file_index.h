@@ -103,6 +103,10 @@ typedef struct delta_file_brief {
 int delta_file_index_brief(const delta_file_index *x, delta_file_list list, size_t i,
                            delta_file_brief *out);
 
+/* 1 when the i-th file has stats text (held or left in the log), 0 when
+ * it has none, without reading it; negative when i is out of range. */
+int delta_file_index_has_stats(const delta_file_index *x, delta_file_list list, size_t i);
+
 /* Only the decoded path of the i-th file, into `out` (cleared first). */
 int delta_file_index_path(const delta_file_index *x, delta_file_list list, size_t i,
                           loom_buf *out);

@@ -108,8 +108,9 @@ int delta_snapshot_load(delta_snapshot **out, loom_store *store, int64_t version
                         const delta_load_opts *opts);
 void delta_snapshot_free(delta_snapshot *s);
 
-/* The live file whose decoded path is `path` (NULL if none). Binary
- * search; O(log n). */
+/* The live file whose decoded path is `path` (NULL if none, and always
+ * NULL on a snapshot in the file index: ask delta_snapshot_live_find).
+ * Binary search; O(log n). */
 const delta_file *delta_snapshot_find_file(const delta_snapshot *s, const char *path);
 
 /* The i-th live file (path order) however the snapshot holds its files
@@ -129,6 +130,20 @@ int delta_snapshot_live_brief(const delta_snapshot *s, size_t i, delta_file_brie
  * `sc`. Without the index out->stats is already set. */
 int delta_snapshot_live_stats(const delta_snapshot *s, delta_stats_reader *rd, size_t i,
                               delta_file_scratch *sc, delta_file *out);
+
+/* 1 when the i-th live file has stats text, 0 when it has none (without
+ * reading stats the index left in the log); negative when out of range. */
+int delta_snapshot_live_has_stats(const delta_snapshot *s, size_t i);
+
+/* The position of the live file whose decoded path is `path`, or -1.
+ * O(log n), on the arrays or the index. */
+long long delta_snapshot_live_find(const delta_snapshot *s, const char *path);
+
+/* The i-th tombstone (path order) as delta_snapshot_live_file gives a live
+ * file: tombstones[i] copied, or a view of the index (stats NULL when the
+ * index left them in the log). */
+int delta_snapshot_tombstone(const delta_snapshot *s, size_t i, delta_file_scratch *sc,
+                             delta_file *out);
 
 /* Whether a tombstone has expired at `now_ms` under `retention_ms`
  * (delta.deletedFileRetentionDuration): deletionTimestamp + retention <

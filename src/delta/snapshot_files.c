@@ -12,6 +12,11 @@ static int out_of_range(size_t i)
 	return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "live file position %zu out of range", i);
 }
 
+static int tombstone_out_of_range(size_t i)
+{
+	return loom_err(LOOM_EINVAL, LOOM_ERRCLASS_DELTA, "tombstone position %zu out of range", i);
+}
+
 int delta_snapshot_live_file(const delta_snapshot *s, size_t i, delta_file_scratch *sc,
                              delta_file *out)
 {
@@ -47,5 +52,43 @@ int delta_snapshot_live_stats(const delta_snapshot *s, delta_stats_reader *rd, s
 	out->stats = loom_arena_strndup(&sc->arena, sc->tmp.ptr ? sc->tmp.ptr : "", sc->tmp.size);
 	if (!out->stats)
 		return loom_err(LOOM_ENOMEM, LOOM_ERRCLASS_OS, "out of memory reading a file's stats");
+	return 0;
+}
+
+int delta_snapshot_live_has_stats(const delta_snapshot *s, size_t i)
+{
+	if (s->index)
+		return delta_file_index_has_stats(s->index, DELTA_FILES_LIVE, i);
+	if (i >= s->num_files)
+		return out_of_range(i);
+	return s->files[i]->stats != NULL;
+}
+
+long long delta_snapshot_live_find(const delta_snapshot *s, const char *path)
+{
+	size_t lo = 0, hi = s->files ? s->num_files : 0;
+	if (s->index)
+		return delta_file_index_find(s->index, path);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->files[mid]->path, path);
+		if (c == 0)
+			return (long long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+int delta_snapshot_tombstone(const delta_snapshot *s, size_t i, delta_file_scratch *sc,
+                             delta_file *out)
+{
+	if (s->index)
+		return delta_file_index_get(s->index, DELTA_FILES_TOMBSTONES, i, sc, out);
+	if (i >= s->num_tombstones)
+		return tombstone_out_of_range(i);
+	*out = *s->tombstones[i];
 	return 0;
 }

@@ -804,18 +804,8 @@ void delta_snapshot_free(delta_snapshot *s)
 
 const delta_file *delta_snapshot_find_file(const delta_snapshot *s, const char *path)
 {
-	size_t lo = 0, hi = s->files ? s->num_files : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->files[mid]->path, path);
-		if (c == 0)
-			return s->files[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	long long i = s->files ? delta_snapshot_live_find(s, path) : -1;
+	return i >= 0 ? s->files[i] : NULL;
 }
 
 const char *delta_snapshot_property(const delta_snapshot *s, const char *key)

@@ -11,7 +11,6 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/error.h"
-#include "util/hashmap.h"
 #include "util/percent.h"
 #include "util/versioned.h"
 
@@ -131,6 +130,65 @@ static char *physical_path(const delta_snapshot *snap, const char *logical)
 	return b.ptr;
 }
 
+static void free_columns(char **cols, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		loom_free(cols[i]);
+	loom_free(cols);
+}
+
+/* "a,b" as the columns a and b (empty names skipped). */
+static int split_columns(const char *list, char ***out, size_t *n)
+{
+	char *copy = loom_strdup(list), *tok, *save = NULL;
+	int rc = 0;
+	if (!copy)
+		return HERR(LOOM_ENOMEM, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+		char **g = loom_reallocarray(*out, *n + 1, sizeof(*g));
+		if (g)
+			*out = g;
+		if (!g || !(g[*n] = loom_strdup(tok)))
+			rc = HERR(LOOM_ENOMEM, "out of memory");
+		else
+			(*n)++;
+	}
+	loom_free(copy);
+	if (rc < 0) {
+		free_columns(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* The columns of the loom.zorder tag ("curve:a,b") of the first live file
+ * that carries one; *n 0 when none does. */
+static int tag_columns(const delta_snapshot *snap, char ***out, size_t *n)
+{
+	delta_file_scratch sc;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	delta_file_scratch_init(&sc);
+	for (i = 0; i < snap->num_files && rc == 0 && !*out; i++) {
+		delta_file f;
+		const char *v, *c;
+		delta_file_scratch_reset(&sc);
+		if ((rc = delta_snapshot_live_file(snap, i, &sc, &f)) < 0)
+			break;
+		v = delta_kv_get(f.tags, f.num_tags, "loom.zorder", NULL);
+		c = v ? strchr(v, ':') : NULL;
+		if (c && c[1])
+			rc = split_columns(c + 1, out, n);
+	}
+	delta_file_scratch_dispose(&sc);
+	return rc;
+}
+
 /* The columns clustering is judged on: the policy's (declared Z-order
  * columns), else the table's clustering columns, else the last Z-order's
  * (zOrderBy of the last OPTIMIZE after the checkpoint, else the
@@ -158,29 +216,7 @@ static int pick_columns(loom_health *h, const delta_snapshot *snap, const health
 		n = scan->n_zorder_columns;
 		source = "zorder";
 	} else {
-		/* the loom.zorder tag of the first tagged file: "curve:a,b" */
-		for (i = 0; i < snap->num_files && !tag_cols; i++) {
-			const char *v = delta_kv_get(snap->files[i]->tags, snap->files[i]->num_tags,
-			                             "loom.zorder", NULL);
-			const char *c = v ? strchr(v, ':') : NULL;
-			if (c && c[1]) {
-				char *copy = loom_strdup(c + 1), *tok, *save = NULL;
-				if (!copy)
-					return HERR(LOOM_ENOMEM, "out of memory");
-				for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-					char **g = loom_reallocarray(tag_cols, n_tag + 1, sizeof(*g));
-					if (!g || !(g[n_tag] = loom_strdup(tok))) {
-						if (g)
-							tag_cols = g;
-						rc = HERR(LOOM_ENOMEM, "out of memory");
-						break;
-					}
-					tag_cols = g;
-					n_tag++;
-				}
-				loom_free(copy);
-			}
-		}
+		rc = tag_columns(snap, &tag_cols, &n_tag);
 		cols = (const char *const *)tag_cols;
 		n = n_tag;
 		source = n ? "zorder" : NULL;
@@ -216,9 +252,7 @@ static int pick_columns(loom_health *h, const delta_snapshot *snap, const health
 				rc = HERR(LOOM_ENOMEM, "out of memory");
 		}
 	}
-	for (i = 0; i < n_tag; i++)
-		loom_free(tag_cols[i]);
-	loom_free(tag_cols);
+	free_columns(tag_cols, n_tag);
 	return rc;
 }
 
@@ -232,53 +266,89 @@ static int is_clustered_file(const loom_health *h, const delta_file *f)
 	return c && strcmp(c + 1, h->zorder_tag) == 0;
 }
 
-/* Health reads the snapshot's arrays (it has not moved to the compact
- * file index): a group's files are pointers into them. */
+static int name_part(const delta_snapshot *snap, const delta_file *f, loom_buf *name,
+                     health_part *p)
+{
+	LOOM_TRY(partition_name(snap, f, name));
+	if (!(p->name = loom_strdup(name->ptr ? name->ptr : "")))
+		return HERR(LOOM_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* One partition's file figures, its name (from its first file) and, with
+ * clustering columns, how many of its files the last clustering run did not
+ * write. Files are read one at a time through a view (issue 30: the
+ * snapshot's files may be in the compact file index). */
+static int part_files(loom_health *h, const delta_snapshot *snap, health_part *p,
+                      const uint32_t *pos, size_t n, loom_buf *name, int64_t *unclustered)
+{
+	delta_file_scratch sc;
+	size_t i;
+	int rc = 0;
+
+	*unclustered = 0;
+	delta_file_scratch_init(&sc);
+	for (i = 0; i < n && rc == 0; i++) {
+		delta_file f;
+		int has_stats;
+		delta_file_scratch_reset(&sc);
+		if ((rc = delta_snapshot_live_file(snap, pos[i], &sc, &f)) < 0)
+			break;
+		if ((has_stats = delta_snapshot_live_has_stats(snap, pos[i])) < 0) {
+			rc = has_stats;
+			break;
+		}
+		if (i == 0 && (rc = name_part(snap, &f, name, p)) < 0)
+			break;
+		health_files_add(&p->pub.files, &f, has_stats, h->t.target_size,
+		                 h->policy.dv_purge_ratio);
+		if (h->n_columns && !is_clustered_file(h, &f))
+			(*unclustered)++;
+	}
+	delta_file_scratch_dispose(&sc);
+	return rc;
+}
+
+/* Every partition group's figures and clustering depth; the table's depth
+ * per column is the partitions' weighted by the files with stats. One
+ * stats reader serves the whole pass; what is held at a time is one
+ * partition's values. */
 static int fill_partitions(loom_health *h, const delta_snapshot *snap, const partition_groups *pg)
 {
 	loom_buf name = LOOM_BUF_INIT;
-	size_t g, i, c, most = 0;
+	delta_stats_reader rd;
+	size_t g, c;
 	int rc = 0;
 	double *depth_sum = loom_calloc(h->n_columns + 1, sizeof(double));
-	const delta_file **files;
 
-	for (g = 0; g < pg->num_groups; g++)
-		if (pg->begin[g + 1] - pg->begin[g] > most)
-			most = pg->begin[g + 1] - pg->begin[g];
-	files = loom_calloc(most + 1, sizeof(*files));
 	h->parts = loom_calloc(pg->num_groups + 1, sizeof(*h->parts));
-	if (!h->parts || !depth_sum || !files) {
+	if (!h->parts || !depth_sum) {
 		loom_free(depth_sum);
-		loom_free(files);
 		return HERR(LOOM_ENOMEM, "out of memory");
 	}
 	h->n_parts = pg->num_groups;
+	delta_stats_reader_init(&rd, snap->store);
 	for (g = 0; g < pg->num_groups && rc == 0; g++) {
+		const uint32_t *pos = pg->pos + pg->begin[g];
 		size_t n = pg->begin[g + 1] - pg->begin[g];
 		health_part *p = &h->parts[g];
 		int64_t unclustered = 0;
-		for (i = 0; i < n; i++)
-			files[i] = snap->files[pg->pos[pg->begin[g] + i]];
-		if ((rc = partition_name(snap, files[0], &name)) < 0)
+		if ((rc = part_files(h, snap, p, pos, n, &name, &unclustered)) < 0)
 			break;
-		if (!(p->name = loom_strdup(name.ptr ? name.ptr : "")) ||
-		    (h->n_columns && !(p->columns = loom_calloc(h->n_columns, sizeof(*p->columns))))) {
+		p->pub.name = p->name;
+		p->pub.n_columns = h->n_columns;
+		if (!h->n_columns)
+			continue;
+		if (!(p->columns = loom_calloc(h->n_columns, sizeof(*p->columns)))) {
 			rc = HERR(LOOM_ENOMEM, "out of memory");
 			break;
 		}
-		p->pub.name = p->name;
 		p->pub.columns = p->columns;
-		p->pub.n_columns = h->n_columns;
-		for (i = 0; i < n; i++) {
-			health_files_add(&p->pub.files, files[i], h->t.target_size, h->policy.dv_purge_ratio);
-			if (h->n_columns && !is_clustered_file(h, files[i]))
-				unclustered++;
-		}
-		for (c = 0; c < h->n_columns && rc == 0; c++) {
+		if ((rc = health_depth(snap, &rd, pos, n, h->physical, h->n_columns, p->columns)) < 0)
+			break;
+		for (c = 0; c < h->n_columns; c++) {
 			p->columns[c].column = h->columns[c].column;
 			p->columns[c].unclustered_files = unclustered;
-			rc = health_depth(files, n, h->physical[c], &p->columns[c].depth,
-			                  &p->columns[c].files);
 			depth_sum[c] += p->columns[c].depth * (double)p->columns[c].files;
 			h->columns[c].files += p->columns[c].files;
 			h->columns[c].unclustered_files += unclustered;
@@ -286,63 +356,94 @@ static int fill_partitions(loom_health *h, const delta_snapshot *snap, const par
 	}
 	for (c = 0; rc == 0 && c < h->n_columns; c++)
 		h->columns[c].depth = h->columns[c].files ? depth_sum[c] / (double)h->columns[c].files : 0;
+	delta_stats_reader_dispose(&rd);
 	loom_free(depth_sum);
-	loom_free(files);
 	loom_buf_dispose(&name);
 	return rc;
 }
+
+/* The newest remove of the path being read. Tombstones are in path order
+ * (then DV id), so a path's removes are adjacent: one run at a time is
+ * all that is held. */
+typedef struct path_run {
+	int open;            /* 0 before the first tombstone */
+	loom_buf path;
+	int64_t deleted_ms;  /* the newest remove's deletionTimestamp */
+	int64_t size;
+} path_run;
 
 /* A path's newest remove is the one vacuum goes by: an older remove of a
  * path removed again since (a DV updated, then the file purged) is not
  * counted, nor a path that is live again - no vacuum could take either,
  * and counting them would advise a vacuum that never clears. */
-static int latest_removes(const delta_snapshot *snap, loom_map *latest)
+static void count_tombstone(loom_health *h, const delta_snapshot *snap, const path_run *run)
 {
-	size_t i;
-	for (i = 0; i < snap->num_tombstones; i++) {
-		const delta_file *f = snap->tombstones[i];
-		const delta_file *seen = loom_map_gets(latest, f->path);
-		if (seen && seen->deletion_timestamp >= f->deletion_timestamp)
-			continue;
-		if (loom_map_puts(latest, f->path, (void *)f) < 0)
-			return HERR(LOOM_ENOMEM, "out of memory reading the table's tombstones");
+	int64_t r = h->t.deleted_file_retention_ms;
+	int64_t size = run->size > 0 ? run->size : 0;
+	delta_file newest;
+
+	if (delta_snapshot_live_find(snap, run->path.ptr) >= 0)
+		return;
+	memset(&newest, 0, sizeof(newest));
+	newest.deletion_timestamp = run->deleted_ms;
+	if (!delta_tombstone_expired(&newest, h->t.now_ms, r)) {
+		h->t.tombstones_retained++;
+		h->t.tombstones_retained_bytes += size;
+		return;
 	}
-	return 0;
+	h->t.tombstones_expired++;
+	h->t.tombstones_expired_bytes += size;
+	/* a VACUUM at time T (never below the table's retention under loom)
+	 * took every tombstone deleted before T - retention */
+	if (h->t.last_vacuum_ms < 0 || run->deleted_ms >= h->t.last_vacuum_ms - r) {
+		h->t.tombstones_unvacuumed++;
+		h->t.tombstones_unvacuumed_bytes += size;
+	}
 }
 
 static int fill_tombstones(loom_health *h, const delta_snapshot *snap)
 {
-	int64_t r = h->t.deleted_file_retention_ms;
-	loom_map latest = LOOM_MAP_INIT;
+	path_run run = { 0, LOOM_BUF_INIT, 0, 0 };
+	delta_file_scratch sc;
 	size_t i;
-	int rc = latest_removes(snap, &latest);
-	for (i = 0; rc == 0 && i < snap->num_tombstones; i++) {
-		const delta_file *f = snap->tombstones[i];
-		int64_t size = f->size > 0 ? f->size : 0;
-		if (loom_map_gets(&latest, f->path) != f || delta_snapshot_find_file(snap, f->path))
-			continue;
-		if (!delta_tombstone_expired(f, h->t.now_ms, r)) {
-			h->t.tombstones_retained++;
-			h->t.tombstones_retained_bytes += size;
+	int rc = 0;
+
+	delta_file_scratch_init(&sc);
+	for (i = 0; i < snap->num_tombstones && rc == 0; i++) {
+		delta_file t;
+		delta_file_scratch_reset(&sc);
+		if ((rc = delta_snapshot_tombstone(snap, i, &sc, &t)) < 0)
+			break;
+		if (run.open && strcmp(run.path.ptr, t.path) == 0) {
+			/* the first of the newest wins, as the log's order has it */
+			if (t.deletion_timestamp > run.deleted_ms) {
+				run.deleted_ms = t.deletion_timestamp;
+				run.size = t.size;
+			}
 			continue;
 		}
-		h->t.tombstones_expired++;
-		h->t.tombstones_expired_bytes += size;
-		/* a VACUUM at time T (never below the table's retention under
-		 * loom) took every tombstone deleted before T - retention */
-		if (h->t.last_vacuum_ms < 0 || f->deletion_timestamp >= h->t.last_vacuum_ms - r) {
-			h->t.tombstones_unvacuumed++;
-			h->t.tombstones_unvacuumed_bytes += size;
-		}
+		if (run.open)
+			count_tombstone(h, snap, &run);
+		loom_buf_clear(&run.path);
+		if (loom_buf_puts(&run.path, t.path) < 0)
+			rc = HERR(LOOM_ENOMEM, "out of memory reading the table's tombstones");
+		run.open = 1;
+		run.deleted_ms = t.deletion_timestamp;
+		run.size = t.size;
 	}
-	loom_map_dispose(&latest);
+	if (rc == 0 && run.open)
+		count_tombstone(h, snap, &run);
+	delta_file_scratch_dispose(&sc);
+	loom_buf_dispose(&run.path);
 	return rc;
 }
 
 static int compute(loom_health *h, loom_store *store, const char *uri,
-                   const loom_table_location *loc, const char *const *declared, size_t n_declared)
+                   const loom_table_location *loc, const char *const *declared, size_t n_declared,
+                   int file_index)
 {
 	delta_snapshot *snap = NULL;
+	delta_load_opts lo;
 	delta_table_props props;
 	health_log_scan scan;
 	partition_groups pg;
@@ -351,7 +452,11 @@ static int compute(loom_health *h, loom_store *store, const char *uri,
 
 	memset(&scan, 0, sizeof(scan));
 	memset(&pg, 0, sizeof(pg));
-	LOOM_TRY(delta_snapshot_load(&snap, store, -1, NULL));
+	/* in the compact file index (issue 30), stats left in the log until
+	 * the clustering depth asks for them */
+	delta_load_opts_init(&lo);
+	lo.file_index = file_index;
+	LOOM_TRY(delta_snapshot_load(&snap, store, -1, &lo));
 	if ((rc = delta_props_parse(&snap->metadata, &props)) < 0)
 		goto done;
 	h->t.version = snap->version;
@@ -392,6 +497,12 @@ LOOM_EXTERN(int) loom_health_load(loom_health **out, const char *uri,
                                    const loom_table_location *loc,
                                    const loom_health_policy *policy)
 {
+	return health_load_as(out, uri, loc, policy, 1);
+}
+
+int health_load_as(loom_health **out, const char *uri, const loom_table_location *loc,
+                   const loom_health_policy *policy, int file_index)
+{
 	loom_health_policy p;
 	loom_health *h;
 	ops_table t;
@@ -410,7 +521,7 @@ LOOM_EXTERN(int) loom_health_load(loom_health **out, const char *uri,
 		loom_health_free(h);
 		return rc;
 	}
-	rc = compute(h, t.store, uri, loc, p.zorder_columns, p.n_zorder_columns);
+	rc = compute(h, t.store, uri, loc, p.zorder_columns, p.n_zorder_columns, file_index);
 	if (rc == 0)
 		rc = health_advise(h);
 	rc = ops_table_close(&t, rc, "health");

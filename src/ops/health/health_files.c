@@ -17,8 +17,8 @@ static int bucket_of(int64_t size)
 	return k;
 }
 
-void health_files_add(loom_health_files *f, const delta_file *file, int64_t target,
-                      double purge_ratio)
+void health_files_add(loom_health_files *f, const delta_file *file, int has_stats,
+                      int64_t target, double purge_ratio)
 {
 	int64_t size = file->size > 0 ? file->size : 0;
 	int b = bucket_of(size);
@@ -30,7 +30,7 @@ void health_files_add(loom_health_files *f, const delta_file *file, int64_t targ
 		f->small_files++;
 		f->small_bytes += size;
 	}
-	if (!file->stats || file->num_records < 0)
+	if (!has_stats || file->num_records < 0)
 		f->files_without_stats++;
 	if (file->num_records > 0)
 		f->rows += file->num_records;

@@ -45,17 +45,28 @@ void health_log_scan_dispose(health_log_scan *s);
 /* Expired log files: what cleanup-logs would delete (its dry run). */
 int health_expired_logs(loom_health_table *t, const char *uri, const loom_table_location *loc);
 
-/* Per-partition file figures (health_files.c); `target` resolved. */
-void health_files_add(loom_health_files *f, const delta_file *file, int64_t target,
-                      double purge_ratio);
+/* Per-partition file figures (health_files.c); `target` resolved;
+ * has_stats: the file has stats text (a view of the file index leaves it
+ * in the log, so file->stats alone does not say). */
+void health_files_add(loom_health_files *f, const delta_file *file, int has_stats,
+                      int64_t target, double purge_ratio);
 void health_files_merge(loom_health_files *into, const loom_health_files *from);
 /* The compaction plan's files (what compaction would rewrite) per partition
  * of `pg`: compactable_files/bytes of parts[g]. */
 int health_compactable(loom_health *h, const delta_snapshot *snap, const partition_groups *pg);
 
-/* Average overlap depth of `physical` (dotted stats path) over files. */
-int health_depth(const delta_file *const *files, size_t n, const char *physical,
-                 double *depth, int64_t *with_stats);
+/* Average overlap depth (out[c].depth) and the files with a min and a max
+ * (out[c].files) of each column physical[c] (dotted stats path) over one
+ * partition's live files pos[0..n), given in insertion order; stats read
+ * through `rd` (health_depth.c). */
+int health_depth(const delta_snapshot *snap, delta_stats_reader *rd, const uint32_t *pos,
+                 size_t n, char *const *physical, size_t n_cols, loom_health_column *out);
+
+/* loom_health_load with the snapshot's files in the compact file index
+ * (file_index 1, what loom_health_load does) or in the snapshot's arrays
+ * (0): the figures are the same either way (test_health_on_index). */
+int health_load_as(loom_health **out, const char *uri, const loom_table_location *loc,
+                   const loom_health_policy *policy, int file_index);
 
 /* Fill h->advice from h's figures and h->policy (advise.c). */
 int health_advise(loom_health *h);
