@@ -7,7 +7,8 @@
 # compact file index (tests/snapshot_mem --index --stats-pass: index bytes
 # and peak RSS per live file, a pass over every file's stats) and, for
 # comparison, the load as it is today (snapshot_mem); then the compaction
-# and Z-order dry runs' peak RSS (LOOM_BIN=another loom for a before/after).
+# and Z-order dry runs' and health's peak RSS (LOOM_BIN=another loom for a
+# before/after).
 #   bench/snapshot_floor.sh [FILES] [COMMITS] [KIND]   (default 1000000 1000 classic)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -76,3 +77,8 @@ echo "== today's snapshot (stats kept)"
 echo "== planning: loom compact --dry-run, loom zorder --columns id --dry-run"
 /usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" compact "$t" --dry-run | tail -1
 /usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" zorder "$t" --columns id --dry-run | tail -1
+# health reads the index too; with --zorder-columns it reads every file's
+# stats for the clustering depth, one partition at a time
+echo "== health: loom health --json, and with --zorder-columns id"
+/usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" health "$t" --json > /dev/null
+/usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" health "$t" --json --zorder-columns id > /dev/null

@@ -438,9 +438,10 @@ static int fill_tombstones(loom_health *h, const delta_snapshot *snap)
 	return rc;
 }
 
-static int compute(loom_health *h, loom_store *store, const char *uri,
-                   const loom_table_location *loc, const char *const *declared, size_t n_declared,
-                   int file_index)
+/* Everything the snapshot says: files, partitions, clustering, tombstones
+ * and the commits since the checkpoint. */
+static int snapshot_figures(loom_health *h, loom_store *store, const loom_table_location *loc,
+                            const char *const *declared, size_t n_declared, int file_index)
 {
 	delta_snapshot *snap = NULL;
 	delta_load_opts lo;
@@ -483,14 +484,22 @@ static int compute(loom_health *h, loom_store *store, const char *uri,
 	h->t.clustering_source = h->clustering_source;
 	h->t.columns = h->columns;
 	h->t.n_columns = h->n_columns;
-	if ((rc = fill_tombstones(h, snap)) < 0)
-		goto done;
-	rc = health_expired_logs(&h->t, uri, loc);
+	rc = fill_tombstones(h, snap);
 done:
 	partition_groups_dispose(&pg);
 	health_log_scan_dispose(&scan);
 	delta_snapshot_free(snap);
 	return rc;
+}
+
+/* The snapshot's figures, then (with the snapshot freed: log cleanup loads
+ * its own) the log files cleanup would delete. */
+static int compute(loom_health *h, loom_store *store, const char *uri,
+                   const loom_table_location *loc, const char *const *declared, size_t n_declared,
+                   int file_index)
+{
+	LOOM_TRY(snapshot_figures(h, store, loc, declared, n_declared, file_index));
+	return health_expired_logs(&h->t, uri, loc);
 }
 
 LOOM_EXTERN(int) loom_health_load(loom_health **out, const char *uri,

@@ -483,8 +483,12 @@ int log_cleanup_run(loom_op_result *out, loom_store *store, const log_cleanup_pa
 	out->kind = LOOM_RESULT_VACUUM;
 	out->dry_run = p->dry_run;
 
+	/* only the protocol, the properties and the version are read: the
+	 * files go to the compact file index, where they cost least (issue 30;
+	 * health runs this as a dry run) */
 	delta_load_opts_init(&lo);
 	lo.keep_stats = 0;
+	lo.file_index = 1;
 	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		goto done;
 	if ((rc = delta_protocol_check(&snap->protocol, DELTA_OP_LOG_CLEANUP)) < 0)
