@@ -79,6 +79,6 @@ echo "== planning: loom compact --dry-run, loom zorder --columns id --dry-run"
 /usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" zorder "$t" --columns id --dry-run | tail -1
 # health reads the index too; with --zorder-columns it reads every file's
 # stats for the clustering depth, one partition at a time
-echo "== health: loom health --json, and with --zorder-columns id"
+echo "== health: loom health --json, and with --zorder-columns id,name"
 /usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" health "$t" --json > /dev/null
-/usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" health "$t" --json --zorder-columns id > /dev/null
+/usr/bin/time -f "wall %e s, user %U s, peak RSS %M KiB" "$loom" health "$t" --json --zorder-columns id,name > /dev/null
