@@ -551,6 +551,21 @@ int delta_file_index_stats(const delta_file_index *x, delta_stats_reader *rd,
 	return rc;
 }
 
+int delta_file_index_stats_ref(const delta_file_index *x, delta_file_list list, size_t i,
+                               delta_stats_ref *out)
+{
+	const fx_rec *r = rec_of(x, list, i);
+	if (!r)
+		return out_of_range(i);
+	if (r->stats_src == NONE || r->stats_src == SRC_HELD)
+		return 0;
+	out->kind = r->flags & F_STATS_ROW ? DELTA_STATS_ROW : DELTA_STATS_SPAN;
+	out->source = r->stats_src;
+	out->len = r->stats_len;
+	out->offset = r->stats_pos;
+	return 1;
+}
+
 long long delta_file_index_find(const delta_file_index *x, const char *path)
 {
 	size_t lo = 0, hi = x->num_live;

@@ -128,6 +128,13 @@ void delta_stats_reader_dispose(delta_stats_reader *r);
 int delta_file_index_stats(const delta_file_index *x, delta_stats_reader *rd,
                            delta_file_list list, size_t i, loom_buf *out, int *found);
 
+/* Where the i-th file's stats lie when the index left them in the log:
+ * 1 and *out set, or 0 (held, or no stats). A pass over many files' stats
+ * in ascending (source, offset) order opens each checkpoint file once and
+ * decodes each of its pages once. */
+int delta_file_index_stats_ref(const delta_file_index *x, delta_file_list list, size_t i,
+                               delta_stats_ref *out);
+
 /* Position of the live file whose decoded path is `path`, or -1. O(log n). */
 long long delta_file_index_find(const delta_file_index *x, const char *path);
 

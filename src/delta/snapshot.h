@@ -38,9 +38,26 @@ typedef struct delta_load_opts {
 	                            (snapshot->index) instead of `files` and
 	                            `tombstones`, which stay NULL (issue 30;
 	                            for readers moved over to the index) */
+	size_t commit_stats_budget; /* with file_index: bytes of stats text the
+	                               index keeps for adds read from commits
+	                               (newest first); past it, they stay in
+	                               the log as references. Default
+	                               DELTA_COMMIT_STATS_BUDGET */
 } delta_load_opts;
 
-/* Defaults: keep_stats = 1, others 0. */
+/* An operation that rewrites files (compaction, Z-order) writes their
+ * stats into its remove actions. The commits after the checkpoint were
+ * just read whole, so keeping their adds' stats costs no request, where
+ * reading them back from the log costs a ranged GET per file on an object
+ * store. Those commits are usually few (a checkpoint every 10-100 of
+ * them), so this is rarely reached: 64 MiB holds ~250,000 stats of ~260
+ * bytes, and at 10 M live files it is 6.7 bytes a file, small beside
+ * issue 30's 150. A table with a longer tail of commits keeps its index
+ * bounded all the same. */
+#define DELTA_COMMIT_STATS_BUDGET ((size_t)64 << 20)
+
+/* Defaults: keep_stats = 1, commit_stats_budget = DELTA_COMMIT_STATS_BUDGET,
+ * others 0. */
 void delta_load_opts_init(delta_load_opts *o);
 
 typedef struct delta_snapshot {

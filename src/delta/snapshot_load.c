@@ -21,6 +21,7 @@ void delta_load_opts_init(delta_load_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->keep_stats = 1;
+	o->commit_stats_budget = DELTA_COMMIT_STATS_BUDGET;
 }
 
 typedef struct replay {
@@ -45,6 +46,10 @@ typedef struct replay {
 	int in_json;                /* index mode: reading JSON file `src` */
 	uint32_t src;
 	uint64_t line_off;          /* in_json: the current line's offset */
+	size_t commit_stats_held;   /* index mode: bytes of the commits' adds'
+	                               stats the index keeps where it could
+	                               keep a reference (opts'
+	                               commit_stats_budget) */
 	int in_compaction;          /* replaying a x.y.compacted.json file */
 	int64_t ckpt_meta_version;  /* checkpointMetadata.version, -1 */
 	int64_t cur_version;
@@ -94,6 +99,21 @@ static int wants_commit_info(const replay *r)
 	       !r->snap->commit_info;
 }
 
+/* Whether the index keeps a copy of the stats of `f`, an add read from a
+ * commit, under the budget for those (delta_load_opts.commit_stats_budget);
+ * counts it when it does. */
+static int hold_commit_stats(replay *r, const delta_file *f)
+{
+	size_t n;
+	if (r->in_checkpoint || !f->is_add)
+		return 0;
+	n = strlen(f->stats);
+	if (n > r->opts->commit_stats_budget - r->commit_stats_held)
+		return 0;
+	r->commit_stats_held += n;
+	return 1;
+}
+
 /* An add or remove into the file index (newest first: first seen wins).
  * Only the keys of commits are remembered: the checkpoint is read last and
  * holds each key at most once, so its actions are looked up, never
@@ -123,8 +143,9 @@ static int replay_indexed(replay *r, const delta_action *a)
 		ref.offset = a->row;
 		return delta_file_index_add(r->snap->index, &d, &ref);
 	}
-	/* in a JSON file: where the fast parser found the text */
-	if (d.stats && r->in_json && a->stats_len) {
+	/* in a JSON file: where the fast parser found the text, unless a
+	 * commit's add keeps its copy */
+	if (d.stats && r->in_json && a->stats_len && !hold_commit_stats(r, &d)) {
 		ref.kind = DELTA_STATS_SPAN;
 		ref.source = r->src;
 		ref.len = a->stats_len;

@@ -136,12 +136,15 @@ int compact_run(loom_op_result *out, loom_store *store, const compact_params *p)
 	optimize_job job;
 	int rc;
 
-	/* a dry run plans on the compact file index (issue 30). A run loads
-	 * the files with their stats as before: its removes carry the stats,
-	 * which the index leaves in the log, and reading them again costs a
-	 * GET per commit file on an object store (s3_request_counts) */
+	/* planning reads the compact file index (issue 30); a run fetches
+	 * its files from it (compact_plan_files) with the stats its removes
+	 * carry: those of commits' adds the index holds (no request), those of
+	 * a checkpoint are read from it in row order. A dry run writes no
+	 * removes and holds none. */
 	delta_load_opts_init(&lo);
-	lo.file_index = p->common.dry_run;
+	lo.file_index = 1;
+	if (p->common.dry_run)
+		lo.commit_stats_budget = 0;
 	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		return rc;
 	if (cluster_applies(snap)) {

@@ -2,6 +2,7 @@
  * positions planning kept: pointers into the snapshot's arrays, or views
  * of the compact file index made for the run (issue 30: a dry run never
  * makes them). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/optimize/optimize.h"
@@ -16,10 +17,59 @@ struct plan_views {
 	delta_file_scratch scratch;
 };
 
+/* Where a view's stats lie in the log (views whose stats the index holds
+ * have none). */
+typedef struct stats_place {
+	uint64_t offset;   /* byte of a commit, or row of a checkpoint file */
+	uint32_t source;   /* log file */
+	uint32_t k;        /* the view */
+} stats_place;
+
+static int cmp_place(const void *pa, const void *pb)
+{
+	const stats_place *a = pa, *b = pb;
+	if (a->source != b->source)
+		return a->source < b->source ? -1 : 1;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* The stats the index left in the log, read into the views in the order
+ * they lie there (log file, then offset or row) rather than the plan's:
+ * each checkpoint file is opened once and each of its row groups read
+ * (on an object store: fetched) once. The stats of commits' adds are usually
+ * held by the index (delta_load_opts.commit_stats_budget): no request. */
+static int read_stats(compact_plan *plan, const delta_snapshot *snap, struct plan_views *v)
+{
+	stats_place *places = loom_calloc(plan->files_in_bins + 1, sizeof(*places));
+	delta_stats_reader rd;
+	delta_stats_ref ref;
+	size_t k, n = 0;
+	int rc = 0;
+
+	if (!places)
+		return OPS_ERR(LOOM_ENOMEM, "out of memory reading the plan's stats");
+	for (k = 0; k < plan->files_in_bins && rc == 0; k++) {
+		rc = delta_file_index_stats_ref(snap->index, DELTA_FILES_LIVE, plan->storage[k], &ref);
+		if (rc == 1) {
+			places[n].offset = ref.offset;
+			places[n].source = ref.source;
+			places[n++].k = (uint32_t)k;
+			rc = 0;
+		}
+	}
+	qsort(places, n, sizeof(*places), cmp_place);
+	delta_stats_reader_init(&rd, snap->store);
+	for (k = 0; k < n && rc == 0; k++)
+		rc = delta_snapshot_live_stats(snap, &rd, plan->storage[places[k].k], &v->scratch,
+		                               &v->files[places[k].k]);
+	delta_stats_reader_dispose(&rd);
+	loom_free(places);
+	return rc;
+}
+
 static int make_views(compact_plan *plan, const delta_snapshot *snap)
 {
 	struct plan_views *v = loom_calloc(1, sizeof(*v));
-	delta_stats_reader rd;
 	size_t k;
 	int rc = 0;
 
@@ -29,15 +79,11 @@ static int make_views(compact_plan *plan, const delta_snapshot *snap)
 	}
 	delta_file_scratch_init(&v->scratch);
 	plan->views = v;
-	delta_stats_reader_init(&rd, snap->store);
 	for (k = 0; k < plan->files_in_bins && rc == 0; k++) {
 		rc = delta_snapshot_live_file(snap, plan->storage[k], &v->scratch, &v->files[k]);
-		if (rc == 0)
-			rc = delta_snapshot_live_stats(snap, &rd, plan->storage[k], &v->scratch, &v->files[k]);
 		plan->files[k] = &v->files[k];
 	}
-	delta_stats_reader_dispose(&rd);
-	return rc;
+	return rc == 0 ? read_stats(plan, snap, v) : rc;
 }
 
 int compact_plan_files(compact_plan *plan, const delta_snapshot *snap)

@@ -380,12 +380,15 @@ static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 	job.tag_value = run->tag;
 	job.param_key = "zOrderBy";
 	job.param_value = run->param;
-	/* a dry run plans on the compact file index (issue 30). A run loads
-	 * the files with their stats as before: its removes carry the stats,
-	 * which the index leaves in the log, and reading them again costs a
-	 * GET per commit file on an object store (s3_request_counts) */
+	/* planning reads the compact file index (issue 30); a run fetches
+	 * its files from it (compact_plan_files) with the stats its removes
+	 * carry: those of commits' adds the index holds (no request), those of
+	 * a checkpoint are read from it in row order. A dry run writes no
+	 * removes and holds none. */
 	delta_load_opts_init(&lo);
-	lo.file_index = run->p->common.dry_run;
+	lo.file_index = 1;
+	if (run->p->common.dry_run)
+		lo.commit_stats_budget = 0;
 	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		return rc;
 	rc = optimize_run(out, store, snap, &zorder_flavour, run, &job, run->p->target_size);
