@@ -52,8 +52,8 @@ typedef struct delta_load_opts {
  * store. Those commits are usually few (a checkpoint every 10-100 of
  * them), so this is rarely reached: 64 MiB holds ~250,000 stats of ~260
  * bytes, and at 10 M live files it is 6.7 bytes a file, small beside
- * issue 30's 150. A table with a longer tail of commits keeps its index
- * bounded all the same. */
+ * issue 30's 150. Past it the stats stay references, so a table with a
+ * longer tail of commits keeps its index bounded all the same. */
 #define DELTA_COMMIT_STATS_BUDGET ((size_t)64 << 20)
 
 /* Defaults: keep_stats = 1, commit_stats_budget = DELTA_COMMIT_STATS_BUDGET,
