@@ -453,8 +453,9 @@ static int snapshot_figures(loom_health *h, loom_store *store, const loom_table_
 
 	memset(&scan, 0, sizeof(scan));
 	memset(&pg, 0, sizeof(pg));
-	/* in the compact file index (issue 30), stats left in the log until
-	 * the clustering depth asks for them */
+	/* in the compact file index (issue 30): the stats of files added by
+	 * commits held within the default commit_stats_budget, the
+	 * checkpoint's left in the log until the clustering depth asks */
 	delta_load_opts_init(&lo);
 	lo.file_index = file_index;
 	LOOM_TRY(delta_snapshot_load(&snap, store, -1, &lo));
