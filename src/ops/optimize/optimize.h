@@ -145,6 +145,13 @@ typedef struct optimize_flavour {
 	               const compact_plan *plan, const optimize_job *job);
 } optimize_flavour;
 
+/* How every flavour loads the snapshot it runs on: into the compact file
+ * index (issue 30). A run fetches its files from it (compact_plan_files)
+ * with the stats its removes carry: those of commits' adds the index
+ * holds (no request), a checkpoint's read from it in row order. A dry run
+ * writes no removes and holds none. */
+void optimize_load_opts(delta_load_opts *lo, int dry_run);
+
 /* `target_size`: the requested size, or 0 (see optimize_target). */
 int optimize_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
                  const optimize_flavour *fl, void *ctx, const optimize_job *job, int64_t target_size);

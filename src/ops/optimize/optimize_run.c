@@ -13,6 +13,14 @@ void optimize_job_init(optimize_job *job, const char *name, const optimize_commo
 	*job = (optimize_job){ .name = name, .common = *c };
 }
 
+void optimize_load_opts(delta_load_opts *lo, int dry_run)
+{
+	delta_load_opts_init(lo);
+	lo->file_index = 1;
+	if (dry_run)
+		lo->commit_stats_budget = 0;
+}
+
 int optimize_run(loom_op_result *out, loom_store *store, const delta_snapshot *snap,
                  const optimize_flavour *fl, void *ctx, const optimize_job *job, int64_t target_size)
 {

@@ -380,15 +380,7 @@ static int zorder_on_table(loom_op_result *out, loom_store *store, zrun *run)
 	job.tag_value = run->tag;
 	job.param_key = "zOrderBy";
 	job.param_value = run->param;
-	/* planning reads the compact file index (issue 30); a run fetches
-	 * its files from it (compact_plan_files) with the stats its removes
-	 * carry: those of commits' adds the index holds (no request), those of
-	 * a checkpoint are read from it in row order. A dry run writes no
-	 * removes and holds none. */
-	delta_load_opts_init(&lo);
-	lo.file_index = 1;
-	if (run->p->common.dry_run)
-		lo.commit_stats_budget = 0;
+	optimize_load_opts(&lo, run->p->common.dry_run);
 	if ((rc = delta_snapshot_load(&snap, store, -1, &lo)) < 0)
 		return rc;
 	rc = optimize_run(out, store, snap, &zorder_flavour, run, &job, run->p->target_size);
